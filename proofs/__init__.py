@@ -1,0 +1,1 @@
+"""The seed's claims as checkable steps with verdicts (see proofs/README in the project README)."""

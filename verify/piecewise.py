@@ -1,0 +1,231 @@
+"""Exact output probabilities of AboveThreshold by piecewise integration.
+
+Conditioning on the threshold noise Z = z makes the query noises independent
+(seed, Proof 1: "Since the random variables Z, X_{i-1}, X_i are independent"),
+so with a_j = q_j - t
+
+    Pr[s_i] = ∫ p_Z(z) · Π_{j<i} F(z - a_j) · S(z - a_i) dz,
+    Pr[⊤^k] = ∫ p_Z(z) · Π_{j<=k} F(z - a_j) dz,
+
+where F(x) = Pr[X < x] and S(x) = Pr[X >= x] (`verify.noise`).  The proofs'
+conditional probabilities are the same integral restricted to z > m with
+m = M(D, x) - t and a single factor S(z - d), d = q_i(D) - t (seed, Proof 1,
+the display ending in ∫_{M(D,x)-t}^∞ p(z) F(-t-z+q_i(D)) dz; Mechanism Two,
+the display ending in ∫_{M(D,x)-t}^∞ p(z) exp(-(ε/3Δ) max{0, t+z-q_i(D)}) dz).
+
+Between consecutive kinks (z = 0 and z = a_j) every factor is, for the
+Laplace, exponential and no-noise families, ``const · w^e · (p0 + p1·w)`` with
+``w = exp(-λ(z - r))`` (λ the query-noise rate, r a reference point of the
+segment), and the threshold density is ``const · exp(ζλ(z - r))``.  The
+integrand on a segment is therefore a finite sum of exponentials whose
+exponents are *rational* multiples of λ: each term is integrated in closed
+form.  Exponents are kept as `Fraction` multiples of λ, so a vanishing
+exponent is recognised exactly (the term integrates to the segment's length).
+
+Positions are exact `Fraction` multiples of a unit u (u = 1 numerically, u = Δ
+for symbolic ε and Δ); ``lam`` is the backend number λ·u.  Reference points
+are chosen so that every expanded term is bounded by its factor's bound
+(<= 1/2 for Laplace, <= 1 for exponential): nothing overflows, and the sum of
+the terms' magnitudes over the value is the condition number of the sum,
+returned so that callers can raise the precision where cancellation bites.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Sequence
+
+from verify.backends import Backend
+
+INF = None  # an open end of a segment
+
+
+@dataclass(frozen=True)
+class Factor:
+    """``const · w^e · (p0 + p1·w)`` on one segment; ``p1`` may be None."""
+
+    const: Any
+    e: int
+    p0: Any
+    p1: Any = None
+
+
+@dataclass
+class Integral:
+    """A value with the sum of the magnitudes of the terms that made it."""
+
+    value: Any
+    magnitude: Any
+    zero: bool = True  # no term at all: the probability is exactly 0
+
+
+class PiecewiseIntegrator:
+    """Closed-form integration of the AboveThreshold integrals on one backend.
+
+    Parameters
+    ----------
+    backend: the number type (`verify.backends`).
+    lam: λ·u as a backend number, λ the query-noise rate (the threshold-noise
+        rate when the queries carry no noise).
+    rho: the threshold-noise rate over λ, exact.
+    zfamily, xfamily: noise families of the threshold and the queries.
+    """
+
+    def __init__(self, backend: Backend, lam: Any, rho: Fraction, zfamily: str, xfamily: str) -> None:
+        self.b = backend
+        self.lam = lam
+        self.rho = Fraction(rho)
+        self.zfamily = zfamily
+        self.xfamily = xfamily
+        self.half = backend.num(Fraction(1, 2))
+        self.one = backend.num(Fraction(1))
+        self.zero = backend.num(Fraction(0))
+
+    # --- the pieces ----------------------------------------------------------------
+    def _e(self, x: Fraction) -> Any:
+        """exp(x·lam), x exact."""
+        return self.b.exp(self.b.num(x) * self.lam) if x != 0 else self.one
+
+    def factor_below(self, x: Fraction, r: Fraction, below: bool) -> Factor | None:
+        """F(z - x) = Pr[X < z - x] on a segment below (z <= x) or above x."""
+        fam = self.xfamily
+        if below:
+            if fam == "laplace":
+                return Factor(self.half * self._e(r - x), -1, self.one)
+            return None  # exponential and none: Pr[X < negative] = 0
+        if fam == "laplace":
+            return Factor(self.one, 0, self.one, -self.half * self._e(x - r))
+        if fam == "exponential":
+            return Factor(self.one, 0, self.one, -self._e(x - r))
+        return Factor(self.one, 0, self.one)
+
+    def factor_reach(self, x: Fraction, r: Fraction, below: bool) -> Factor | None:
+        """S(z - x) = Pr[X >= z - x] on a segment below (z <= x) or above x."""
+        fam = self.xfamily
+        if below:
+            if fam == "laplace":
+                return Factor(self.one, -1, -self.half * self._e(r - x), self.one)
+            return Factor(self.one, 0, self.one)
+        if fam == "laplace":
+            return Factor(self.half * self._e(x - r), 1, self.one)
+        if fam == "exponential":
+            return Factor(self._e(x - r), 1, self.one)
+        return None
+
+    def density(self, r: Fraction, above_zero: bool) -> tuple[Any, Fraction] | None:
+        """The threshold density on a segment: (const, ζ) with p = const·e^{ζ·lam(z - r)}."""
+        rl = self.b.num(self.rho) * self.lam
+        if self.zfamily == "laplace":
+            if above_zero:
+                return self.half * rl * self._e(-self.rho * r), -self.rho
+            return self.half * rl * self._e(self.rho * r), self.rho
+        if self.zfamily == "exponential":
+            if above_zero:
+                return rl * self._e(-self.rho * r), -self.rho
+            return None
+        raise ValueError("density() is for a continuous threshold noise")
+
+    def segment_integral(self, alpha: Fraction, lo: Fraction | None, hi: Fraction | None) -> Any:
+        """∫_lo^hi exp(alpha·lam·(z - r)) dz, r = lo if finite else hi."""
+        lam = self.lam
+        if lo is not None and hi is not None:
+            length = hi - lo
+            if alpha == 0:
+                return self.b.num(length)
+            a = self.b.num(alpha) * lam
+            return self.b.expm1(a * self.b.num(length)) / a
+        if alpha == 0 or (lo is not None and alpha > 0) or (hi is not None and alpha < 0):
+            raise ArithmeticError(f"divergent term: exponent {alpha} on an infinite segment")
+        a = self.b.num(alpha) * lam
+        return -1 / a if lo is not None else 1 / a
+
+    # --- all events at once ------------------------------------------------------------
+    def events(self, positions: Sequence[Fraction], cutoff: Fraction | None = None) -> list[Integral]:
+        """Integrals for s_1..s_k and ⊤^k (k = len(positions)), z restricted to z > cutoff."""
+        k = len(positions)
+        results = [Integral(self.zero, self.zero) for _ in range(k + 1)]
+        if self.zfamily == "none":
+            return self._point_events(positions, cutoff)
+        kinks = sorted({Fraction(0), *positions, *([cutoff] if cutoff is not None else [])})
+        ends: list[Fraction | None] = [INF, *kinks, INF]
+        for lo, hi in zip(ends[:-1], ends[1:]):
+            if cutoff is not None and (hi is not None and hi <= cutoff):
+                continue
+            r = lo if lo is not None else hi
+            dens = self.density(r, above_zero=lo is not None and lo >= 0)
+            if dens is None:
+                continue
+            const, zexp = dens
+            poly: list[Any] = [self.one]
+            shift = 0
+            alive = True
+            for i, x in enumerate(positions):
+                below = hi is not None and hi <= x
+                reach = self.factor_reach(x, r, below)
+                if reach is not None:
+                    self._accumulate(results[i], const * reach.const, shift + reach.e, _times(poly, reach), zexp, lo, hi)
+                f = self.factor_below(x, r, below)
+                if f is None:
+                    alive = False
+                    break
+                const = const * f.const
+                shift += f.e
+                poly = _times(poly, f)
+            if alive:
+                self._accumulate(results[k], const, shift, poly, zexp, lo, hi)
+        return results
+
+    def _accumulate(self, acc: Integral, const: Any, shift: int, poly: list[Any], zexp: Fraction, lo, hi) -> None:
+        for c, coef in enumerate(poly):
+            alpha = zexp - (c + shift)
+            term = const * coef * self.segment_integral(alpha, lo, hi)
+            acc.value = acc.value + term
+            if not self.b.exact:
+                acc.magnitude = acc.magnitude + self.b.magnitude(term)
+            acc.zero = False
+
+    def _point_events(self, positions: Sequence[Fraction], cutoff: Fraction | None) -> list[Integral]:
+        """No threshold noise: z = 0, everything is a product of closed forms."""
+        k = len(positions)
+        out = [Integral(self.zero, self.zero) for _ in range(k + 1)]
+        if cutoff is not None and not 0 > cutoff:
+            return out
+        prod = self.one
+        for i, x in enumerate(positions):
+            reach = self.point_reach(-x)
+            if reach is not None:
+                v = prod * reach
+                out[i] = Integral(v, self.b.magnitude(v) if not self.b.exact else v, zero=False)
+            f = self.point_below(-x)
+            if f is None:
+                return out
+            prod = prod * f
+        out[k] = Integral(prod, self.b.magnitude(prod) if not self.b.exact else prod, zero=False)
+        return out
+
+    def point_below(self, d: Fraction) -> Any | None:
+        """F(d) = Pr[X < d], d exact (None where exactly 0)."""
+        if self.xfamily == "laplace":
+            return self.half * self._e(d) if d < 0 else self.one - self.half * self._e(-d)
+        if d <= 0:
+            return None
+        return -self.b.expm1(self.b.num(-d) * self.lam) if self.xfamily == "exponential" else self.one
+
+    def point_reach(self, d: Fraction) -> Any | None:
+        """S(d) = Pr[X >= d], d exact (None where exactly 0)."""
+        if self.xfamily == "laplace":
+            return self.one - self.half * self._e(d) if d < 0 else self.half * self._e(-d)
+        if d <= 0:
+            return self.one
+        return self._e(-d) if self.xfamily == "exponential" else None
+
+
+def _times(poly: list[Any], f: Factor) -> list[Any]:
+    """poly(w) · (p0 + p1·w)."""
+    out = [c * f.p0 for c in poly]
+    if f.p1 is not None:
+        out.append(poly[-1] * f.p1)
+        for c in range(len(poly) - 1, 0, -1):
+            out[c] = out[c] + poly[c - 1] * f.p1
+    return out

@@ -1,0 +1,237 @@
+"""Exact output probabilities of AboveThreshold by three paths that agree.
+
+For a query vector q of length k the outputs are s_i = ⊤^{i-1}⊥ (i = 1..k)
+and ⊤^k.  Given the threshold noise Z = z the query noises are independent
+(seed, Proof 1), so
+
+    Pr[s_i] = ∫ p_Z(z) Π_{j<i} F_X(t + z - q_j) · (1 - F_X(t + z - q_i)) dz,
+
+and every path evaluates this integral in closed form, segment by segment
+between the kinks z = 0 and z = q_j - t (`verify.piecewise`):
+
+1. ``symbolic``: an exact sympy expression (rational inputs; or ε and Δ as
+   symbols with queries given as rational multiples of Δ).
+2. ``mpmath``: arbitrary precision, correct to the digits asked for: the
+   working precision is raised until the closed form's condition number (the
+   digits its cancellation can cost) is covered with 8 guard digits.
+3. ``fast``: numpy float64, vectorised over many query vectors, in log space;
+   points whose estimated relative error exceeds the tolerance are
+   re-evaluated by path 2.
+
+The proofs' conditional probabilities Pr[A(D) = s_i | X_{<i} = x], functions
+of m = M(D, x) - t and d = q_i(D) - t, are the same integral restricted to
+z > m with the single factor 1 - F_X(z - d) (`conditional_probability`).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any, Literal, Sequence
+
+import mpmath
+import numpy as np
+import sympy
+
+from verify.backends import MpmathBackend, SympyBackend
+from verify.errors import InputError
+from verify.fast import FastIntegrator
+from verify.mechanism import AboveThreshold, Output, output_column, parse_queries
+from verify.piecewise import PiecewiseIntegrator
+
+Method = Literal["symbolic", "mpmath", "fast"]
+METHODS: tuple[str, ...] = ("symbolic", "mpmath", "fast")
+MIN_DIGITS, MAX_DIGITS = 5, 1000
+DEFAULT_DIGITS = 30
+#: The fast path's promise: relative error at most this, else mpmath is used.
+FAST_TOLERANCE = 1e-11
+
+
+def check_digits(digits: int) -> int:
+    if isinstance(digits, bool) or not isinstance(digits, int) or not MIN_DIGITS <= digits <= MAX_DIGITS:
+        raise InputError(f"digits: {digits!r} must be an integer from {MIN_DIGITS} to {MAX_DIGITS}")
+    return digits
+
+
+def _rates(mech: AboveThreshold) -> tuple[Fraction, Fraction]:
+    """(λ, ρ): the query-noise rate (the threshold's if the queries are noiseless) and rate_Z/λ."""
+    zn, xn = mech.threshold_noise, mech.query_noise
+    if not xn.is_none:
+        lam = xn.rate
+    elif not zn.is_none:
+        lam = zn.rate
+    else:
+        lam = Fraction(1)
+    rho = zn.rate / lam if not zn.is_none else Fraction(1)
+    return lam, rho
+
+
+def _positions(mech: AboveThreshold, queries: Sequence[object]) -> list[Fraction]:
+    return [q - mech.threshold for q in parse_queries(queries)]
+
+
+# --- path 2: mpmath ---------------------------------------------------------------------------------
+def _mp_integrals(mech: AboveThreshold, positions: Sequence[Fraction], cutoff: Fraction | None, digits: int) -> list[mpmath.mpf]:
+    lam, rho = _rates(mech)
+    zf, xf = mech.threshold_noise.family, mech.query_noise.family
+    dps = digits + 10 + len(positions) // 2
+    for _ in range(8):
+        with mpmath.workdps(dps):
+            backend = MpmathBackend()
+            integ = PiecewiseIntegrator(backend, backend.num(lam), rho, zf, xf)
+            results = integ.events(positions, cutoff)
+            lost = 0.0
+            for r in results:
+                if r.zero:
+                    continue
+                if r.value <= 0:
+                    lost = math.inf
+                    break
+                lost = max(lost, float(mpmath.log10(r.magnitude / r.value)))
+            if dps - lost >= digits + 8:
+                return [mpmath.mpf(0) if r.zero else +r.value for r in results]
+        dps = int(dps * 2) if math.isinf(lost) else int(digits + lost + 20)
+    raise ArithmeticError(f"mpmath path: could not reach {digits} digits (cancellation)")  # pragma: no cover
+
+
+def mp_distribution(mech: AboveThreshold, queries: Sequence[object], digits: int = DEFAULT_DIGITS) -> list[mpmath.mpf]:
+    """Pr of s_1..s_k and ⊤^k as mpf, each correct to ``digits`` significant digits.
+
+    >>> m = AboveThreshold.mechanism_one(1)
+    >>> [mpmath.nstr(p, 10) for p in mp_distribution(m, [0], digits=20)]
+    ['0.5', '0.5']
+    """
+    check_digits(digits)
+    return _mp_integrals(mech, _positions(mech, queries), None, digits)
+
+
+def mp_conditional(mech: AboveThreshold, gap_max: object | None, gap_query: object, digits: int = DEFAULT_DIGITS) -> mpmath.mpf:
+    """Pr[A(D) = s_i | X_{<i} = x] with m = M(D,x) - t (None: i = 1, M = -∞) and d = q_i(D) - t."""
+    check_digits(digits)
+    d = _exact(gap_query, "q_i(D) - t")
+    m = None if gap_max is None else _exact(gap_max, "M(D,x) - t")
+    return _mp_integrals(mech, [d], m, digits)[0]
+
+
+def _exact(value: object, name: str) -> Fraction:
+    from verify.exact import to_fraction
+
+    return to_fraction(value, name)
+
+
+# --- path 1: sympy --------------------------------------------------------------------------------------
+EPSILON, DELTA = sympy.symbols("epsilon Delta", positive=True)
+
+
+def symbolic_distribution(
+    mech: AboveThreshold,
+    queries: Sequence[object],
+    symbolic_parameters: bool = False,
+    cutoff: object | None = None,
+) -> list[sympy.Expr]:
+    """Exact sympy expressions for Pr of s_1..s_k and ⊤^k.
+
+    With ``symbolic_parameters=True``, ε and Δ are the positive symbols
+    `EPSILON` and `DELTA`, the query values and the threshold are read as
+    multiples of Δ, and the scales must be multiples of Δ/ε (the mechanism's
+    own ε and Δ are then unused).
+
+    >>> m = AboveThreshold.mechanism_one(1)
+    >>> p = symbolic_distribution(m, [0, 1], symbolic_parameters=True)
+    >>> sympy.simplify(p[0])
+    1/2
+    """
+    positions = _positions(mech, queries)
+    cut = None if cutoff is None else _exact(cutoff, "cutoff") - mech.threshold
+    zn, xn = mech.threshold_spec, mech.query_spec
+    if symbolic_parameters:
+        for spec in (zn, xn):
+            if not spec.is_none and spec.multiplier is None:
+                raise InputError("symbolic ε and Δ: every noise scale must be a multiple of Δ/ε")
+        ref = xn if not xn.is_none else zn
+        lam = EPSILON / _rat(ref.multiplier) if not ref.is_none else sympy.Integer(1)
+        rho = (ref.multiplier / zn.multiplier) if not (zn.is_none or ref.is_none) else Fraction(1)
+    else:
+        lam_f, rho = _rates(mech)
+        lam = _rat(lam_f)
+    backend = SympyBackend()
+    integ = PiecewiseIntegrator(backend, lam, rho, zn.family, xn.family)
+    return [sympy.Integer(0) if r.zero else r.value for r in integ.events(positions, cut)]
+
+
+def _rat(x: Fraction) -> sympy.Rational:
+    return sympy.Rational(x.numerator, x.denominator)
+
+
+def symbolic_conditional(mech: AboveThreshold, gap_max: object | None, gap_query: object, symbolic_parameters: bool = False) -> sympy.Expr:
+    """Exact sympy form of the proofs' conditional probability (see `mp_conditional`)."""
+    t = mech.threshold
+    cutoff = None if gap_max is None else _exact(gap_max, "M(D,x) - t") + t
+    return symbolic_distribution(mech, [_exact(gap_query, "q_i(D) - t") + t], symbolic_parameters, cutoff)[0]
+
+
+# --- path 3: numpy ---------------------------------------------------------------------------------------
+def fast_log_distribution(
+    mech: AboveThreshold,
+    queries: np.ndarray,
+    tolerance: float = FAST_TOLERANCE,
+    cutoff: np.ndarray | None = None,
+) -> tuple[np.ndarray, int]:
+    """log Pr of s_1..s_k and ⊤^k for each row of ``queries`` (n, k), float64.
+
+    Returns (array (n, k+1), number of rows re-evaluated by mpmath because the
+    float64 closed form's error estimate exceeded ``tolerance``).  With
+    ``cutoff`` (n,), the conditional form z > cutoff - t is used (one query).
+    """
+    q = np.atleast_2d(np.asarray(queries, dtype=float))
+    if not np.all(np.isfinite(q)):
+        raise InputError("queries: every value must be a finite number")
+    res = FastIntegrator(mech).events(q, cutoff)
+    logp = res.log_probability.copy()
+    bad = np.nonzero((res.error_estimate > tolerance).any(axis=1))[0]
+    for row in bad:
+        digits = max(20, int(-math.log10(tolerance)) + 5)
+        if cutoff is None:
+            vals = _mp_integrals(mech, [Fraction(float(x)) - mech.threshold for x in q[row]], None, digits)
+        else:
+            c = float(cutoff[row])
+            cut = None if c == -math.inf else Fraction(c) - mech.threshold
+            vals = _mp_integrals(mech, [Fraction(float(x)) - mech.threshold for x in q[row]], cut, digits)
+        with mpmath.workdps(digits):
+            logp[row] = [float(mpmath.log(v)) if v > 0 else -math.inf for v in vals]
+    return logp, len(bad)
+
+
+def fast_log_conditional(mech: AboveThreshold, gap_max: np.ndarray, gap_query: np.ndarray, tolerance: float = FAST_TOLERANCE) -> np.ndarray:
+    """Vectorised log of the proofs' conditional probability (m = -inf for i = 1)."""
+    t = float(mech.threshold)
+    m = np.asarray(gap_max, dtype=float)
+    d = np.asarray(gap_query, dtype=float)
+    m, d = np.broadcast_arrays(m, d)
+    logp, _ = fast_log_distribution(mech, (d + t).reshape(-1, 1), tolerance, cutoff=(m + t).reshape(-1))
+    return logp[:, 0].reshape(d.shape)
+
+
+# --- one front door -----------------------------------------------------------------------------------------
+def distribution(mech: AboveThreshold, queries: Sequence[object], method: Method = "mpmath", digits: int = DEFAULT_DIGITS) -> list[Any]:
+    """Pr of every output (s_1..s_k, ⊤^k) by the chosen path.
+
+    ``symbolic`` returns sympy expressions, ``mpmath`` mpf values correct to
+    ``digits``, ``fast`` Python floats.
+    """
+    if method == "symbolic":
+        return symbolic_distribution(mech, queries)
+    if method == "mpmath":
+        return mp_distribution(mech, queries, digits)
+    if method == "fast":
+        q = np.array([[float(x) for x in parse_queries(queries)]])
+        logp, _ = fast_log_distribution(mech, q)
+        return [math.exp(v) for v in logp[0]]
+    raise InputError(f"method: {method!r} is not one of {', '.join(METHODS)}")
+
+
+def probability(mech: AboveThreshold, queries: Sequence[object], output: Output, method: Method = "mpmath", digits: int = DEFAULT_DIGITS) -> Any:
+    """Pr[A(q) = output] by the chosen path (see `distribution`)."""
+    k = len(queries)
+    col = output_column(output, k)
+    return distribution(mech, queries, method, digits)[col]
