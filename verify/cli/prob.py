@@ -1,0 +1,80 @@
+"""``svt-verify prob``: the exact probability of one output."""
+
+from __future__ import annotations
+
+import argparse
+
+import mpmath
+import sympy
+
+from verify.cli.common import (
+    add_mechanism_flags,
+    emit_json,
+    mechanism_from_args,
+    mechanism_json,
+    mp_str,
+    output_json,
+    parse_digits,
+    parse_output,
+    parse_queries_flag,
+)
+from verify.mechanism import output_column, output_label
+from verify.probabilities import fast_log_distribution, mp_distribution, symbolic_distribution
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("prob", help="exact probability of one output s_i = ⊤^{i-1}⊥ or ⊤^k",
+                       description="Exact probability Pr[A(q) = output] of AboveThreshold for a query vector q.")
+    add_mechanism_flags(p)
+    p.add_argument("--queries", required=True, metavar="Q1,Q2,...", help="query values q_1..q_k (decimals or fractions)")
+    p.add_argument("--output", required=True, metavar="{i|none}", help="i for s_i = ⊤^{i-1}⊥, none for ⊤^k")
+    p.add_argument("--method", choices=["symbolic", "mpmath", "fast"], default="mpmath", help="evaluation path (default mpmath)")
+    p.add_argument("--digits", default="30", help="significant digits of the result (5..1000, default 30)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    mech = mechanism_from_args(args)
+    q = parse_queries_flag(args.queries)
+    k = len(q)
+    out = parse_output(args.output, k)
+    digits = parse_digits(args.digits)
+    col = output_column(out, k)
+    expression = None
+    if args.method == "symbolic":
+        expr = symbolic_distribution(mech, q)[col]
+        expression = str(sympy.simplify(expr)) if k <= 2 else str(expr)
+        with mpmath.workdps(digits + 10):
+            value = mpmath.mpf(sympy.N(expr, digits + 10)) if expr != 0 else mpmath.mpf(0)
+    elif args.method == "fast":
+        import numpy as np
+
+        logp, _ = fast_log_distribution(mech, np.array([[float(x) for x in q]]))
+        value = mpmath.exp(mpmath.mpf(float(logp[0, col])))
+        digits = min(digits, 10)
+    else:
+        value = mp_distribution(mech, q, digits)[col]
+    with mpmath.workdps(digits + 10):
+        logp_str = mp_str(mpmath.log(value), digits) if value > 0 else "-inf"
+    result = {
+        "mechanism": mechanism_json(mech),
+        "queries": [str(x) for x in q],
+        "output": output_json(out),
+        "method": args.method,
+        "digits": digits,
+        "probability": mp_str(value, digits),
+        "log_probability": logp_str,
+    }
+    if expression is not None:
+        result["expression"] = expression
+    if args.json:
+        emit_json(result)
+    else:
+        print(f"{mech.describe()}")
+        print(f"queries {', '.join(result['queries'])}; output {output_label(out)}; method {args.method}")
+        print(f"Pr = {result['probability']}")
+        print(f"log Pr = {result['log_probability']}")
+        if expression is not None:
+            print(f"exact: {expression}")
+    return 0
