@@ -14,9 +14,10 @@ arrays of length k+1, column ``i-1`` is s_i and column ``k`` is ⊤^k.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal, Sequence, Union
+from typing import Literal, Union
 
 import numpy as np
 
@@ -91,12 +92,12 @@ class AboveThreshold:
 
     # --- named constructors ---------------------------------------------------
     @classmethod
-    def mechanism_one(cls, epsilon: object, sensitivity: object = 1, threshold: object = 0) -> "AboveThreshold":
+    def mechanism_one(cls, epsilon: object, sensitivity: object = 1, threshold: object = 0) -> AboveThreshold:
         """Seed, Mechanism One: Z, X_i ~ Lap(3Δ/ε)."""
         return cls.with_noise("laplace", epsilon, sensitivity, threshold)
 
     @classmethod
-    def mechanism_two(cls, epsilon: object, sensitivity: object = 1, threshold: object = 0) -> "AboveThreshold":
+    def mechanism_two(cls, epsilon: object, sensitivity: object = 1, threshold: object = 0) -> AboveThreshold:
         """Seed, Mechanism Two: Z, X_i ~ Exp(3Δ/ε)."""
         return cls.with_noise("exponential", epsilon, sensitivity, threshold)
 
@@ -111,7 +112,7 @@ class AboveThreshold:
         query_multiplier: object = SEED_MULTIPLIER,
         threshold_family: str | None = None,
         query_family: str | None = None,
-    ) -> "AboveThreshold":
+    ) -> AboveThreshold:
         """Both noises given as multiples of Δ/ε (0 = no noise)."""
         return cls(
             epsilon=epsilon,

@@ -32,9 +32,10 @@ returned so that callers can raise the precision where cancellation bites.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 from verify.backends import Backend
 

@@ -26,8 +26,9 @@ z > m with the single factor 1 - F_X(z - d) (`conditional_probability`).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any, Literal, Sequence
+from typing import Any, Literal
 
 import mpmath
 import numpy as np

@@ -10,8 +10,8 @@ ratio 1, log ratio 0: it cannot distinguish D from D'.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import mpmath
 import numpy as np

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+from collections.abc import Sequence
 from importlib.metadata import entry_points
-from typing import Sequence
 
 from verify.errors import InputError
 
@@ -33,8 +34,30 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_NEGATIVE_VALUE = re.compile(r"^-(\d|\.\d)[\d.,/eE+-]*$")
+
+
+def join_negative_values(argv: list[str]) -> list[str]:
+    """``--queries -1,2`` -> ``--queries=-1,2``: argparse would read ``-1,2`` as an option.
+
+    >>> join_negative_values(["ratio", "--queries", "-1,-1", "--epsilon", "1"])
+    ['ratio', '--queries=-1,-1', '--epsilon', '1']
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        tok = argv[i]
+        if tok.startswith("--") and "=" not in tok and i + 1 < len(argv) and _NEGATIVE_VALUE.match(argv[i + 1]):
+            out.append(f"{tok}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(tok)
+        i += 1
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args_list = list(sys.argv[1:] if argv is None else argv)
+    args_list = join_negative_values(list(sys.argv[1:] if argv is None else argv))
     parser = build_parser()
     if not args_list:
         args_list = ["report"]

@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"D  = ({', '.join(result['queries'])})\nD' = ({', '.join(result['neighbour_queries'])})")
     w = max(len(output_label(o.output)) for o in rep.outputs)
     print(f"{'output':<{w}}  {'log ratio':>22}  {'ratio':>22}  within [e^-ε, e^ε]")
-    for o, r in zip(rep.outputs, rows):
+    for o in rep.outputs:
         print(f"{output_label(o.output):<{w}}  {mp_str(o.log_ratio, 15):>22}  {mp_str(o.ratio, 15):>22}  {'yes' if o.within_bounds else 'NO'}")
     with mpmath.workdps(digits):
         print(f"max |log ratio| = {mp_str(rep.max_abs_log_ratio, 15)} (ε = {mech.epsilon})")
