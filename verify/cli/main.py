@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-_NEGATIVE_VALUE = re.compile(r"^-(\d|\.\d)[\d.,/eE+-]*$")
+_NEGATIVE_VALUE = re.compile(r"^-(\d|\.\d)[\d.,/:eE+-]*$")
 
 
 def join_negative_values(argv: list[str]) -> list[str]:

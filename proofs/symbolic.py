@@ -1,0 +1,178 @@
+"""sympy forms of the seed's noise and the lemmas the proofs' steps rest on.
+
+ε and Δ are the library's positive symbols (`verify.probabilities.EPSILON`,
+`DELTA`); the rate of both mechanisms' noise is λ = 1/b = ε/(3Δ) (seed,
+Algorithm A line 1 and 3: scale 3Δ/ε).  Densities, CDFs and survival
+functions are explicit `Piecewise` expressions (no ``Abs``/``Max``), so that an
+integral over an interval whose position relative to the kinks is known can
+be split at the kinks and each branch integrated exactly
+(`integrate_split`).  A statement about all real ``y`` is proved by cases:
+``y = -s``, ``y = 0``, ``y = s`` with ``s`` a positive symbol (`by_sign`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from functools import cache
+
+import sympy as sp
+
+from verify.probabilities import DELTA, EPSILON
+
+LAM = EPSILON / (3 * DELTA)
+x, y, z, w = sp.symbols("x y z w", real=True)
+s = sp.Symbol("s", positive=True)
+
+
+def density(family: str, v: sp.Expr) -> sp.Expr:
+    """Lap(3Δ/ε): λ/2·exp(-λ|v|) (seed, p_b); Exp(3Δ/ε): λ·exp(-λv) on v >= 0."""
+    if family == "laplace":
+        return sp.Piecewise((LAM / 2 * sp.exp(LAM * v), v < 0), (LAM / 2 * sp.exp(-LAM * v), True))
+    return sp.Piecewise((0, v < 0), (LAM * sp.exp(-LAM * v), True))
+
+
+def cdf(family: str, v: sp.Expr) -> sp.Expr:
+    """F(v) = Pr[X <= v], as the project states it (checked by `cdf_lemma`)."""
+    if family == "laplace":
+        return sp.Piecewise((sp.exp(LAM * v) / 2, v < 0), (1 - sp.exp(-LAM * v) / 2, True))
+    return sp.Piecewise((0, v < 0), (1 - sp.exp(-LAM * v), True))
+
+
+def seed_survival_exp(v: sp.Expr) -> sp.Expr:
+    """The seed's exp(-(ε/3Δ)·max{0, v}) (Mechanism Two proof), with max written by cases."""
+    return sp.Piecewise((1, v < 0), (sp.exp(-LAM * v), True))
+
+
+def select_branches(expr: sp.Expr, var: sp.Symbol, at: sp.Expr) -> sp.Expr:
+    """Replace every Piecewise by the branch whose condition holds at ``var = at``.
+
+    Valid on an interval containing ``at`` on which no condition changes
+    value, i.e. between consecutive kinks.  Raises if a condition cannot be
+    decided at ``at`` from the symbols' assumptions.
+    """
+
+    def choose(pw: sp.Piecewise) -> sp.Expr:
+        for e, c in pw.args:
+            val = c.subs(var, at) if c not in (sp.true, sp.false) else c
+            val = sp.simplify(val) if val not in (sp.true, sp.false) else val
+            if val == sp.true:
+                return select_branches(e, var, at)
+            if val != sp.false:
+                raise ValueError(f"cannot decide the condition {c} at {var} = {at}")
+        raise ValueError(f"no branch of {pw} holds at {var} = {at}")
+
+    return expr.replace(lambda e: isinstance(e, sp.Piecewise), choose)
+
+
+def integrate_split(expr: sp.Expr, var: sp.Symbol, lo: sp.Expr, hi: sp.Expr, inner: Sequence[sp.Expr] = ()) -> sp.Expr:
+    """∫_lo^hi expr d var, split at the ``inner`` points (given in increasing order,
+    strictly between lo and hi); each piece's branches chosen at an interior point."""
+    pts = [lo, *inner, hi]
+    total = sp.Integer(0)
+    for a, b in zip(pts[:-1], pts[1:]):
+        if a == -sp.oo:
+            mid = b - 1
+        elif b == sp.oo:
+            mid = a + 1
+        else:
+            mid = (a + b) / 2
+        piece = select_branches(expr, var, mid)
+        total += sp.integrate(piece, (var, a, b))
+    return total
+
+
+def is_zero(expr: sp.Expr) -> bool:
+    """True only if sympy shows ``expr == 0`` (several normal forms tried)."""
+    for f in (sp.simplify, lambda e: sp.expand(sp.powsimp(sp.expand(e))), lambda e: sp.simplify(sp.expand(e.rewrite(sp.exp)))):
+        try:
+            if f(expr) == 0:
+                return True
+        except Exception:  # noqa: BLE001 - a failed normal form is simply not a proof
+            continue
+    return False
+
+
+def by_sign(expr_of: callable, cases: Iterable[sp.Expr] = (-s, sp.Integer(0), s)) -> bool:
+    """True if ``expr_of(v)`` is shown to be zero for v = -s, 0, s (s > 0): every real v."""
+    return all(is_zero(expr_of(v)) for v in cases)
+
+
+# --- lemmas ---------------------------------------------------------------------------------------------
+@cache
+def cdf_lemma(family: str) -> bool:
+    """∫_{-∞}^v p = F(v) and ∫_v^∞ p = 1 - F(v) for every real v (sympy, by the sign of v)."""
+    p = density(family, x)
+
+    def lower(v: sp.Expr) -> sp.Expr:
+        inner = [sp.Integer(0)] if (v.is_positive) else []
+        return integrate_split(p, x, -sp.oo, v, inner) - cdf(family, v)
+
+    def upper(v: sp.Expr) -> sp.Expr:
+        inner = [sp.Integer(0)] if (v.is_negative) else []
+        return integrate_split(p, x, v, sp.oo, inner) - (1 - cdf(family, v))
+
+    return by_sign(lower) and by_sign(upper)
+
+
+@cache
+def normalised(family: str) -> bool:
+    """∫ p = 1."""
+    return is_zero(integrate_split(density(family, x), x, -sp.oo, sp.oo, [sp.Integer(0)]) - 1)
+
+
+@cache
+def laplace_symmetry() -> bool:
+    """1 - F(v) = F(-v) for every real v (symmetry of the Laplace CDF)."""
+    return by_sign(lambda v: 1 - cdf("laplace", v) - cdf("laplace", -v))
+
+
+@cache
+def exp_survival_lemma() -> bool:
+    """∫_v^∞ p_Exp = exp(-(ε/3Δ) max{0, v}) for every real v (seed, Mechanism Two proof)."""
+
+    def diff(v: sp.Expr) -> sp.Expr:
+        inner = [sp.Integer(0)] if v.is_negative else []
+        return integrate_split(density("exponential", x), x, v, sp.oo, inner) - seed_survival_exp(v)
+
+    return by_sign(diff)
+
+
+@cache
+def tail_abs(family: str) -> sp.Expr:
+    """Pr[|X| >= c] for c > 0, exact: ∫_{-∞}^{-c} p + ∫_c^∞ p (sympy)."""
+    c = sp.Symbol("c", positive=True)
+    p = density(family, x)
+    val = integrate_split(p, x, -sp.oo, -c) + integrate_split(p, x, c, sp.oo)
+    return sp.simplify(val)
+
+
+TAIL_C = sp.Symbol("c", positive=True)
+
+
+U = sp.Symbol("u", positive=True)
+
+
+def positive_for_all_epsilon(expr: sp.Expr) -> tuple[bool, str]:
+    """Decide ``expr > 0`` for every ε > 0 when expr is a rational function of u = e^{-ε/3}.
+
+    Substitutes ε = -3 ln u (u ∈ (0, 1)), writes the result as P(u)/Q(u) with
+    integer polynomials, and proves that neither has a root in (0, 1) (sympy's
+    exact real-root isolation) and that P/Q > 0 at u = 1/2.  Returns
+    (proved, the rational function as text).
+    """
+    if DELTA in expr.free_symbols:
+        return False, "depends on Δ"
+    r = sp.factor(sp.simplify(sp.powsimp(sp.expand(expr.subs(EPSILON, -3 * sp.log(U))), force=True)))
+    if r.free_symbols - {U}:
+        return False, f"not a function of u alone: {r}"
+    num, den = sp.fraction(sp.together(r))
+    try:
+        pn, pd = sp.Poly(num, U), sp.Poly(den, U)
+    except sp.PolynomialError:
+        return False, f"not a rational function of u: {r}"
+    for poly in (pn, pd):
+        for root in poly.real_roots():
+            if 0 < root < 1:
+                return False, f"{r} has the root u = {root} in (0, 1)"
+    ok = bool(r.subs(U, sp.Rational(1, 2)) > 0)
+    return ok, str(r)

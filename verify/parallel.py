@@ -1,0 +1,118 @@
+"""Running independent chunk tasks on an executor, results in task order.
+
+The sweeps (`verify.sweep`) cut their grids into chunks whose boundaries
+depend only on the grid (never on the number of workers), run one pure
+function per chunk, and fold the chunk results in chunk order.  Whatever runs
+the chunks (the calling process, a process pool, any
+`concurrent.futures.Executor`, or a Dask distributed cluster), the folded
+result is therefore the same, bit for bit.
+
+`ordered_results` keeps at most ``window`` tasks in flight, so memory stays
+bounded however many chunks there are, and shuts down only what it started.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
+from contextlib import contextmanager
+from typing import Any
+
+from verify.errors import InputError
+
+
+def _ignore_sigint() -> None:
+    """Pool workers leave Ctrl-C to the parent, which cancels cleanly."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def default_workers() -> int:
+    """All cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@contextmanager
+def executor_for(executor: Executor | None = None, workers: int | None = None, scheduler: str | None = None):
+    """Yield ``(executor or None, description)``; None means run in this process.
+
+    * ``executor`` given: used as is and left running (the caller owns it).
+    * ``scheduler`` (a Dask scheduler address such as ``tcp://host:8786``):
+      a `dask.distributed.Client` is opened, its ``get_executor()`` used, and
+      the client closed afterwards.
+    * otherwise ``workers`` processes (default: all cores); 1 runs serially.
+    """
+    if executor is not None and scheduler is not None:
+        raise InputError("executor: give either an Executor or a scheduler address, not both")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise InputError(f"workers: {workers!r} must be an integer >= 1")
+    if executor is not None:
+        yield executor, type(executor).__name__
+        return
+    if scheduler is not None:
+        from dask.distributed import Client
+
+        try:
+            client = Client(scheduler, timeout="10s")
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise InputError(f"--scheduler: cannot connect to {scheduler!r} ({type(exc).__name__})") from None
+        try:
+            yield client.get_executor(), f"dask {scheduler}"
+        finally:
+            client.close()
+        return
+    n = default_workers() if workers is None else workers
+    if n == 1:
+        yield None, "serial"
+        return
+    pool = ProcessPoolExecutor(max_workers=n, initializer=_ignore_sigint)
+    try:
+        yield pool, f"{n} processes"
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def ordered_results(fn: Callable[[Any], Any], tasks: Iterable[Any], executor: Executor | None, window: int = 8) -> Iterator[Any]:
+    """``fn(task)`` for every task, yielded in task order.
+
+    With ``executor`` None the tasks run here, one after another.  Otherwise
+    at most ``window`` are submitted at a time; when the consumer stops early
+    (an exception such as KeyboardInterrupt, or closing the generator), the
+    tasks not yet started are cancelled.
+    """
+    if executor is None:
+        for task in tasks:
+            yield fn(task)
+        return
+    it = iter(tasks)
+    pending: dict[int, Future] = {}
+    done_buffer: dict[int, Any] = {}
+    next_submit = 0
+    next_yield = 0
+    exhausted = False
+    try:
+        while True:
+            while not exhausted and len(pending) + len(done_buffer) < window:
+                try:
+                    task = next(it)
+                except StopIteration:
+                    exhausted = True
+                    break
+                pending[next_submit] = executor.submit(fn, task)
+                next_submit += 1
+            if next_yield in done_buffer:
+                yield done_buffer.pop(next_yield)
+                next_yield += 1
+                continue
+            if not pending:
+                return
+            finished, _ = wait(list(pending.values()), return_when=FIRST_COMPLETED)
+            for idx in [i for i, f in pending.items() if f in finished]:
+                done_buffer[idx] = pending.pop(idx).result()
+    finally:
+        for f in pending.values():
+            f.cancel()
