@@ -132,10 +132,7 @@ claim(
 
 
 # --- the chains ----------------------------------------------------------------------------------------------------------
-NESTED_POINTS = (
-    Point(*(C.Fraction(v) for v in ("1", "1", "0", "1/2", "1", "-1/2", "2"))),
-    Point(C.Fraction(1, 2), C.Fraction(2, 3), C.Fraction(1, 2), None, C.Fraction(1, 3), None, C.Fraction(-1, 3)),
-)
+NESTED_POINTS = (Point(*(C.Fraction(v) for v in ("1/2", "2/3", "1/2", "1", "1/3", "1/3", "1"))),)
 NESTED_DIGITS = 15
 
 

@@ -275,7 +275,7 @@ def _example_check(cid: str, which: str, formula: Any, n: Any = None, eps: Any =
         epss = [Fraction(str(eps if eps is not None else 1))]
     else:
         ns = list(N_RANGE)
-        epss = [Fraction(1, 2), Fraction(1), Fraction(3)]
+        epss = [Fraction(1), Fraction(1, 2), Fraction(3)]
     # symbolic, for every n at once: the product formula against the displayed formula
     general = Y.is_zero(product_formula(qd, N) - formula(N))
     per_n = {nn: Y.is_zero(example_probabilities(nn)[idx] - formula(nn)) for nn in ns}

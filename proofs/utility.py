@@ -109,7 +109,7 @@ def _grid_tails(family: str, multiple: int, rhs) -> tuple[int, mpmath.mpf, tuple
     return n, worst, wpt
 
 
-def check_tail_1(cid: str, family: str, **params: Any) -> Verdict:
+def check_tail_1(cid: str, family: str, variable: str = "|Z|", **params: Any) -> Verdict:
     """Pr[|Z| >= 2Δ/ε·L] <= exp(2L)."""
     exact = symbolic_tail(family, 2)
     closed = sp.simplify(exact - (BETA / (K + 1)) ** sp.Rational(2, 3)) == 0
@@ -124,7 +124,7 @@ def check_tail_1(cid: str, family: str, **params: Any) -> Verdict:
     if worst < 0:
         return Verdict(cid, "undecided", "the quadrature found the bound violated", ev)
     if closed and exponent_ok:
-        return Verdict(cid, "proved", "sympy: Pr[|Z| >= 2Δ/ε·L] = exp(-2L/3) <= exp(2L) since L = ln((k+1)/β) > 0; quadrature agrees", ev)
+        return Verdict(cid, "proved", f"sympy: Pr[{variable} >= 2Δ/ε·L] = exp(-2L/3) <= exp(2L) since L = ln((k+1)/β) > 0; quadrature agrees", ev)
     return Verdict(cid, "consistent", "quadrature at 40 digits over the grid", ev)
 
 
@@ -169,14 +169,14 @@ def check_tail(cid: str, family: str, variable: str, **params: Any) -> Verdict:
     count = int((np.abs(draws) >= c).sum())
     limit = int(stats.binom.isf(FALSE_ALARM, MC_RUNS, float(rhs)))
     notes = (
-        f"exact (sympy): Pr[|{variable}| >= 2Δ/ε·L] = {exact}",
+        f"exact (sympy): Pr[|{variable if variable == 'Z' else 'X_i'}| >= 2Δ/ε·L] = {exact}",
         f"Monte Carlo ({MC_RUNS} draws of the mechanism's {'threshold' if variable == 'Z' else 'query'} noise, seed {MC_SEED}): "
         f"{count} exceed the threshold; under Pr <= β/(k+1) at most {limit} would (false-alarm rate {FALSE_ALARM})",
     )
     ev = dict(points=1, grid=f"k = {k}, β = {beta}, ε = {eps}, Δ = 1", digits=30, notes=notes)
     if lhs > rhs:
         cx = confirm(evaluate, None, (("k", str(k)), ("beta", str(beta)), ("eps", str(eps)), ("delta", "1")), "<=", lambda a, b: a > b,
-                     detail=f"lhs: Pr[|{variable}| >= (2Δ/ε) ln((k+1)/β)] by quadrature of the density; rhs: β/(k+1)")
+                     detail=f"lhs: Pr[|{variable if variable == 'Z' else 'X_i'}| >= (2Δ/ε) ln((k+1)/β)] by quadrature of the density; rhs: β/(k+1)")
         return refuted_or_undecided(cid, "exact tail (quadrature at two precisions, sympy closed form); Monte Carlo agrees" if count > limit
                                     else "exact tail (quadrature at two precisions, sympy closed form)", cx, ev)
     return Verdict(cid, "consistent", "exact tail at the point", Evidence(**ev))
@@ -207,7 +207,7 @@ for tag, fam in FAMILIES.items():
             link(frag, r"\le", S.U_EXP2),
             (frag, S.U_EXP2),
             f"tail of the {'Laplace' if fam == 'laplace' else 'exponential'} distribution",
-            (lambda c, f: (lambda **p: check_tail_1(c, f, **p)))(f"{base}.1", fam),
+            (lambda c, f, v: (lambda **p: check_tail_1(c, f, v, **p)))(f"{base}.1", fam, lhs_name),
             hypotheses=UT_HYP,
             quantifiers=UT_QUANT,
             relation="<=",

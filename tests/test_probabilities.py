@@ -290,3 +290,21 @@ def test_sampler_matches_exact_probabilities(m, q):
     assert counts[~support].sum() == 0  # outputs of probability exactly 0 never occur
     stat, pvalue = scipy.stats.chisquare(counts[support], runs * p[support] / p[support].sum())
     assert pvalue > 1e-4, (counts, runs * p)
+
+
+@pytest.mark.parametrize("zf,xf", [("laplace", "laplace"), ("exponential", "exponential"), ("laplace", "exponential"), ("exponential", "none")])
+def test_fast_linear_and_log_space_agree(zf, xf, monkeypatch):
+    """The fast path sums in linear space where it is safe and in log space
+    elsewhere; forcing every row through the log-space route gives the same values."""
+    from verify.fast import FastIntegrator
+
+    m = mech(zf, xf, 3, 2)
+    q = np.round(np.random.default_rng(5).normal(0, 4, size=(3000, 4)), 4)
+    fi = FastIntegrator(m)
+    linear = fi.events(q).log_probability
+    assert fi.linear_safe(q - float(m.threshold), None).all()
+    monkeypatch.setattr(FastIntegrator, "linear_safe", lambda self, a, c: np.zeros(a.shape[0], dtype=bool))
+    logspace = FastIntegrator(m).events(q).log_probability
+    finite = np.isfinite(linear)
+    assert np.array_equal(finite, np.isfinite(logspace))
+    assert np.max(np.abs(linear[finite] - logspace[finite])) < 1e-12
