@@ -52,7 +52,11 @@ def claim(
     parameters: tuple[tuple[str, str], ...] = (),
     corrects: str = "",
 ) -> Claim:
-    """Create and register a claim."""
+    """Create and register a claim (sides default to `proofs.sides.SIDES`)."""
+    if lhs is None and rhs is None:
+        from proofs.sides import SIDES
+
+        lhs, rhs = SIDES.get(id, (None, None))
     return register(
         Claim(
             id=id,

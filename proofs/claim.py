@@ -218,7 +218,8 @@ class Claim:
     # --- display ---------------------------------------------------------------------------
     def _repr_latex_(self) -> str:
         v = self.check()
-        return f"$\\textbf{{{self.id}}}\\ ({v.verdict}):\\quad {self.latex}$"
+        ident = self.id.replace("_", "\\_")
+        return f"$\\textbf{{{ident}}}\\ (\\text{{{v.verdict}}}):\\quad {self.latex}$"
 
     def _repr_html_(self) -> str:
         v = self.check()

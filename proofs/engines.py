@@ -76,6 +76,7 @@ FACTOR_NEEDS: dict[str, tuple[tuple[tuple[str, str], ...], bool]] = {
     "cdf": ((("query", "cdf_ratio"),), False),
     "integrand": ((("threshold", "density_ratio"), ("query", "cdf_ratio")), True),
     "double_integrand": ((("threshold", "density_ratio"), ("query", "density_ratio")), True),
+    "survival_integrand": ((("threshold", "density_ratio"), ("query", "survival_ratio")), True),
 }
 
 

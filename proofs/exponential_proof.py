@@ -407,6 +407,10 @@ def check_compare(**params: Any) -> Verdict:
         n, grid, found = sw.points, Y_GRID, len(sw.violations)
         pts = [CANONICAL] + [{k: v for k, v in x.items() if not k.startswith("_")} for x in sw.violations[:1]]
     notes = [f"violations in the sweep: at least {found} points (first 20 kept)" if not params else ""]
+    if not params:
+        from proofs.engines import certification
+
+        notes.append(certification("factor:survival_integrand", FAMILY).note + " (a refuted density ratio agrees with this refutation)")
     for pt in pts:
         with mpmath.workdps(40):
             lhs, rhs = _mp_integrands(pt)
@@ -484,7 +488,7 @@ claim(
     r"\kappa \le 0:\ " + COMPARE_LATEX + r";\qquad \kappa > 0:\ p(z) e^{-\frac{\epsilon}{3\Delta}\max\{0, t + z - q_i(D)\}} \le e^{\epsilon/3}\, "
     r"p(z) e^{-\frac{\epsilon}{3\Delta}\max\{0, t + z - q_i(D')\}}\ \forall z,\ \text{and } M(D', \vec x_{i-1}) < M(D, \vec x_{i-1})",
     (S.M2_COMPARE,),
-    "κ <= 0: p(y) > 0 implies p(y - κ) = e^{ε|κ|/3Δ}... > 0, so the seed's comparison holds; "
+    "κ <= 0: where p(y) > 0 also p(y - κ) > 0 and p(y)/p(y - κ) = e^{ε|κ|/3Δ} <= e^{ε/3}, so the seed's comparison holds; "
     "κ > 0: the D' integral runs over [M(D')-t, ∞) ⊇ [M(D)-t, ∞) and only the survival factor changes (by at most e^{ε/3})",
     lambda **p: pointwise_check(
         "M2.compare.integrand.corrected", corrected_lr, _sample_y, corrected_upper, None, mp_corrected, Y_GRID,

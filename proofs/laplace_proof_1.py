@@ -580,8 +580,6 @@ def conditional_bound_check(claim_id: str, family: str, **params: Any) -> Verdic
 
     if params:
         pt = point_from_params(params)
-        from fractions import Fraction
-
         # rescale to Δ = 1, t = 0 (the ratio depends on the gaps in units of Δ)
         def g(v):
             return None if v is None else (v - pt.t) / pt.delta
@@ -590,7 +588,6 @@ def conditional_bound_check(claim_id: str, family: str, **params: Any) -> Verdic
         with mpmath.workdps(40):
             margin = mpmath.mpf(pt.eps.numerator) / pt.eps.denominator - abs(lr)
         ok = margin >= -mpmath.mpf(10) ** -30
-        _ = Fraction
         return Verdict(
             claim_id,
             "consistent" if ok else "undecided",

@@ -212,9 +212,8 @@ def indicator_points(n: int = 2000, seed: int = 5) -> int:
     for _ in range(n):
         vals = [Fraction(rnd.randint(-6, 6), rnd.choice([1, 2, 3])) for _ in range(7)]
         M, Mp, tt, zz, q, qp, x = vals
-        z2 = zz + Mp - M
-        x2 = qd_sub = q + x - tt - zz - qp + tt + z2
-        _ = qd_sub
+        z2 = zz + Mp - M  # the first equation solved for z'
+        x2 = q + x - (tt + zz) - qp + (tt + z2)  # the second equation solved for x_i'
         bad += _indicator(Mp, tt, z2, qp, x2) != _indicator(M, tt, zz, q, x)
     return bad
 
@@ -264,6 +263,9 @@ def shift_x_identities() -> tuple[bool, bool]:
     return bool(first), bool(second)
 
 
+DELTA_ = sp.Symbol("Delta", positive=True)
+
+
 @cache
 def triangle_vertices() -> bool:
     """|a + b| <= 2Δ on [-Δ, Δ]^2: |a + b| is convex, so its maximum is at a vertex (sympy evaluates the 4 vertices)."""
@@ -271,7 +273,6 @@ def triangle_vertices() -> bool:
     return all(sp.simplify(2 * DELTA_ - sp.Abs(u + v)).is_nonnegative for u in a for v in a)
 
 
-DELTA_ = sp.Symbol("Delta", positive=True)
 
 claim(
     "P2.shift_z.1",
@@ -590,4 +591,3 @@ claim(
     mechanism="M1",
     parameters=(("eps", "ε"), ("delta", "Δ"), ("t", "t"), ("queries", "q(D)"), ("neighbour", "q(D')")),
 )
-_ = COND_QUANTIFIERS

@@ -107,7 +107,7 @@ def ratio_sweep_check(claim_id: str, family: str, which: str, bound_factor: Frac
         claim_id,
         "consistent",
         "sweep of the exact ratio over neighbouring query vectors (library fast path, float64; worst point by mpmath at 40 digits)"
-        + ("; the checker's sweep and worst-case search agree" if all(c.status == "none" for c in checkers) else ""),
+        + ("; the checker's " + (" and ".join(("sweep", "worst-case search")[: len(checkers)])) + " agree" if all(c.status == "none" for c in checkers) else ""),
         Evidence(**evidence, notes=tuple(notes)),
     )
 

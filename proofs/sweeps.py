@@ -320,7 +320,10 @@ def eps_mp(eps: Fraction) -> mpmath.mpf:
 
 
 def fmt_margin(x: Any) -> str:
+    """A margin as text; an mpmath margin within 1e-30 of 0 is the bound attained (rounding at 40 digits)."""
     if isinstance(x, float):
         return "inf" if math.isinf(x) else f"{x:.6g}"
     with mpmath.workdps(DIGITS):
+        if mpmath.isfinite(x) and abs(x) < mpmath.mpf(10) ** -30:
+            return "0 (attained to 30 digits)"
         return mpmath.nstr(x, 12)

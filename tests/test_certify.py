@@ -211,18 +211,22 @@ def test_tilted_hazard_boxes_against_mpmath(family: str, ratio: Fraction) -> Non
     assert res.verdict == "certified"
     beta = mpmath.mpf(ratio.numerator) / ratio.denominator
     with mpmath.workdps(30):
-        def p(z):
+        def log_p(z):  # log density, scale 1 (-inf off the support)
             if family == "laplace":
-                return mpmath.exp(-abs(z)) / 2
-            return mpmath.exp(-z) if z >= 0 else mpmath.mpf(0)
+                return -abs(z) - mpmath.log(2)
+            return -z if z >= 0 else mpmath.ninf
 
         for box in res.boxes:
             for x in _points_in(box, rng, 3):
                 m = mpmath.mpf(x.numerator) / x.denominator
-                # φ(m) = p(m) / ∫_0^∞ p(m+t) e^{-βt} dt (substitute z = m + t; the kink z = 0 is t = -m)
-                pts = [0, -m, mpmath.inf] if m < 0 else [0, mpmath.inf]
-                g = mpmath.quad(lambda t: p(m + t) * mpmath.exp(-beta * t), pts)
-                phi = p(m) / g / (1 + beta)
+                if log_p(m) == mpmath.ninf:
+                    phi = mpmath.mpf(0)
+                else:
+                    # φ(m) = 1 / ∫_0^∞ (p(m+t)/p(m)) e^{-βt} dt (z = m + t; the kink z = 0 is t = -m);
+                    # the ratio p(m+t)/p(m) keeps quad away from e^{-200}-sized integrands
+                    pts = [0, -m, mpmath.inf] if m < 0 else [0, mpmath.inf]
+                    g = mpmath.quad(lambda t: mpmath.exp(log_p(m + t) - log_p(m) - beta * t), pts)
+                    phi = 1 / g / (1 + beta)
                 assert phi <= box.upper * (1 + mpmath.mpf(10) ** -20)
 
 

@@ -124,3 +124,19 @@ def test_negative_values_after_flags(capsys):
     code, out, err = run_cli(capsys, "ratio", "--queries", "0,0", "--neighbour-queries", "-1,-1", "--threshold", "-1/2", "--json")
     assert code == 0, err
     assert json.loads(out)["neighbour_queries"] == ["-1", "-1"]
+
+
+def test_ratio_exactly_at_the_bound_is_flagged():
+    """Mechanism Two, q(D) = (0,0), q(D') = (Δ,-Δ), s_2: the ratio is exactly e^ε
+    (symbolic check below); numerically it is flagged at_bound, within bounds."""
+    import sympy
+
+    from verify.probabilities import DELTA, EPSILON, symbolic_distribution
+
+    m = AboveThreshold.mechanism_two(1)
+    rep = privacy_ratio(m, [0, 0], [1, -1], outputs=[2], digits=40)
+    assert rep.outputs[0].at_bound and rep.outputs[0].within_bounds
+    p = symbolic_distribution(m, [0, 0], symbolic_parameters=True)[1]
+    pn = symbolic_distribution(m, [1, -1], symbolic_parameters=True)[1]
+    assert sympy.simplify(p / pn - sympy.exp(EPSILON)) == 0
+    assert DELTA not in (p / pn).free_symbols

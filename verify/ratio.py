@@ -6,6 +6,12 @@ lies in [e^{-ε}, e^{ε}].  A zero probability is an exact zero (decided from
 the closed form's structure, never from underflow), so a ratio may be exactly
 0 or infinite, and 0/0 (an output impossible on both sides) is reported as
 ratio 1, log ratio 0: it cannot distinguish D from D'.
+
+Each probability is correct to the digits asked for, so a log ratio within
+10^{3-digits}·max(1, ε) of ±ε cannot be told apart from the bound by
+numbers alone: it is flagged ``at_bound`` and counted as within the bounds
+(equality is allowed by the theorem); deciding equality exactly is the
+symbolic path's job (`verify.probabilities.symbolic_distribution`).
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ class OutputRatio:
     ratio: mpmath.mpf  # may be mpmath.inf
     log_ratio: mpmath.mpf  # may be ±inf
     within_bounds: bool
+    at_bound: bool = False  # | |log ratio| - ε | below the evaluation's resolution
 
 
 @dataclass(frozen=True)
@@ -71,6 +78,7 @@ def privacy_ratio(
     True
     """
     check_digits(digits)
+    resolution = mpmath.mpf(10) ** (3 - digits)
     q = parse_queries(queries)
     qn = parse_queries(neighbour_queries, "neighbour queries")
     mech.check_neighbours(q, qn)
@@ -85,7 +93,9 @@ def privacy_ratio(
         for o, c in zip(chosen, cols):
             lr = log_ratio(p[c], pn[c])
             ratio = mpmath.exp(lr) if mpmath.isfinite(lr) else (mpmath.inf if lr > 0 else mpmath.mpf(0))
-            rows.append(OutputRatio(o, p[c], pn[c], ratio, lr, bool(-eps <= lr <= eps)))
+            gap = abs(lr) - eps if mpmath.isfinite(lr) else mpmath.inf
+            at_bound = bool(abs(gap) <= resolution * max(1, eps))
+            rows.append(OutputRatio(o, p[c], pn[c], ratio, lr, bool(gap <= 0 or at_bound), at_bound))
     return RatioReport(mech, q, qn, digits, tuple(rows))
 
 

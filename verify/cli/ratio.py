@@ -49,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
             "ratio": mp_str(o.ratio, digits),
             "log_ratio": mp_str(o.log_ratio, digits),
             "within_bounds": o.within_bounds,
+            "at_bound": o.at_bound,
         }
         for o in rep.outputs
     ]
@@ -70,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     w = max(len(output_label(o.output)) for o in rep.outputs)
     print(f"{'output':<{w}}  {'log ratio':>22}  {'ratio':>22}  within [e^-ε, e^ε]")
     for o in rep.outputs:
-        print(f"{output_label(o.output):<{w}}  {mp_str(o.log_ratio, 15):>22}  {mp_str(o.ratio, 15):>22}  {'yes' if o.within_bounds else 'NO'}")
+        print(f"{output_label(o.output):<{w}}  {mp_str(o.log_ratio, 15):>22}  {mp_str(o.ratio, 15):>22}  {'at the bound' if o.at_bound else ('yes' if o.within_bounds else 'NO')}")
     with mpmath.workdps(digits):
         print(f"max |log ratio| = {mp_str(rep.max_abs_log_ratio, 15)} (ε = {mech.epsilon})")
     return 0
