@@ -301,9 +301,14 @@ def test_search_refutes_and_does_not_certify_an_interior_tangency() -> None:
     x = sympy.Symbol("x", real=True)
     bad = certify_sup([Piece(None, Fraction(0), 2 - sympy.exp(x))], x, Fraction(1))
     assert bad.verdict == "refuted" and bad.witness is not None
-    # sup = 1 attained at the interior point x = 1/3: ball arithmetic cannot certify it, and must not
-    inner = certify_sup([Piece(Fraction(0), Fraction(1), 1 - (x - sympy.Rational(1, 3)) ** 2)], x, Fraction(1), max_boxes=300)
+    # 2e^u - e^{2u} = 1 - (1 - e^u)^2, u = x - 1/3: sup = 1 attained only at the interior, non-dyadic
+    # point x = 1/3; in this form no enclosure separates it from the bound: undecided, never certified
+    u = x - sympy.Rational(1, 3)
+    inner = certify_sup([Piece(Fraction(0), Fraction(1), 2 * sympy.exp(u) - sympy.exp(2 * u))], x, Fraction(1), max_boxes=300)
     assert inner.verdict == "undecided" and inner.undecided
+    # the same function with a bound just above its supremum is certified
+    above = certify_sup([Piece(Fraction(0), Fraction(1), 2 * sympy.exp(u) - sympy.exp(2 * u))], x, 1 + Fraction(1, 10**6))
+    assert above.verdict == "certified" and 0 < above.min_margin <= Fraction(1, 10**6)
 
 
 # --- command line ------------------------------------------------------------------------------------------------------------

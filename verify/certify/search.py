@@ -98,6 +98,8 @@ class _Forms:
     finite: sympy.Expr
     derivative: sympy.Expr
     at: dict = field(default_factory=dict)  # direction (+1/-1) -> (f form, f' form)
+    limits: dict = field(default_factory=dict)  # direction -> sympy limit of f (memo)
+    points: dict = field(default_factory=dict)  # rational point -> exact sympy value of f (memo)
 
     def pick(self, lo: Fraction | None, hi: Fraction | None) -> list[tuple[sympy.Expr, sympy.Expr]]:
         forms = []
@@ -202,16 +204,20 @@ def _end_value(forms: _Forms, end: Fraction | None, direction: int, bound: Fract
         up = _upper_fraction(v)
         if up is not None and up <= bound:
             return up
-        try:
-            lim = sympy.limit(forms.finite, forms.x, sympy.oo * direction)
-        except Exception:  # pragma: no cover - sympy failure means "cannot decide"
-            return None
-        return Fraction(int(lim.p), int(lim.q)) if lim.is_Rational else up
+        if direction not in forms.limits:
+            try:
+                forms.limits[direction] = sympy.limit(forms.finite, forms.x, sympy.oo * direction)
+            except Exception:  # pragma: no cover - sympy failure means "cannot decide"
+                forms.limits[direction] = None
+        lim = forms.limits[direction]
+        return Fraction(int(lim.p), int(lim.q)) if lim is not None and lim.is_Rational else up
     v = _enclose([f for f, _ in forms.pick(end, end)], forms.x, Interval.of(end, end))
     up = _upper_fraction(v)
     if up is not None and up <= bound:
         return up
-    exact = sympy.simplify(forms.finite.subs(forms.x, sympy.Rational(end.numerator, end.denominator)))
+    if end not in forms.points:
+        forms.points[end] = sympy.simplify(forms.finite.subs(forms.x, sympy.Rational(end.numerator, end.denominator)))
+    exact = forms.points[end]
     if exact.is_Rational:
         return Fraction(int(exact.p), int(exact.q))
     return up
@@ -253,9 +259,7 @@ def certify_sup(pieces: list[Piece], x: sympy.Symbol, bound: Fraction, max_boxes
                     boxes.append(Box(piece.lo, piece.hi, q, "constant"))
                     attained = attained or q == bound
                 else:
-                    mid = _witness_point(piece.lo, piece.hi)
-                    witness = witness or (mid, q)
-                    undecided.append((piece.lo, piece.hi))
+                    witness = witness or (_witness_point(piece.lo, piece.hi), q)
                 continue
             v = evaluate(value, {})
             up = _upper_fraction(v)
@@ -300,7 +304,9 @@ def certify_sup(pieces: list[Piece], x: sympy.Symbol, bound: Fraction, max_boxes
             probe = _witness_point(lo, hi)
             pv = _enclose([f for f, _ in forms.pick(probe, probe)], x, Interval.of(probe, probe))
             if pv.certainly_gt(bound):
+                # a point certainly above the bound: the claim is refuted, no need to look further
                 witness = witness or (probe, to_fraction(pv.lo))
+                break
             too_small = lo is not None and hi is not None and hi - lo < MIN_WIDTH
             if too_small or budget <= 0:
                 undecided.append((lo, hi))

@@ -1,0 +1,102 @@
+"""``svt-verify report`` (also what a bare ``svt-verify`` runs): the main job.
+
+1. Both seed mechanisms and the negative controls: a grid sweep of the privacy
+   ratio, a sweep of the proofs' conditional ratio and the worst-case search
+   (`verify.seed_check`).
+2. Every claim of the seed with its verdict (`proofs.findings.verdict_rows`),
+   which includes the rigorous certificates of `verify.certify`.
+
+The report lives in ``proofs/`` because it combines the library's checks with
+the claims built on it; ``verify/`` never imports ``proofs``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import Counter
+from dataclasses import asdict
+from typing import Any
+
+from verify.cli.common import emit_json
+
+VERDICT_ORDER = ("proved", "certified", "consistent", "undecided", "refuted")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "report",
+        help="the verification report: both seed mechanisms, negative controls and every claim of the seed (default command)",
+        description="Check both seed mechanisms and the negative controls (sweeps and worst-case search), then every claim "
+        "of the seed's proofs with its verdict.",
+    )
+    p.add_argument("--epsilon", default="1", metavar="E", help="ε of the mechanism checks (default 1)")
+    p.add_argument("--max-queries", type=int, default=5, metavar="K", help="worst-case search up to K queries (default 5)")
+    p.add_argument("--workers", type=int, default=None, metavar="N", help="processes for the mechanism checks (default all cores)")
+    p.add_argument("--no-claims", action="store_true", help="skip the claims of the proofs (mechanism checks only)")
+    p.add_argument("--json", action="store_true", help="print one JSON object: mechanisms, claims, summary, seconds")
+    p.set_defaults(func=run)
+
+
+def build_report(epsilon: str = "1", max_queries: int = 5, workers: int | None = None, claims: bool = True) -> dict[str, Any]:
+    """The report as a dict (also what ``--json`` prints)."""
+    from verify.errors import InputError
+    from verify.exact import parse_number
+    from verify.seed_check import check_seed_mechanisms
+
+    eps = parse_number(epsilon, "--epsilon")
+    if eps <= 0:
+        raise InputError(f"--epsilon: {epsilon} must be > 0")
+    if not 1 <= max_queries <= 30:
+        raise InputError(f"--max-queries: {max_queries} must be from 1 to 30")
+    if workers is not None and workers < 1:
+        raise InputError(f"--workers: {workers} must be >= 1")
+    t0 = time.perf_counter()
+    rows = check_seed_mechanisms(eps, max_queries=max_queries, workers=workers)
+    t1 = time.perf_counter()
+    claim_rows: list[dict[str, Any]] = []
+    if claims:
+        from proofs.findings import verdict_rows
+
+        claim_rows = verdict_rows()
+    t2 = time.perf_counter()
+    return {
+        "epsilon": str(eps),
+        "mechanisms": [asdict(r) for r in rows],
+        "mechanism_rows": rows,
+        "claims": claim_rows,
+        "summary": dict(Counter(r["verdict"] for r in claim_rows)),
+        "seconds": {"mechanisms": t1 - t0, "claims": t2 - t1, "total": t2 - t0},
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    from verify.seed_check import render_table
+
+    rep = build_report(args.epsilon, args.max_queries, args.workers, claims=not args.no_claims)
+    rows = rep.pop("mechanism_rows")
+    if args.json:
+        emit_json(rep)
+        return 0
+    print(f"svt-verify report: AboveThreshold as stated in the seed (ε = {rep['epsilon']}, Δ = 1, t = 0)")
+    print()
+    print("1. Privacy ratio Pr[A(D)=s]/Pr[A(D')=s] against [e^-ε, e^ε]: grid sweep, conditional sweep, worst-case search")
+    print()
+    print(render_table(rows))
+    print()
+    if rep["claims"]:
+        print("2. The seed's claims (svt-verify proofs shows the evidence of each)")
+        print()
+        w = max(len(r["id"]) for r in rep["claims"])
+        for r in rep["claims"]:
+            print(f"  {r['id']:<{w}}  {r['verdict']:<10}  {r['title']}")
+        print()
+        counts = rep["summary"]
+        print("  " + ", ".join(f"{counts[v]} {v}" for v in VERDICT_ORDER if counts.get(v)))
+        refuted = [r for r in rep["claims"] if r["verdict"] == "refuted"]
+        if refuted:
+            print("  refuted (counterexamples confirmed at >= 30 digits): " + ", ".join(r["id"] for r in refuted))
+        print()
+    s = rep["seconds"]
+    print(f"time: mechanisms {s['mechanisms']:.1f} s, claims {s['claims']:.1f} s, total {s['total']:.1f} s")
+    return 0
