@@ -27,7 +27,7 @@ from verify.cli.main import main
 from verify.errors import InputError
 from verify.mechanism import AboveThreshold
 from verify.noise import NoiseSpec
-from verify.probabilities import mp_conditional
+from verify.probabilities import mp_conditional, symbolic_conditional
 
 M1 = AboveThreshold.mechanism_one(1)
 M2 = AboveThreshold.mechanism_two(1)
@@ -142,6 +142,11 @@ def test_factor_product_refuted_for_small_query_scale() -> None:
     fb = certify_factor_bounds(NON_PRIVATE["Laplace, query scale Δ/ε"])
     assert fb.product.verdict == "refuted"
     assert fb.query.density_ratio.verdict == "certified"  # each factor is fine, the product is too large
+    fb = certify_factor_bounds(NON_PRIVATE["exponential 2Δ/ε on both"])
+    assert fb.product.verdict == "refuted" and fb.threshold.density_ratio.verdict == "refuted"
+    assert certify_factor_bounds(NON_PRIVATE["Laplace 4Δ/ε threshold, 2Δ/ε queries"]).product.verdict == "refuted"
+    fb = certify_factor_bounds(NON_PRIVATE["Laplace, no threshold noise"])
+    assert fb.verdict == "undecided" and fb.threshold.density_ratio.method.startswith("not applicable")
 
 
 # --- closed forms against the project's mpmath path ---------------------------------------------------------------------
@@ -162,6 +167,17 @@ def test_closed_forms_match_mp_conditional_in_every_cell(zf: str, xf: str, cz: i
         ref = mp_conditional(mech, m, d, digits=30)  # reference: mpmath, 30 digits
         with mpmath.workdps(30):
             assert abs(mpmath.mpf(str(exact.evalf(40))) - ref) <= mpmath.mpf(10) ** -28
+
+
+@pytest.mark.parametrize("zf,xf", [("laplace", "laplace"), ("exponential", "exponential"), ("laplace", "exponential")])
+def test_closed_forms_equal_symbolic_conditional_exactly(zf: str, xf: str) -> None:
+    """Exact sympy equality with the project's symbolic path at points of three cells."""
+    mech = variant("laplace", 3, 3, zfam=zf, xfam=xf)
+    third = Fraction(1, 3)
+    for m, d in [(Fraction(-2), Fraction(1)), (Fraction(1, 2), Fraction(-1)), (None, Fraction(3, 2))]:
+        mine = cf.conditional_value(zf, xf, third, third, m, d)
+        theirs = symbolic_conditional(mech, m, d)
+        assert sympy.simplify(mine - theirs) == 0
 
 
 def test_tail_cell_identity_symbolic() -> None:
@@ -225,17 +241,20 @@ def test_tilted_hazard_boxes_against_mpmath(family: str, ratio: Fraction) -> Non
                     # φ(m) = 1 / ∫_0^∞ (p(m+t)/p(m)) e^{-βt} dt (z = m + t; the kink z = 0 is t = -m);
                     # the ratio p(m+t)/p(m) keeps quad away from e^{-200}-sized integrands
                     pts = [0, -m, mpmath.inf] if m < 0 else [0, mpmath.inf]
-                    g = mpmath.quad(lambda t: mpmath.exp(log_p(m + t) - log_p(m) - beta * t), pts)
+                    g = mpmath.quad(lambda t, m=m: mpmath.exp(log_p(m + t) - log_p(m) - beta * t), pts)
                     phi = 1 / g / (1 + beta)
                 assert phi <= box.upper * (1 + mpmath.mpf(10) ** -20)
 
 
-@pytest.mark.parametrize("mech,s", [(M1, 1), (M2, 1), (variant("laplace", 2, 4), 1), (variant("laplace", 4, 4), Fraction(3, 4))],
-                         ids=["mech one", "mech two", "Lap 2/4", "Lap 4/4"])
+@pytest.mark.parametrize("mech,s", [(M1, 1), (M2, 1), (variant("laplace", 2, 4), 1), (variant("laplace", 4, 4), Fraction(3, 4)),
+                                    (variant("laplace", 3, 3, zfam="exponential"), 1), (variant("laplace", 4, 2, xfam="exponential"), Fraction(5, 4))],
+                         ids=["mech one", "mech two", "Lap 2/4", "Lap 4/4", "Exp Z, Lap X", "Lap Z 4, Exp X 2"])
 def test_certified_bound_holds_and_is_attained_at_random_points(mech: AboveThreshold, s: Fraction) -> None:
-    """|log ratio| <= s·ε at seeded random (ε, m, d, κ, δ), mpmath 30 digits; = s·ε on the tail cell."""
+    """|log ratio| <= s·ε at seeded random (ε, m, d, κ, δ), mpmath 30 digits; = s·ε on the tail cell
+    (s = sup |log ratio|/ε from the certificate; for s > 1 the certificate must be a refutation)."""
     c = certify_conditional_ratio(mech)
-    assert c.verdict == "certified" and c.sup_log_ratio_per_epsilon == s
+    assert c.sup_log_ratio_per_epsilon == s
+    assert c.verdict == ("certified" if s <= 1 else "refuted")
     rng = random.Random(3)
     spec = CertifySpec.of(mech)
     shifts = [Fraction(-1), Fraction(-1, 3), Fraction(0), Fraction(1, 2), Fraction(1)]

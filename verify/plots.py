@@ -1,4 +1,5 @@
-"""Figures of the checker (matplotlib, Agg backend: no display needed).
+"""Figures of the checker (matplotlib `Figure` objects: no display and no
+pyplot state, so importing this module never changes a notebook's backend).
 
 * `plot_sweep`: the privacy-loss landscape around a sweep's witness.  Output
   sweeps: log ratio over (u, v) where the queries before the witness's output
@@ -12,19 +13,15 @@
 
 from __future__ import annotations
 
-import matplotlib
+import mpmath
+import numpy as np
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import mpmath  # noqa: E402
-import numpy as np  # noqa: E402
-
-from verify.errors import InputError  # noqa: E402
-from verify.exact import fmt  # noqa: E402
-from verify.mechanism import NO_HALT, output_label  # noqa: E402
-from verify.probabilities import fast_log_conditional  # noqa: E402
-from verify.ratio import fast_log_ratios  # noqa: E402
+from verify.errors import InputError
+from verify.exact import fmt
+from verify.mechanism import NO_HALT, output_label
+from verify.probabilities import fast_log_conditional
+from verify.ratio import fast_log_ratios
 
 
 def _save(fig, path: str) -> None:
@@ -32,8 +29,6 @@ def _save(fig, path: str) -> None:
         fig.savefig(path, dpi=110, bbox_inches="tight")
     except OSError as exc:
         raise InputError(f"--plot: cannot write {path!r} ({exc.strerror})") from None
-    finally:
-        plt.close(fig)
 
 
 def _landscape(ax, x, y, z, eps, xlabel, ylabel, title, mark=None):
@@ -60,7 +55,8 @@ def plot_sweep(result, path: str, n: int = 121) -> None:
 
     mech = dataclasses.replace(result.mechanism, epsilon=w.epsilon)
     eps = float(w.epsilon)
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.8), gridspec_kw={"width_ratios": [1.25, 1]})
+    fig = Figure(figsize=(12, 4.8))
+    axes = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.25, 1]})
     if w.queries is not None:
         q = np.array([float(x) for x in w.queries])
         shift = np.array([float(b - a) for a, b in zip(w.queries, w.neighbour_queries)])
@@ -127,7 +123,8 @@ def plot_worst_case(res, path: str) -> None:
     ks = [r.k for r in res.by_k]
     halt = [val(r.halt.loss) for r in res.by_k]
     top = [val(r.no_halt.loss) for r in res.by_k]
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
+    fig = Figure(figsize=(12, 4.6))
+    axes = fig.subplots(1, 2)
     ax = axes[0]
     finite = [x for x in halt + top if np.isfinite(x)]
     cap = max(finite + [eps]) * 1.15

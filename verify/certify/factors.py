@@ -95,12 +95,33 @@ class FactorBounds:
             return "refuted"
         return "certified" if all(v == "certified" for v in vs) else "undecided"
 
+    def parts(self) -> tuple[Certificate, ...]:
+        return (*self.threshold.all(), *self.query.all(), self.product)
+
     @property
     def boxes(self) -> int:
-        return sum(c.boxes for c in (*self.threshold.all(), *self.query.all(), self.product))
+        return sum(c.boxes for c in self.parts())
+
+    @property
+    def method(self) -> str:
+        return "per factor: exact continuity + 1-D ball-arithmetic branch and bound + mean value, or an exact support argument"
+
+    @property
+    def min_margin(self) -> Fraction | None:
+        """Smallest margin (nats) over the parts when all are certified, else None."""
+        if self.verdict != "certified":
+            return None
+        return min(c.min_margin for c in self.parts())
+
+    @property
+    def counterexample(self) -> Counterexample | None:
+        """The first refuted part's counterexample, if any."""
+        return next((c.counterexample for c in self.parts() if c.verdict == "refuted"), None)
 
     def to_json(self) -> dict[str, Any]:
-        return {"verdict": self.verdict, "boxes": self.boxes, "seconds": round(self.seconds, 4),
+        return {"verdict": self.verdict, "method": self.method, "boxes": self.boxes, "seconds": round(self.seconds, 4),
+                "min_margin": None if self.min_margin is None else float(self.min_margin),
+                "counterexample": None if self.counterexample is None else self.counterexample.to_json(),
                 "threshold_noise": self.threshold.to_json(), "query_noise": self.query.to_json(),
                 "product": self.product.to_json()}
 
@@ -181,9 +202,13 @@ def _refute_support(kind: str, family: str, spec: NoiseSpec, which: str, eps: Fr
                 return None
             ratio, log_ratio = mpmath.nstr(mpmath.exp(lr), DIGITS), mpmath.nstr(lr, DIGITS)
         name = {"density": "p", "survival": "S", "cdf": "F"}[kind]
+        where = ("the ratio p(y+s)/p(y) is ∞ for every y in [-s, 0) when s > 0 and 0 for every y in [0, -s) when s < 0"
+                 if kind == "density" else
+                 "F(y) = 0 for y <= 0: the ratio F(y+s)/F(y) is ∞ whenever y <= 0 < y + s, and unbounded as y -> 0+")
         return Counterexample(
             description=f"{which}: {name}(y) = {mpmath.nstr(fy, 10)} and {name}(y+s) = {mpmath.nstr(fys, 10)}: "
-                        f"the ratio {name}(y+s)/{name}(y) is {ratio}, outside [e^-|s|/b, e^|s|/b] (support mismatch)",
+                        f"the ratio {name}(y+s)/{name}(y) is {ratio}, outside [e^-|s|/b, e^|s|/b] "
+                        f"(support mismatch: {where}; the pointwise comparison is refuted)",
             values=(("epsilon", fmt(eps)), ("sensitivity", fmt(delta)), ("scale", fmt(scale)), ("y", fmt(y)), ("s", fmt(s)),
                     (f"{name}(y)", mpmath.nstr(fy, DIGITS)), (f"{name}(y+s)", mpmath.nstr(fys, DIGITS)),
                     ("ratio", ratio), ("log_ratio", log_ratio), ("bound_log", mpmath.nstr(bound, DIGITS))),
