@@ -355,6 +355,13 @@ def test_cli_bad_epsilon_range(rng_text: str, capsys: pytest.CaptureFixture[str]
     assert err.count("\n") == 1 and "--epsilon-range" in err
 
 
+def test_cli_factors_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["certify", "--noise", "exponential", "--what", "factors", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["verdict"] == "refuted" and out["conditional_ratio"] is None
+    assert out["counterexample"]["ratio"] == "inf" and out["min_margin"] is None
+
+
 def test_cli_text_output(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["certify", "--noise", "exponential", "--epsilon-range", "1/100:10"]) == 0
     out = capsys.readouterr().out

@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     ratio = certify_conditional_ratio(spec, eps_range) if args.what in ("all", "ratio") else None
     factors = certify_factor_bounds(spec, eps_range) if args.what in ("all", "factors") else None
     seconds = time.perf_counter() - start
-    head = ratio if ratio is not None else None
+    head = ratio
     result = {
         "verdict": head.verdict if head is not None else factors.verdict,
         "boxes": (ratio.boxes if ratio else 0) + (factors.boxes if factors else 0),
@@ -66,9 +66,9 @@ def run(args: argparse.Namespace) -> int:
         "factor_bounds": None if factors is None else factors.to_json(),
     }
     if args.what == "factors":
-        result["min_margin"] = None
-        result["min_margin_exact"] = None
-        result["counterexample"] = None
+        result["min_margin"] = None if factors.min_margin is None else float(factors.min_margin)
+        result["min_margin_exact"] = frac_json(factors.min_margin)
+        result["counterexample"] = None if factors.counterexample is None else factors.counterexample.to_json()
     if args.json:
         emit_json(result)
         return 0
