@@ -107,9 +107,7 @@ def findings_markdown() -> str:
         if key in by_id:
             c, v = by_id[key]
             lines.append(f"- **{c.id}** ({c.title}): {v.verdict}. {v.method}.")
-    lines += ["", "### Every claim", "", "| claim | verdict | statement |", "| --- | --- | --- |"]
-    for c, v in checked:
-        lines.append(f"| `{c.id}` | {v.verdict} | {_md_escape(c.title)} |")
+    lines += ["", "Every claim with its verdict: [docs/proofs.md](docs/proofs.md) (generated as well) and `svt-verify proofs`."]
     return "\n".join(lines) + "\n"
 
 
