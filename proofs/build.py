@@ -127,6 +127,20 @@ def conclusion(claim_id: str, links: tuple[str, ...], own: Verdict | None) -> Ve
         return Verdict(claim_id, chain_v, f"chain of its links (weakest: {chain_v}); directly: {own.method}", evidence)
     return Verdict(claim_id, own.verdict, own.method, evidence)
 
+def theorem_conclusion(claim_id: str, theorem_id: str, links: tuple[str, ...], note: str, params: dict[str, Any]) -> Verdict:
+    """A proof's final claim: the theorem's own check (``theorem_id``) as its
+    direct evidence, combined with the chain of ``links`` (`conclusion`);
+    at a user's point (``params``) only the direct check."""
+    from proofs.registry import get_claim
+
+    thm = get_claim(theorem_id).check(**params) if params else get_claim(theorem_id).check()
+    ev = thm.evidence
+    own = Verdict(claim_id, thm.verdict, f"the theorem's own check ({theorem_id}): {thm.method}", Evidence(
+        points=ev.points, grid=ev.grid, digits=ev.digits, min_margin=ev.min_margin,
+        margin_unit=ev.margin_unit, counterexample=ev.counterexample, notes=ev.notes + (note,),
+    ))
+    return own if params else conclusion(claim_id, links, own)
+
 
 def frac(x: Any) -> Fraction:
     from verify.exact import to_fraction

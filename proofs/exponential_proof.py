@@ -21,7 +21,16 @@ import sympy as sp
 from proofs import conditional as C
 from proofs import seed as S
 from proofs import symbolic as Y
-from proofs.build import COND_PARAMS, COND_QUANTIFIERS, NEIGHBOUR_QUANTIFIERS, claim, conclusion, link, refuted_or_undecided
+from proofs.build import (
+    COND_PARAMS,
+    COND_QUANTIFIERS,
+    NEIGHBOUR_QUANTIFIERS,
+    claim,
+    conclusion,
+    link,
+    refuted_or_undecided,
+    theorem_conclusion,
+)
 from proofs.claim import Evidence, Verdict
 from proofs.laplace_proof_1 import (
     EVENT_PARAMS,
@@ -551,15 +560,8 @@ claim(
 
 
 def check_conclusion(**params: Any) -> Verdict:
-    from proofs.registry import get_claim
-
-    thm = get_claim("M2.theorem").check(**params) if params else get_claim("M2.theorem").check()
-    own = Verdict("M2.conclusion", thm.verdict, f"the theorem's own check (M2.theorem): {thm.method}", Evidence(
-        points=thm.evidence.points, grid=thm.evidence.grid, digits=thm.evidence.digits, min_margin=thm.evidence.min_margin,
-        margin_unit=thm.evidence.margin_unit, counterexample=thm.evidence.counterexample,
-        notes=thm.evidence.notes + ("the proof shows only the upper bound; the lower bound follows by exchanging D and D'",),
-    ))
-    return own if params else conclusion("M2.conclusion", ("M2.ratio", "M2.integration"), own)
+    return theorem_conclusion("M2.conclusion", "M2.theorem", ("M2.ratio", "M2.integration"),
+                              "the proof shows only the upper bound; the lower bound follows by exchanging D and D'", params)
 
 
 claim(

@@ -21,7 +21,7 @@ import sympy as sp
 from proofs import conditional as C
 from proofs import seed as S
 from proofs import symbolic as Y
-from proofs.build import COND_PARAMS, COND_QUANTIFIERS, NEIGHBOUR_QUANTIFIERS, claim, conclusion, link
+from proofs.build import COND_PARAMS, COND_QUANTIFIERS, NEIGHBOUR_QUANTIFIERS, claim, conclusion, link, theorem_conclusion
 from proofs.claim import Evidence, Verdict
 from proofs.laplace_proof_1 import (
     EVENT_PARAMS,
@@ -551,15 +551,8 @@ claim(
 
 
 def check_conclusion(**params: Any) -> Verdict:
-    from proofs.registry import get_claim
-
-    thm = get_claim("M1.theorem").check(**params) if params else get_claim("M1.theorem").check()
-    own = Verdict("P2.conclusion", thm.verdict, f"the theorem's own check (M1.theorem): {thm.method}", Evidence(
-        points=thm.evidence.points, grid=thm.evidence.grid, digits=thm.evidence.digits, min_margin=thm.evidence.min_margin,
-        margin_unit=thm.evidence.margin_unit, counterexample=thm.evidence.counterexample,
-        notes=thm.evidence.notes + ("Proof 2 shows only the upper bound; the lower bound e^-ε follows by exchanging D and D' (neighbouring is symmetric)",),
-    ))
-    return own if params else conclusion("P2.conclusion", ("P2.ratio", "P2.integration"), own)
+    return theorem_conclusion("P2.conclusion", "M1.theorem", ("P2.ratio", "P2.integration"),
+                              "Proof 2 shows only the upper bound; the lower bound e^-ε follows by exchanging D and D' (neighbouring is symmetric)", params)
 
 
 claim(
