@@ -140,3 +140,18 @@ def test_ratio_exactly_at_the_bound_is_flagged():
     pn = symbolic_distribution(m, [1, -1], symbolic_parameters=True)[1]
     assert sympy.simplify(p / pn - sympy.exp(EPSILON)) == 0
     assert DELTA not in (p / pn).free_symbols
+
+
+def test_ratio_is_thread_safe():
+    """mpmath's precision is process-global; concurrent privacy_ratio calls from
+    threads must still return 40 correct digits (failed before verify.precision:
+    a thread's workdps block lowered the precision under another thread)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    m = AboveThreshold.mechanism_one(Fraction(1, 3))
+    pairs = [([j, -j, 1], [j + 1, -j - 1, 0]) for j in range(8)]
+    serial = [[mpmath.nstr(o.log_ratio, 40) for o in privacy_ratio(m, q, qn, digits=40).outputs] for q, qn in pairs]
+    with ThreadPoolExecutor(4) as ex:
+        for _ in range(3):
+            threaded = list(ex.map(lambda p: [mpmath.nstr(o.log_ratio, 40) for o in privacy_ratio(m, *p, digits=40).outputs], pairs))
+            assert threaded == serial

@@ -39,6 +39,7 @@ from verify.errors import InputError
 from verify.fast import FastIntegrator
 from verify.mechanism import AboveThreshold, Output, output_column, parse_queries
 from verify.piecewise import PiecewiseIntegrator
+from verify.precision import MPMATH_LOCK
 
 Method = Literal["symbolic", "mpmath", "fast"]
 METHODS: tuple[str, ...] = ("symbolic", "mpmath", "fast")
@@ -77,7 +78,7 @@ def _mp_integrals(mech: AboveThreshold, positions: Sequence[Fraction], cutoff: F
     zf, xf = mech.threshold_noise.family, mech.query_noise.family
     dps = digits + 10 + len(positions) // 2
     for _ in range(8):
-        with mpmath.workdps(dps):
+        with MPMATH_LOCK, mpmath.workdps(dps):
             backend = MpmathBackend()
             integ = PiecewiseIntegrator(backend, backend.num(lam), rho, zf, xf)
             results = integ.events(positions, cutoff)
@@ -198,7 +199,7 @@ def fast_log_distribution(
             c = float(cutoff[row])
             cut = None if c == -math.inf else Fraction(c) - mech.threshold
             vals = _mp_integrals(mech, [Fraction(float(x)) - mech.threshold for x in q[row]], cut, digits)
-        with mpmath.workdps(digits):
+        with MPMATH_LOCK, mpmath.workdps(digits):
             logp[row] = [float(mpmath.log(v)) if v > 0 else -math.inf for v in vals]
     return logp, len(bad)
 

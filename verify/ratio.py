@@ -23,6 +23,7 @@ import mpmath
 import numpy as np
 
 from verify.mechanism import AboveThreshold, Output, all_outputs, output_column, parse_queries
+from verify.precision import MPMATH_LOCK
 from verify.probabilities import DEFAULT_DIGITS, check_digits, fast_log_distribution, mp_distribution
 
 
@@ -85,6 +86,11 @@ def privacy_ratio(
     k = len(q)
     chosen = all_outputs(k) if outputs is None else list(outputs)
     cols = [output_column(o, k) for o in chosen]
+    with MPMATH_LOCK:
+        return _ratio_report(mech, q, qn, chosen, cols, digits, resolution)
+
+
+def _ratio_report(mech, q, qn, chosen, cols, digits, resolution) -> RatioReport:
     p = mp_distribution(mech, q, digits)
     pn = mp_distribution(mech, qn, digits)
     rows = []

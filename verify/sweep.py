@@ -63,6 +63,7 @@ from verify.exact import fmt, positive, to_fraction
 from verify.mechanism import NO_HALT, AboveThreshold, Output, column_output
 from verify.parallel import executor_for, ordered_results
 from verify.probabilities import check_digits, fast_log_conditional, fast_log_distribution, mp_conditional, mp_distribution
+from verify.precision import MPMATH_LOCK
 from verify.ratio import log_ratio, privacy_ratio
 
 #: Relative float64 margin below ε above which a point is re-evaluated.
@@ -658,9 +659,12 @@ def _conditional_witness(mech, m, kappa, d, delta, digits, kind) -> Witness:
 
 
 def _run_task(task: _Task) -> _ChunkResult:
-    if task.kind == "outputs":
-        return _outputs_chunk(task)
-    return _conditional_chunk(task)
+    # A chunk re-evaluates points with mpmath, whose precision is process-global:
+    # chunks on a thread-based executor take turns (verify.precision).
+    with MPMATH_LOCK:
+        if task.kind == "outputs":
+            return _outputs_chunk(task)
+        return _conditional_chunk(task)
 
 
 def _decide(res: _ChunkResult, lr: np.ndarray, eps: float, digits: int, cap: int,
