@@ -62,8 +62,8 @@ from verify.errors import InputError
 from verify.exact import fmt, positive, to_fraction
 from verify.mechanism import NO_HALT, AboveThreshold, Output, column_output
 from verify.parallel import executor_for, ordered_results
-from verify.probabilities import check_digits, fast_log_conditional, fast_log_distribution, mp_conditional, mp_distribution
 from verify.precision import MPMATH_LOCK
+from verify.probabilities import check_digits, fast_log_conditional, fast_log_distribution, mp_conditional, mp_distribution
 from verify.ratio import log_ratio, privacy_ratio
 
 #: Relative float64 margin below ε above which a point is re-evaluated.
