@@ -91,6 +91,15 @@ def certification(kind: str, family: str) -> EngineResult:
             if kind == "theorem" and cert.certified:
                 base += "; the theorem follows by integrating the certified conditional bound over x_{i-1} (law of total probability)"
             return EngineResult(cert.verdict, "certification: " + base, None if cert.min_margin is None else float(cert.min_margin))
+        if kind == "no_halt":
+            # Pr[A(D) = ⊤^k | X = x] = Pr[Z > M(D, x) - t] = S_Z(M(D, x) - t); D' shifts the argument by
+            # κ = M(D, x) - M(D', x), |κ| <= Δ, so a certified log-Lipschitz survival of Z (constant 1/b_Z)
+            # bounds the conditional ratio by e^{Δ/b_Z}; the seed's scale b_Z = 3Δ/ε makes that e^{ε/3} <= e^ε.
+            surv = _factor_bounds(family).threshold.survival_ratio
+            base = (f"verify.certify.certify_factor_bounds: survival of Z {surv.verdict} ({surv.method}; {surv.boxes} boxes, "
+                    f"{_range(surv)}): |ln S_Z(y+s) - ln S_Z(y)| <= |s|/b_Z; with Pr[⊤^k | x] = S_Z(M(D,x) - t) and "
+                    "|κ| <= Δ the conditional ratio is within e^{±Δ/b_Z} = e^{±ε/3}, and integrating over x keeps it")
+            return EngineResult(surv.verdict, "certification: " + base, None)
         if kind.startswith("factor:"):
             needs, product = FACTOR_NEEDS[kind.split(":", 1)[1]]
             fb = _factor_bounds(family)

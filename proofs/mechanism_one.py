@@ -50,11 +50,9 @@ def ratio_sweep_check(claim_id: str, family: str, which: str, bound_factor: Frac
     if params:
         return _ratio_point(claim_id, family, which, **params)
     sw = theorem_sweep(family, which)
-    eng = certification("theorem", family) if which == "halt" else None
+    eng = certification("theorem" if which == "halt" else "no_halt", family)
     checkers = [checker_sweep(family)] + ([checker_worst_case(family)] if which == "halt" else [])
     notes = [e.note for e in ([eng] if eng else []) + checkers]
-    if which == "none":
-        notes.append("certification: verify.certify certifies the conditional ratio of s_i only; ⊤^k is not covered")
     if sw.worst is not None:
         w = sw.worst
         notes.append(
@@ -101,7 +99,8 @@ def ratio_sweep_check(claim_id: str, family: str, which: str, bound_factor: Frac
         return Verdict(claim_id, "undecided", "certification refuted the conditional bound but no violation of the theorem was confirmed",
                        Evidence(**evidence, notes=tuple(notes)))
     if eng is not None and eng.certified:
-        return Verdict(claim_id, "certified", "rigorous enclosures of the conditional ratio (verify.certify) integrated over x; "
+        what = "conditional ratio" if which == "halt" else "survival of the threshold noise (Pr[⊤^k | x] = S_Z(M(D,x) - t))"
+        return Verdict(claim_id, "certified", f"rigorous enclosures of the {what} (verify.certify) integrated over x; "
                        "the sweeps agree", Evidence(**evidence, notes=tuple(notes)))
     return Verdict(
         claim_id,
