@@ -308,3 +308,23 @@ def test_fast_linear_and_log_space_agree(zf, xf, monkeypatch):
     finite = np.isfinite(linear)
     assert np.array_equal(finite, np.isfinite(logspace))
     assert np.max(np.abs(linear[finite] - logspace[finite])) < 1e-12
+
+
+@pytest.mark.skipif(np.finfo(np.longdouble).eps >= 1e-17, reason="np.longdouble is no wider than float64 here")
+def test_extended_precision_resolves_most_ill_conditioned_rows():
+    """Mechanism Two at k = 20: most rows are too ill-conditioned for float64's
+    closed form; extended precision resolves them (mpmath only for the rest),
+    and every row stays within 1e-10 of the mpmath path."""
+    from verify.fast import FastIntegrator
+
+    m = mech("exponential", "exponential")
+    q = np.round(np.random.default_rng(3).normal(0, 3, size=(12, 20)), 2)
+    flagged = (FastIntegrator(m).events(q).error_estimate > 1e-11).any(axis=1)
+    assert flagged.sum() >= 4  # the float64 closed form alone would not meet the tolerance
+    logf, by_mpmath = fast_log_distribution(m, q)
+    assert by_mpmath < flagged.sum()
+    for row in np.nonzero(flagged)[0][:4]:
+        exact = mp_distribution(m, [Fraction(float(x)) for x in q[row]], digits=25)
+        with mpmath.workdps(30):
+            for lf, e in zip(logf[row], exact):
+                assert abs(lf - float(mpmath.log(e))) <= 1e-10

@@ -24,7 +24,6 @@ import numpy as np
 
 from verify.mechanism import AboveThreshold
 
-LOG_HALF = float(np.log(0.5))
 EPS = float(np.finfo(float).eps)
 CHUNK = 8192
 
@@ -87,9 +86,9 @@ class _LinearTerms:
     """Terms summed in linear space: used for rows where no term can over- or
     underflow (see `FastIntegrator.linear_safe`); same results as `_Terms`."""
 
-    def __init__(self, n: int) -> None:
-        self.value = np.zeros(n)
-        self.magnitude = np.zeros(n)
+    def __init__(self, n: int, dtype: type = np.float64) -> None:
+        self.value = np.zeros(n, dtype=dtype)
+        self.magnitude = np.zeros(n, dtype=dtype)
         self.any = np.zeros(n, dtype=bool)
 
     def add_segment(self, scale: np.ndarray, poly: np.ndarray, alpha0: np.ndarray, lam: float, lo, hi) -> None:
@@ -120,13 +119,19 @@ class _LinearTerms:
 class FastIntegrator:
     """Vectorised twin of `verify.piecewise.PiecewiseIntegrator` for one mechanism."""
 
-    def __init__(self, mech: AboveThreshold) -> None:
+    def __init__(self, mech: AboveThreshold, dtype: type = np.float64) -> None:
+        """``dtype``: float64, or np.longdouble for the rows whose float64 error
+        estimate is too large (x87 extended precision: 3 more digits)."""
+        self.dtype = dtype
+        self.eps = float(np.finfo(dtype).eps)
+        self.log_half = np.log(dtype(0.5))
         zn, xn = mech.threshold_noise, mech.query_noise
         self.zfamily, self.xfamily = zn.family, xn.family
         rate_x = xn.rate if not xn.is_none else (zn.rate if not zn.is_none else Fraction(1))
-        self.lam = float(rate_x)
-        self.rho = float(zn.rate / rate_x) if not zn.is_none else 1.0
-        self.threshold = float(mech.threshold)
+        rho = zn.rate / rate_x if not zn.is_none else Fraction(1)
+        self.lam = _in(dtype, rate_x)
+        self.rho = _in(dtype, rho)
+        self.threshold = _in(dtype, mech.threshold)
 
     # --- public ---------------------------------------------------------------------------
     def events(self, queries: np.ndarray, cutoff: np.ndarray | None = None) -> FastResult:
@@ -135,7 +140,7 @@ class FastIntegrator:
         With ``cutoff`` (n,), the threshold noise is restricted to z > cutoff - t
         (the proofs' conditional form; -inf for no restriction).
         """
-        q = np.atleast_2d(np.asarray(queries, dtype=float))
+        q = np.atleast_2d(np.asarray(queries, dtype=self.dtype))
         n, k = q.shape
         if n > CHUNK:  # cache-sized blocks: the same arithmetic, 2-3x faster on large inputs
             parts = [self.events(q[s : s + CHUNK], None if cutoff is None else np.asarray(cutoff)[s : s + CHUNK])
@@ -143,11 +148,11 @@ class FastIntegrator:
             return FastResult(np.concatenate([p.log_probability for p in parts]),
                               np.concatenate([p.error_estimate for p in parts]))
         a = q - self.threshold
-        c = None if cutoff is None else np.asarray(cutoff, dtype=float) - self.threshold
+        c = None if cutoff is None else np.asarray(cutoff, dtype=self.dtype) - self.threshold
         with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
             if self.zfamily == "none":
                 logp = self._point_events(a, c)
-                return FastResult(logp, np.where(np.isfinite(logp), 4 * (k + 1) * EPS, 0.0))
+                return FastResult(logp.astype(float), np.where(np.isfinite(logp), 4 * (k + 1) * self.eps, 0.0))
             out = np.empty((n, k + 1))
             err = np.empty((n, k + 1))
             safe = self.linear_safe(a, c)
@@ -155,12 +160,12 @@ class FastIntegrator:
                 m = int(rows.sum())
                 if m == 0:
                     continue
-                accs: list = [_LinearTerms(m) if linear else _Terms() for _ in range(k + 1)]
+                accs: list = [_LinearTerms(m, self.dtype) if linear else _Terms() for _ in range(k + 1)]
                 self._integrate(a[rows], None if c is None else c[rows], accs)
                 for i, acc in enumerate(accs):
                     logv, cond = acc.total(m)
                     out[rows, i] = logv
-                    err[rows, i] = cond * EPS * 8 * (k + 2)
+                    err[rows, i] = cond * self.eps * 8 * (k + 2)
         err = np.where(np.isnan(out), np.inf, err)
         return FastResult(out, err)
 
@@ -180,7 +185,7 @@ class FastIntegrator:
     # --- internals ------------------------------------------------------------------------
     def _integrate(self, a: np.ndarray, c: np.ndarray | None, terms: list[_Terms]) -> None:
         n, k = a.shape
-        cols = [a, np.zeros((n, 1))]
+        cols = [a, np.zeros((n, 1), dtype=self.dtype)]
         if c is not None:
             finite_c = np.where(np.isfinite(c), c, a.min(axis=1) if k else 0.0)
             cols.append(finite_c[:, None])
@@ -203,7 +208,7 @@ class FastIntegrator:
             zexp = np.where(above0, -rho, rho)
             logc = np.where(active, logc, -np.inf)
             shift = np.zeros(n)
-            poly = np.ones((1, n))  # coefficient rows: poly[c] multiplies w^c
+            poly = np.ones((1, n), dtype=self.dtype)  # coefficient rows: poly[c] multiplies w^c
             for i in range(k):
                 x = a[:, i]
                 below = (hi <= x) if hi is not None else np.zeros(n, dtype=bool)
@@ -218,10 +223,10 @@ class FastIntegrator:
     def _below(self, x, r, below):
         """F(z - x) as (log const, e, p0, p1, zero-mask)."""
         n = x.shape[0]
-        zero = np.zeros(n)
-        one = np.ones(n)
+        zero = np.zeros(n, dtype=self.dtype)
+        one = np.ones(n, dtype=self.dtype)
         if self.xfamily == "laplace":
-            logc = np.where(below, LOG_HALF + self.lam * (r - x), 0.0)
+            logc = np.where(below, self.log_half + self.lam * (r - x), 0.0)
             e = np.where(below, -1.0, 0.0)
             p1 = np.where(below, 0.0, -0.5 * np.exp(self.lam * np.minimum(x - r, 0)))
             return logc, e, one, p1, np.zeros(n, dtype=bool)
@@ -233,10 +238,10 @@ class FastIntegrator:
     def _reach(self, x, r, below):
         """S(z - x) as (log const, e, p0, p1, zero-mask)."""
         n = x.shape[0]
-        zero = np.zeros(n)
-        one = np.ones(n)
+        zero = np.zeros(n, dtype=self.dtype)
+        one = np.ones(n, dtype=self.dtype)
         if self.xfamily == "laplace":
-            logc = np.where(below, 0.0, LOG_HALF + self.lam * (x - r))
+            logc = np.where(below, 0.0, self.log_half + self.lam * (x - r))
             e = np.where(below, -1.0, 1.0)
             p0 = np.where(below, -0.5 * np.exp(self.lam * np.minimum(r - x, 0)), 1.0)
             p1 = np.where(below, 1.0, 0.0)
@@ -282,7 +287,7 @@ class FastIntegrator:
     def _log_point_below(self, d):
         y = self.lam * d
         if self.xfamily == "laplace":
-            return np.where(d < 0, LOG_HALF + np.minimum(y, 0), np.log1p(-0.5 * np.exp(-np.maximum(y, 0))))
+            return np.where(d < 0, self.log_half + np.minimum(y, 0), np.log1p(-0.5 * np.exp(-np.maximum(y, 0))))
         if self.xfamily == "exponential":
             return np.where(d > 0, np.log(-np.expm1(-np.maximum(y, 0))), -np.inf)
         return np.where(d > 0, 0.0, -np.inf)
@@ -290,16 +295,21 @@ class FastIntegrator:
     def _log_point_reach(self, d):
         y = self.lam * d
         if self.xfamily == "laplace":
-            return np.where(d < 0, np.log1p(-0.5 * np.exp(np.minimum(y, 0))), LOG_HALF - np.maximum(y, 0))
+            return np.where(d < 0, np.log1p(-0.5 * np.exp(np.minimum(y, 0))), self.log_half - np.maximum(y, 0))
         if self.xfamily == "exponential":
             return np.where(d > 0, -np.maximum(y, 0), 0.0)
         return np.where(d <= 0, 0.0, -np.inf)
 
 
+def _in(dtype: type, x: Fraction):
+    """A Fraction rounded once into ``dtype``."""
+    return dtype(x.numerator) / dtype(x.denominator)
+
+
 def _times(poly: np.ndarray, p0: np.ndarray, p1: np.ndarray) -> np.ndarray:
     """poly(w)·(p0 + p1·w), coefficients along axis 0 (contiguous rows)."""
     d, n = poly.shape
-    out = np.empty((d + 1, n))
+    out = np.empty((d + 1, n), dtype=poly.dtype)
     np.multiply(poly, p0, out=out[:d])
     out[d] = 0.0
     out[1:] += poly * p1

@@ -181,8 +181,10 @@ def fast_log_distribution(
 ) -> tuple[np.ndarray, int]:
     """log Pr of s_1..s_k and ⊤^k for each row of ``queries`` (n, k), float64.
 
-    Returns (array (n, k+1), number of rows re-evaluated by mpmath because the
-    float64 closed form's error estimate exceeded ``tolerance``).  With
+    Returns (array (n, k+1), number of rows re-evaluated by mpmath).  Rows whose
+    float64 error estimate exceeds ``tolerance`` are re-evaluated in extended
+    precision (np.longdouble, where it is wider than float64), and those still
+    above it by the mpmath path.  With
     ``cutoff`` (n,), the conditional form z > cutoff - t is used (one query).
     """
     q = np.atleast_2d(np.asarray(queries, dtype=float))
@@ -191,6 +193,12 @@ def fast_log_distribution(
     res = FastIntegrator(mech).events(q, cutoff)
     logp = res.log_probability.copy()
     bad = np.nonzero((res.error_estimate > tolerance).any(axis=1))[0]
+    if len(bad) and np.finfo(np.longdouble).eps < 1e-17:
+        # extended precision first (3 more digits on x86-64), mpmath only where even that is not enough
+        ext = FastIntegrator(mech, np.longdouble).events(q[bad], None if cutoff is None else np.asarray(cutoff)[bad])
+        ok = ~(ext.error_estimate > tolerance).any(axis=1)
+        logp[bad[ok]] = ext.log_probability[ok]
+        bad = bad[~ok]
     for row in bad:
         digits = max(20, int(-math.log10(tolerance)) + 5)
         if cutoff is None:
