@@ -10,9 +10,9 @@ the result is ``log Σ sign·exp(log|term|)``, and the ratio
 Rounding: each term carries a relative error of a few units in the last place,
 so the result's relative error is at most about ``cond · ops · 2^-53``.  That
 estimate is returned with the values (`FastResult.error_estimate`);
-`verify.probabilities` re-evaluates with mpmath wherever it exceeds the
-tolerance asked for, so a caller of the public API never receives a float64
-value whose estimated error is above it.
+`verify.probabilities` re-evaluates in extended precision (``dtype=np.longdouble``)
+and then with mpmath wherever it exceeds the tolerance asked for, so a caller
+of the public API never receives a value whose estimated error is above it.
 """
 
 from __future__ import annotations
