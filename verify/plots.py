@@ -16,6 +16,7 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from verify.errors import InputError
 from verify.exact import fmt
@@ -137,6 +138,7 @@ def plot_worst_case(res, path: str) -> None:
     if res.upper_bound is not None:
         ax.axhline(float(res.upper_bound.value), color="C2", linestyle=":", linewidth=1.5, label="proven upper bound")
     ax.set_xlabel("number of queries k")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("largest |log ratio| found (nats)")
     ax.set_title(f"worst-case loss vs k (verdict: {res.verdict})", fontsize=10)
     ax.legend(fontsize=8)
