@@ -36,10 +36,22 @@ def _landscape(ax, x, y, z, eps, xlabel, ylabel, title, mark=None):
     finite = np.where(np.isfinite(z), z, np.nan)
     lim = max(float(np.nanmax(np.abs(finite))) if np.isfinite(finite).any() else eps, eps) * 1.05
     im = ax.pcolormesh(x, y, np.clip(finite, -lim, lim).T, cmap="RdBu_r", vmin=-lim, vmax=lim, shading="auto")
-    cs = ax.contour(x, y, finite.T, levels=[-eps, eps], colors=["k", "k"], linestyles=["--", "--"], linewidths=1.2)
-    ax.clabel(cs, fmt={-eps: "-ε", eps: "+ε"}, fontsize=8)
+    # Where the loss sits exactly on the bound (Mechanism Two attains it on whole regions) a contour
+    # at ±ε would trace float64 noise: snap values within 1e-9 of the bound onto it and draw the
+    # contour a hair outside, so it marks only points that exceed the bound.
+    tol = 1e-9 * max(1.0, eps)
+    snapped = np.where(np.abs(np.abs(finite) - eps) <= tol, np.sign(finite) * eps, finite)
+    outside = [lv for lv in (-eps - tol, eps + tol) if np.nanmin(snapped) < lv < np.nanmax(snapped)]
+    if outside:
+        cs = ax.contour(x, y, snapped.T, levels=outside, colors="k", linestyles="--", linewidths=1.2)
+        ax.clabel(cs, fmt={lv: ("-ε" if lv < 0 else "+ε") for lv in outside}, fontsize=8)
+    at_bound = np.abs(np.abs(finite) - eps) <= tol
+    if at_bound.any():
+        ax.contourf(x, y, at_bound.T.astype(float), levels=[0.5, 1.5], colors="none", hatches=["///"])
+        ax.plot([], [], " ", label="/// |log ratio| = ε (to 1e-9)")
     if mark is not None:
         ax.plot(*mark, marker="*", color="gold", markeredgecolor="k", markersize=14, label="witness")
+    if mark is not None or at_bound.any():
         ax.legend(loc="upper right", fontsize=8)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
