@@ -328,3 +328,32 @@ def test_extended_precision_resolves_most_ill_conditioned_rows():
         with mpmath.workdps(30):
             for lf, e in zip(logf[row], exact):
                 assert abs(lf - float(mpmath.log(e))) <= 1e-10
+
+
+@pytest.mark.parametrize("zf,xf", [("laplace", "laplace"), ("exponential", "exponential"), ("laplace", "none"), ("none", "exponential")])
+def test_arb_balls_enclose_the_probabilities(zf, xf):
+    """Ball arithmetic: every ball meets the mpmath value's 50-digit error ball
+    (both contain the exact value), is narrow, and the balls sum to a ball
+    containing 1."""
+    import flint
+
+    from verify.probabilities import arb_distribution
+
+    m = mech(zf, xf, 3, 2, eps=Fraction(1, 2))
+    q = [Fraction(1, 3), Fraction(-2), Fraction(5), Fraction(0)]
+    balls = arb_distribution(m, q, prec=200)
+    exact = mp_distribution(m, q, digits=50)
+    old = flint.ctx.prec
+    flint.ctx.prec = 200  # the reference values as narrow balls too
+    try:
+        for ball, e in zip(balls, exact):
+            if e == 0:
+                assert ball == 0
+                continue
+            # the mpmath value is correct to 50 digits: the exact value lies in both balls
+            reference = flint.arb(mpmath.nstr(e, 60), mpmath.nstr(abs(e) * mpmath.mpf(10) ** -49, 5))
+            assert ball.overlaps(reference)
+            assert float(ball.rad()) < 1e-40 * float(ball.mid())
+        assert sum(balls, flint.arb(0)).contains(1)
+    finally:
+        flint.ctx.prec = old

@@ -8,6 +8,7 @@ from verify.errors import InputError
 from verify.mechanism import NO_HALT, AboveThreshold
 from verify.noise import Noise, NoiseSpec
 from verify.probabilities import (
+    arb_distribution,
     distribution,
     fast_log_distribution,
     mp_conditional,
@@ -21,6 +22,7 @@ from verify.ratio import privacy_ratio
 __all__ = [
     "NO_HALT",
     "AboveThreshold",
+    "arb_distribution",
     "InputError",
     "Noise",
     "NoiseSpec",

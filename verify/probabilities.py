@@ -34,7 +34,7 @@ import mpmath
 import numpy as np
 import sympy
 
-from verify.backends import MpmathBackend, SympyBackend
+from verify.backends import ArbBackend, MpmathBackend, SympyBackend
 from verify.errors import InputError
 from verify.fast import FastIntegrator
 from verify.mechanism import AboveThreshold, Output, output_column, parse_queries
@@ -119,6 +119,34 @@ def _exact(value: object, name: str) -> Fraction:
     from verify.exact import to_fraction
 
     return to_fraction(value, name)
+
+
+def arb_distribution(mech: AboveThreshold, queries: Sequence[object], prec: int = 128) -> list[Any]:
+    """Rigorous enclosures: python-flint ``arb`` balls, one per output, each
+    containing the exact Pr of s_1..s_k and ⊤^k.
+
+    The same closed form as the other paths, evaluated in ball arithmetic at
+    ``prec`` bits (the working precision is set for this call only); a
+    probability that is exactly zero is the exact ball 0.
+
+    >>> balls = arb_distribution(AboveThreshold.mechanism_one(1), [0])
+    >>> all(b.contains(0.5) for b in balls)
+    True
+    """
+    import flint
+
+    if isinstance(prec, bool) or not isinstance(prec, int) or not 30 <= prec <= 10000:
+        raise InputError(f"prec: {prec!r} must be an integer number of bits from 30 to 10000")
+    lam, rho = _rates(mech)
+    with MPMATH_LOCK:  # flint's precision is global to the process as well
+        old = flint.ctx.prec
+        flint.ctx.prec = prec
+        try:
+            backend = ArbBackend()
+            integ = PiecewiseIntegrator(backend, backend.num(lam), rho, mech.threshold_noise.family, mech.query_noise.family)
+            return [flint.arb(0) if r.zero else r.value for r in integ.events(_positions(mech, queries), None)]
+        finally:
+            flint.ctx.prec = old
 
 
 # --- path 1: sympy --------------------------------------------------------------------------------------
