@@ -192,18 +192,13 @@ class ConditionalSweep:
 def mp_conditional_log_ratio(family: str, eps: Fraction, m: Fraction | None, d: Fraction, mn: Fraction | None, dn: Fraction, digits: int = DIGITS) -> mpmath.mpf:
     """ln Pr[A(D)=s_i | x] - ln Pr[A(D')=s_i | x] by the library's mpmath path (Δ = 1, t = 0)."""
     from verify.probabilities import mp_conditional
+    from verify.ratio import log_ratio
 
     mech = mechanism(family, eps)
     a = mp_conditional(mech, m, d, digits)
     b_ = mp_conditional(mech, mn, dn, digits)
     with mpmath.workdps(digits):
-        if a == 0 and b_ == 0:
-            return mpmath.mpf(0)
-        if b_ == 0:
-            return mpmath.inf
-        if a == 0:
-            return mpmath.ninf
-        return mpmath.log(a) - mpmath.log(b_)
+        return log_ratio(a, b_)
 
 
 @cache

@@ -438,11 +438,10 @@ class Witness:
         return out
 
 
-@dataclass
-class EpsilonSummary:
-    """Folded results for one ε."""
+@dataclass(kw_only=True)
+class _Tally:
+    """Counts and witnesses of checked points: one chunk's, or one ε's folded total."""
 
-    epsilon: Fraction
     points: int = 0
     violation_count: int = 0
     violations: list[Witness] = field(default_factory=list)
@@ -452,6 +451,13 @@ class EpsilonSummary:
     fast_path_disagreements: int = 0
     refined_by_mpmath: int = 0
     witness: Witness | None = None
+
+
+@dataclass
+class EpsilonSummary(_Tally):
+    """Folded results for one ε."""
+
+    epsilon: Fraction
 
     def to_json(self) -> dict[str, Any]:
         w = self.witness
@@ -613,17 +619,8 @@ class _Task:
 
 
 @dataclass
-class _ChunkResult:
+class _ChunkResult(_Tally):
     eps_index: int
-    points: int = 0
-    violation_count: int = 0
-    violations: list[Witness] = field(default_factory=list)
-    near_bound_reevaluated: int = 0
-    at_bound: int = 0
-    at_bound_example: Witness | None = None
-    fast_path_disagreements: int = 0
-    refined_by_mpmath: int = 0
-    witness: Witness | None = None
 
 
 def _classify(lr: mpmath.mpf, eps: float, digits: int) -> str:

@@ -12,6 +12,15 @@ from verify.exact import fmt, parse_number, parse_vector
 from verify.mechanism import output_label
 
 
+def _point(w) -> str:
+    """Where a witness sits: both query vectors and the output, or (m, κ, d, δ) of a conditional sweep."""
+    if w.queries is not None:
+        return (f"q(D) = ({', '.join(fmt(x) for x in w.queries)}), q(D') = ({', '.join(fmt(x) for x in w.neighbour_queries)}), "
+                f"output {output_label(w.output)}")
+    m = "-inf" if w.gap_max is None else fmt(w.gap_max)
+    return f"m = {m}, κ = {fmt(w.kappa)}, d = {fmt(w.gap_query)}, δ = {fmt(w.delta)}"
+
+
 def parse_values(text: str, flag: str) -> tuple[Fraction, ...]:
     """``a,b,c`` or ``LO:HI:STEP`` (inclusive of HI when on the grid)."""
     if ":" in text:
@@ -140,20 +149,10 @@ def print_result(result) -> None:
         with mpmath.workdps(40):
             frac = result.max_abs_log_ratio_over_epsilon
             print(f"max |log ratio| = {mpmath.nstr(result.max_abs_log_ratio, 15)} = {mpmath.nstr(frac, 10)}·ε (ε = {fmt(w.epsilon)})")
-        if w.queries is not None:
-            print(f"  witness: q(D) = ({', '.join(fmt(x) for x in w.queries)}), q(D') = ({', '.join(fmt(x) for x in w.neighbour_queries)}), "
-                  f"output {output_label(w.output)}")
-        else:
-            m = "-inf" if w.gap_max is None else fmt(w.gap_max)
-            print(f"  witness: m = {m}, κ = {fmt(w.kappa)}, d = {fmt(w.gap_query)}, δ = {fmt(w.delta)}")
+        print(f"  witness: {_point(w)}")
         print(f"  log ratio ({w.digits} digits) = {w.log_ratio}")
     print(f"near the bound (re-evaluated at {result.spec.digits} digits): {j['near_bound_reevaluated']:,}; exactly at the bound: {j['at_bound']:,}")
     print(f"violations: {result.violation_count:,} ({len(result.violations)} listed, each confirmed at {result.spec.digits} digits)")
     for v in result.violations[:5]:
-        if v.queries is not None:
-            print(f"  ε = {fmt(v.epsilon)}: q(D) = ({', '.join(fmt(x) for x in v.queries)}), q(D') = ({', '.join(fmt(x) for x in v.neighbour_queries)}), "
-                  f"{output_label(v.output)}: log ratio {v.log_ratio}")
-        else:
-            m = "-inf" if v.gap_max is None else fmt(v.gap_max)
-            print(f"  ε = {fmt(v.epsilon)}: m = {m}, κ = {fmt(v.kappa)}, d = {fmt(v.gap_query)}, δ = {fmt(v.delta)}: log ratio {v.log_ratio}")
+        print(f"  ε = {fmt(v.epsilon)}: {_point(v)}: log ratio {v.log_ratio}")
     print(f"verdict: {result.verdict}")
