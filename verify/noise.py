@@ -21,6 +21,7 @@ The two one-sided probabilities the mechanism uses are
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
@@ -32,6 +33,7 @@ from verify.exact import fmt, non_negative
 
 Family = Literal["laplace", "exponential", "none"]
 FAMILIES: tuple[str, ...] = ("laplace", "exponential", "none")
+_LOG_HALF = -math.log(2.0)
 
 
 def check_family(family: str) -> str:
@@ -87,6 +89,48 @@ class Noise:
         if self.family == "laplace":
             return rng.laplace(0.0, b, size)
         return rng.exponential(b, size)
+
+    # --- the noise kernel: vectorised log-space float64 functions -------------
+    def log_cdf(self, x: np.ndarray) -> np.ndarray:
+        """``log F(x) = log Pr[X < x]`` in float64, accurate in both tails.
+
+        Laplace(b): ``log(1/2) + x/b`` for ``x < 0``, ``log1p(-exp(-x/b)/2)`` for ``x >= 0``;
+        Exp(b): ``log(-expm1(-x/b))`` for ``x > 0``, ``-inf`` otherwise; none: ``0`` if ``x > 0`` else ``-inf``.
+        """
+        x = np.asarray(x, dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            if self.is_none:
+                return np.where(x > 0, 0.0, -np.inf)
+            y = x / float(self.scale)
+            if self.family == "laplace":
+                return np.where(y < 0, _LOG_HALF + np.minimum(y, 0), np.log1p(-0.5 * np.exp(-np.maximum(y, 0))))
+            return np.where(y > 0, np.log(-np.expm1(-np.maximum(y, 0))), -np.inf)
+
+    def log_sf(self, x: np.ndarray) -> np.ndarray:
+        """``log S(x) = log Pr[X >= x]`` in float64, accurate in both tails.
+
+        Laplace(b): ``log1p(-exp(x/b)/2)`` for ``x < 0``, ``log(1/2) - x/b`` for ``x >= 0``;
+        Exp(b): ``-x/b`` for ``x > 0``, ``0`` otherwise; none: ``0`` if ``x <= 0`` else ``-inf``.
+        """
+        x = np.asarray(x, dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            if self.is_none:
+                return np.where(x <= 0, 0.0, -np.inf)
+            y = x / float(self.scale)
+            if self.family == "laplace":
+                return np.where(y < 0, np.log1p(-0.5 * np.exp(np.minimum(y, 0))), _LOG_HALF - np.maximum(y, 0))
+            return np.where(y > 0, -np.maximum(y, 0), 0.0)
+
+    def log_pdf(self, x: np.ndarray) -> np.ndarray:
+        """The log density in float64: ``-log(2b) - |x|/b`` (Laplace), ``-log b - x/b`` on ``x >= 0`` (Exp)."""
+        x = np.asarray(x, dtype=float)
+        if self.is_none:
+            raise InputError("noise density: the noise is 'none', it has no density")
+        b = float(self.scale)
+        with np.errstate(divide="ignore"):
+            if self.family == "laplace":
+                return -math.log(2 * b) - np.abs(x) / b
+            return np.where(x >= 0, -math.log(b) - np.maximum(x, 0) / b, -np.inf)
 
     def cdf_below(self, x: np.ndarray) -> np.ndarray:
         """``F(x) = Pr[X < x]`` in float64."""
