@@ -105,11 +105,22 @@ def _ratio_report(mech, q, qn, chosen, cols, digits, resolution) -> RatioReport:
     return RatioReport(mech, q, qn, digits, tuple(rows))
 
 
+def log_ratio_from_logs(log_p: np.ndarray | float, log_p_neighbour: np.ndarray | float) -> np.ndarray:
+    """log p - log p' in float64 from the two logs, with the same conventions as
+    `log_ratio`: both probabilities zero (both logs -inf) -> 0, one zero -> ±inf.
+
+    >>> log_ratio_from_logs(np.array([-np.inf, -np.inf, 0.0]), np.array([-np.inf, 0.0, -np.inf])).tolist()
+    [0.0, -inf, inf]
+    """
+    a = np.asarray(log_p, dtype=float)
+    b = np.asarray(log_p_neighbour, dtype=float)
+    with np.errstate(invalid="ignore"):
+        out = a - b
+    return np.where(np.isneginf(a) & np.isneginf(b), 0.0, out)
+
+
 def fast_log_ratios(mech: AboveThreshold, queries: np.ndarray, neighbour_queries: np.ndarray) -> np.ndarray:
     """Vectorised log ratios (n, k+1) in float64 (-inf/+inf/0 conventions as above)."""
     a, _ = fast_log_distribution(mech, queries)
     b, _ = fast_log_distribution(mech, neighbour_queries)
-    with np.errstate(invalid="ignore"):
-        out = a - b
-    both_zero = np.isneginf(a) & np.isneginf(b)
-    return np.where(both_zero, 0.0, out)
+    return log_ratio_from_logs(a, b)

@@ -129,10 +129,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _steps(text: str, flag: str, delta: Fraction) -> tuple[Fraction, ...]:
-    from verify.sweep import _shift_values
+    from verify.sweep import shift_values
 
     n = _int_flag(text, flag, 1)
-    return (Fraction(0),) if n == 1 else _shift_values(delta, n)
+    return (Fraction(0),) if n == 1 else shift_values(delta, n)
 
 
 def print_result(result) -> None:
