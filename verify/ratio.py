@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import mpmath
 import numpy as np
@@ -25,6 +26,7 @@ import numpy as np
 from verify.mechanism import AboveThreshold, Output, all_outputs, output_column, parse_queries
 from verify.precision import MPMATH_LOCK
 from verify.probabilities import DEFAULT_DIGITS, check_digits, fast_log_distribution, mp_distribution
+from verify.serialize import frac_str, mechanism_json, mp_str, output_json
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,31 @@ class RatioReport:
     @property
     def max_abs_log_ratio(self) -> mpmath.mpf:
         return max(abs(o.log_ratio) for o in self.outputs)
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as ``svt-verify ratio --json`` prints it: exact queries (p/q), values at ``digits`` digits."""
+        rows = [
+            {
+                "output": output_json(o.output),
+                "probability": mp_str(o.probability, self.digits),
+                "neighbour_probability": mp_str(o.neighbour_probability, self.digits),
+                "ratio": mp_str(o.ratio, self.digits),
+                "log_ratio": mp_str(o.log_ratio, self.digits),
+                "within_bounds": o.within_bounds,
+                "at_bound": o.at_bound,
+            }
+            for o in self.outputs
+        ]
+        return {
+            "mechanism": mechanism_json(self.mechanism),
+            "queries": [frac_str(x) for x in self.queries],
+            "neighbour_queries": [frac_str(x) for x in self.neighbour_queries],
+            "digits": self.digits,
+            "epsilon": frac_str(self.mechanism.epsilon),
+            "outputs": rows,
+            "max_abs_log_ratio": mp_str(self.max_abs_log_ratio, self.digits),
+            "all_within_bounds": all(r["within_bounds"] for r in rows),
+        }
 
 
 def log_ratio(p: mpmath.mpf, p_neighbour: mpmath.mpf) -> mpmath.mpf:

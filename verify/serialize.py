@@ -79,3 +79,23 @@ def mechanism_json(m: AboveThreshold) -> dict[str, Any]:
         "query_noise": noise_spec_json(m.query_spec),
         "description": m.describe(),
     }
+
+
+#: Significant digits that identify a float64 uniquely (printed, they parse back to the same double).
+FLOAT64_DIGITS = 17
+
+
+def float_str(x: float) -> str:
+    """A float64 to 17 significant digits ("inf", "-inf", "nan" as words): parses back to the identical double.
+
+    >>> float_str(0.1), float(float_str(0.1)) == 0.1
+    ('0.10000000000000001', True)
+    """
+    if math.isnan(x) or math.isinf(x):
+        return str(float_or_str(x))
+    return f"{x:.{FLOAT64_DIGITS}g}"
+
+
+def float64_json(x: float, relative_error: float) -> dict[str, str]:
+    """A float64 result with its error estimate: ``value`` to 17 digits, ``relative_error`` to 2."""
+    return {"value": float_str(x), "relative_error": f"{relative_error:.2g}"}

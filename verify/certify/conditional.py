@@ -82,7 +82,7 @@ def rates(spec: CertifySpec) -> tuple[str, Fraction, Fraction]:
                      "give both as multiples (--threshold-scale/--query-scale) or both absolute")
 
 
-def _summary(name: str, function: str, res: SupResult) -> SearchSummary:
+def search_summary(name: str, function: str, res: SupResult) -> SearchSummary:
     def show(b: Fraction | None, inf: str) -> str:
         return inf if b is None else fmt(b)
 
@@ -209,8 +209,8 @@ def certify_conditional_ratio(mech_or_spec: Any, epsilon_range: Any = DEFAULT_EP
     haz = hazard_search(xf)
     phi = tilted_hazard_search(zf, beta / alpha)
     searches = (
-        _summary("hazard of X", f"b_X · p_X(x) / S_X(x), X ~ {xf}", haz),
-        _summary("tilted hazard of Z", f"φ(m)/(α+β), Z ~ {zf}, β/α = {fmt(beta / alpha)}", phi),
+        search_summary("hazard of X", f"b_X · p_X(x) / S_X(x), X ~ {xf}", haz),
+        search_summary("tilted hazard of Z", f"φ(m)/(α+β), Z ~ {zf}, β/α = {fmt(beta / alpha)}", phi),
     )
     steps.append(ProofStep("hazard of X", "p_X(x) <= β S_X(x) for every real x",
                            f"1-D branch and bound in ball arithmetic over all of ℝ ({haz.count} boxes)", haz.verdict))

@@ -37,7 +37,7 @@ import mpmath
 import sympy
 
 from verify.certify import closed_forms as cf
-from verify.certify.conditional import _summary, rates
+from verify.certify.conditional import rates, search_summary
 from verify.certify.results import (
     DEFAULT_EPSILON_RANGE,
     Certificate,
@@ -241,8 +241,8 @@ def _factor_certificate(kind: str, spec: NoiseSpec, which: str, cspec: CertifySp
                            counterexample=None, steps=(step,), seconds=time.perf_counter() - start, **base)
     up, down = _slope_searches(kind, family)
     searches: tuple[SearchSummary, ...] = (
-        _summary(f"{kind}: b·(log f)' <= 1", f"b · d/dy log {kind}", up),
-        _summary(f"{kind}: -b·(log f)' <= 1", f"-b · d/dy log {kind}", down),
+        search_summary(f"{kind}: b·(log f)' <= 1", f"b · d/dy log {kind}", up),
+        search_summary(f"{kind}: -b·(log f)' <= 1", f"-b · d/dy log {kind}", down),
     )
     steps = (
         ProofStep("continuity", f"the {kind} is positive on ℝ and log of it is continuous at the joints", "sympy, exact", "exact"),

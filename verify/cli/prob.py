@@ -20,6 +20,7 @@ from verify.cli.common import (
 )
 from verify.mechanism import output_column, output_label
 from verify.probabilities import fast_log_distribution, mp_distribution, symbolic_distribution
+from verify.serialize import FLOAT64_DIGITS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -51,8 +52,9 @@ def run(args: argparse.Namespace) -> int:
         import numpy as np
 
         logp, _ = fast_log_distribution(mech, np.array([[float(x) for x in q]]))
-        value = mpmath.exp(mpmath.mpf(float(logp[0, col])))
-        digits = min(digits, 10)
+        digits = min(digits, FLOAT64_DIGITS)  # a float64 is known to 17 significant digits at most
+        with mpmath.workdps(FLOAT64_DIGITS + 10):
+            value = mpmath.exp(mpmath.mpf(float(logp[0, col])))
     else:
         value = mp_distribution(mech, q, digits)[col]
     with mpmath.workdps(digits + 10):
