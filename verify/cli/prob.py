@@ -7,6 +7,7 @@ import argparse
 import mpmath
 import sympy
 
+from verify.cli import flags, limits
 from verify.cli.common import (
     add_mechanism_flags,
     emit_json,
@@ -14,32 +15,34 @@ from verify.cli.common import (
     mechanism_json,
     mp_str,
     output_json,
-    parse_digits,
     parse_output,
-    parse_queries_flag,
 )
 from verify.mechanism import output_column, output_label
-from verify.probabilities import fast_log_distribution, mp_distribution, symbolic_distribution
+from verify.probabilities import MAX_DIGITS, MIN_DIGITS, fast_log_distribution, mp_distribution, symbolic_distribution
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("prob", help="exact probability of one output s_i = ⊤^{i-1}⊥ or ⊤^k",
                        description="Exact probability Pr[A(q) = output] of AboveThreshold for a query vector q.")
     add_mechanism_flags(p)
-    p.add_argument("--queries", required=True, metavar="Q1,Q2,...", help="query values q_1..q_k (decimals or fractions)")
+    p.add_argument("--queries", type=flags.vector(), required=True, metavar="Q1,Q2,...",
+                   help="query values q_1..q_k (decimals or fractions; k at most "
+                        + ", ".join(f"{k} for {m}" for m, k in limits.PROB_MAX_QUERIES.items()) + ")")
     p.add_argument("--output", required=True, metavar="{i|none}", help="i for s_i = ⊤^{i-1}⊥, none for ⊤^k")
     p.add_argument("--method", choices=["symbolic", "mpmath", "fast"], default="mpmath", help="evaluation path (default mpmath)")
-    p.add_argument("--digits", default="30", help="significant digits of the result (5..1000, default 30)")
+    p.add_argument("--digits", type=flags.integer(MIN_DIGITS, MAX_DIGITS), default="30",
+                   help=f"significant digits of the result ({MIN_DIGITS}..{MAX_DIGITS}, default 30)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     mech = mechanism_from_args(args)
-    q = parse_queries_flag(args.queries)
+    q = args.queries
     k = len(q)
+    limits.check_queries(k, limits.PROB_MAX_QUERIES[args.method], f"--method {args.method}")
     out = parse_output(args.output, k)
-    digits = parse_digits(args.digits)
+    digits = args.digits
     col = output_column(out, k)
     expression = None
     if args.method == "symbolic":

@@ -1,0 +1,47 @@
+"""Resource limits of the commands: each run finishes within its budget or is refused up front.
+
+The library accepts larger problems from Python; the command line refuses
+them before any work, with the limit in the message.  The limits are chosen so
+that a run at the limit takes at most about `BUDGET_SECONDS` on the project's
+2-core machine (measured figures and commands: docs/limits.md).  Runs that can
+take more than a few seconds (sweep, worst-case, proofs) draw a tqdm progress
+bar on a terminal.
+"""
+
+from __future__ import annotations
+
+from verify.errors import InputError
+
+#: Wall-clock budget of one command at its limits (seconds, 2-core machine).
+BUDGET_SECONDS = 60
+
+#: Largest number of queries k of ``prob`` per --method.
+PROB_MAX_QUERIES = {"symbolic": 6, "mpmath": 50, "fast": 16}
+#: Largest k of ``ratio`` (two mpmath distributions).
+RATIO_MAX_QUERIES = 32
+#: Largest --max-queries of ``worst-case``.
+WORST_CASE_MAX_QUERIES = 24
+#: Largest --max-queries of ``report``.
+REPORT_MAX_QUERIES = 30
+#: Largest number of points (per ε, times the number of ε) of one ``sweep``.
+SWEEP_MAX_POINTS = 20_000_000
+#: Largest number of ε values of ``sweep --epsilons``.
+SWEEP_MAX_EPSILONS = 100
+#: Largest --random of ``sweep`` (query vectors).
+SWEEP_MAX_RANDOM = 10_000_000
+#: Largest --workers.
+MAX_WORKERS = 256
+
+
+def check_queries(k: int, limit: int, what: str) -> None:
+    """Refuse k > limit with the limit and the reason in the message."""
+    if k > limit:
+        raise InputError(f"--queries: {k} queries is above the limit of {limit} for {what} "
+                         f"(a run at the limit takes at most about {BUDGET_SECONDS} s; see docs/limits.md)")
+
+
+def check_sweep_points(points: int, per_second: float | None = None) -> None:
+    """Refuse a sweep of more than `SWEEP_MAX_POINTS` points."""
+    if points > SWEEP_MAX_POINTS:
+        raise InputError(f"grid: {points:,} points is above the limit of {SWEEP_MAX_POINTS:,} points per sweep "
+                         "(split the grid, e.g. fewer --epsilons, a smaller --k or --random; see docs/limits.md)")
