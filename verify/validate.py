@@ -14,7 +14,9 @@ it arrives.  Conventions (docs/limits.md):
   what makes every number supported end to end: a product or quotient of up to
   six such numbers (scale = c·Δ/ε, (q - t)/scale, ...) stays inside float64's
   range (about 1.8e308), which the fast path and the plots need.  ``1e999`` is
-  refused with the bound in the message.
+  refused with the bound in the message.  Exact values given from Python (and
+  values derived from three numbers, such as a noise scale c·Δ/ε) are bounded by
+  10^±`MAX_VALUE_DIGITS` instead.
 * Integers are ASCII digits only (no sign, no exponent, no underscores) within
   an explicit range per value.
 * Lists have at most `MAX_LIST` entries; text values are non-empty, at most
@@ -43,8 +45,12 @@ from verify.errors import InputError
 MAX_NUMBER_CHARS = 1000
 #: Largest |decimal exponent| written in a number (``1e1000``).
 MAX_EXPONENT = 1000
-#: A nonzero number has magnitude in [10^-50, 10^50] (see the module docstring).
+#: A nonzero number written as text has magnitude in [10^-50, 10^50] (see the module docstring).
 MAX_MAGNITUDE_DIGITS = 50
+#: Any exact value the library takes (from Python, or derived such as a noise scale c·Δ/ε from three
+#: numbers within 10^±50) has magnitude in [10^-150, 10^150]: a product or quotient of two such values
+#: still fits in float64.
+MAX_VALUE_DIGITS = 150
 #: Longest comma-separated list.
 MAX_LIST = 10_000
 #: Longest text value (paths, claim IDs, addresses).
@@ -56,8 +62,6 @@ _DECIMAL = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?", re.ASCII)
 _FRACTION = re.compile(r"[+-]?\d+/\d+", re.ASCII)
 _DIGITS = re.compile(r"\d+", re.ASCII)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-_HUGE = Fraction(10) ** MAX_MAGNITUDE_DIGITS
-_TINY = 1 / _HUGE
 
 
 def shown(value: object, limit: int = 40) -> str:
@@ -83,12 +87,17 @@ def fail(name: str, rule: str) -> InputError:
 # --------------------------------------------------------------------------------------------------
 # numbers
 # --------------------------------------------------------------------------------------------------
-def check_magnitude(x: Fraction, name: str, shown_as: str | None = None) -> Fraction:
-    """``x`` if it is 0 or 10^-50 <= |x| <= 10^50, else InputError with the bound."""
-    if x != 0 and not _TINY <= abs(x) <= _HUGE:
-        what = shown_as if shown_as is not None else ("a number" if len(str(x)) > 60 else str(x))
-        raise fail(name, f"{what} is outside the supported magnitudes: 0 or 1e-{MAX_MAGNITUDE_DIGITS} <= |x| <= "
-                         f"1e{MAX_MAGNITUDE_DIGITS}")
+def check_magnitude(x: Fraction, name: str, shown_as: str | None = None, digits: int = MAX_MAGNITUDE_DIGITS) -> Fraction:
+    """``x`` if it is 0 or 10^-digits <= |x| <= 10^digits, else InputError with the bound."""
+    if x != 0:
+        a = abs(x)
+        # compare without building 10^digits for every call when x is moderate
+        top = a.numerator.bit_length() - a.denominator.bit_length()
+        if not -3.33 * digits + 2 < top < 3.32 * digits - 2:
+            bound = Fraction(10) ** digits
+            if not 1 / bound <= a <= bound:
+                what = shown_as if shown_as is not None else ("the value" if len(str(x)) > 60 else str(x))
+                raise fail(name, f"{what} is outside the supported magnitudes: 0 or 1e-{digits} <= |x| <= 1e{digits}")
     return x
 
 
@@ -154,7 +163,7 @@ def to_number(value: object, name: str = "value") -> Fraction:
         x = Fraction(f)
     else:
         raise fail(name, f"{shown(value)} is not a number")
-    return check_magnitude(x, name)
+    return check_magnitude(x, name, digits=MAX_VALUE_DIGITS)
 
 
 def number_in(value: object, name: str, *, lo: Fraction | int | None = None, hi: Fraction | int | None = None,

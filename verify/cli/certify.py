@@ -10,6 +10,7 @@ from verify.certify import certify_conditional_ratio, certify_factor_bounds
 from verify.certify.results import CertifySpec, frac_json
 from verify.cli.common import add_mechanism_flags, emit_json, mechanism_from_args
 from verify.cli.flags import Flag
+from verify.cli.progress import stages
 from verify.errors import InputError
 from verify.exact import fmt
 from verify.validate import parse_number, shown
@@ -55,8 +56,14 @@ def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     eps_range = args.epsilon_range
     spec = CertifySpec.of(mechanism_from_args(args))
-    ratio = certify_conditional_ratio(spec, eps_range) if args.what in ("all", "ratio") else None
-    factors = certify_factor_bounds(spec, eps_range) if args.what in ("all", "factors") else None
+    with stages("certify", 2 if args.what == "all" else 1, unit="certificate") as bar:
+        ratio = factors = None
+        if args.what in ("all", "ratio"):
+            ratio = certify_conditional_ratio(spec, eps_range)
+            bar.update(1)
+        if args.what in ("all", "factors"):
+            factors = certify_factor_bounds(spec, eps_range)
+            bar.update(1)
     seconds = time.perf_counter() - start
     head = ratio
     result = {

@@ -83,7 +83,7 @@ def parse_output(text: str, k: int, allow_all: bool = False) -> Output | None:
         return NO_HALT
     if allow_all and s == "all":
         return None
-    rule = "an index 1..k, 'none'" + (" or 'all'" if allow_all else "")
+    rule = "an index 1..k in ASCII digits, 'none'" + (" or 'all'" if allow_all else "")
     if not (s.isascii() and s.isdigit()):
         raise InputError(f"--output: {shown(text)} is not {rule}")
     if len(s.lstrip("0")) > len(str(k)) or not 1 <= int(s) <= k:

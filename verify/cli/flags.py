@@ -110,6 +110,9 @@ class Store(argparse.Action):
         label = option_string or self.label
         if self.nargs is None and isinstance(values, list):
             parser.error(f"{label}: '--' is not a value (write the value after '=')")
+        for v in values if isinstance(values, list) else [values]:
+            if isinstance(v, str) and not v.strip():
+                parser.error(f"{label}: the value is empty (a flag given with '=' needs a value; leave the flag out for its default)")
         try:
             if isinstance(values, list):
                 value: Any = [self.flag.parse(v, label) for v in values]

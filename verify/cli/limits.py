@@ -29,6 +29,8 @@ SWEEP_MAX_POINTS = 20_000_000
 SWEEP_MAX_EPSILONS = 100
 #: Largest --random of ``sweep`` (query vectors).
 SWEEP_MAX_RANDOM = 10_000_000
+#: Largest --max-violations of ``sweep`` (each listed violation is re-evaluated at high precision).
+SWEEP_MAX_LISTED = 1000
 #: Largest --workers.
 MAX_WORKERS = 256
 

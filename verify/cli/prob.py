@@ -17,6 +17,7 @@ from verify.cli.common import (
     output_json,
     parse_output,
 )
+from verify.cli.progress import stages
 from verify.mechanism import output_column, output_label
 from verify.probabilities import MAX_DIGITS, MIN_DIGITS, fast_log_distribution, mp_distribution, symbolic_distribution
 
@@ -44,13 +45,22 @@ def run(args: argparse.Namespace) -> int:
     out = parse_output(args.output, k)
     digits = args.digits
     col = output_column(out, k)
+    with stages(f"prob ({args.method}, k = {k})", 1) as bar:
+        value, expression, digits = _evaluate(mech, q, col, args.method, digits)
+        bar.update(1)
+    return _report(args, mech, q, out, value, expression, digits)
+
+
+def _evaluate(mech, q, col: int, method: str, digits: int):
+    """Pr of column ``col`` by ``method``; returns (value, exact expression or None, digits shown)."""
+    k = len(q)
     expression = None
-    if args.method == "symbolic":
+    if method == "symbolic":
         expr = symbolic_distribution(mech, q)[col]
         expression = str(sympy.simplify(expr)) if k <= 2 else str(expr)
         with mpmath.workdps(digits + 10):
             value = mpmath.mpf(sympy.N(expr, digits + 10)) if expr != 0 else mpmath.mpf(0)
-    elif args.method == "fast":
+    elif method == "fast":
         import numpy as np
 
         logp, _ = fast_log_distribution(mech, np.array([[float(x) for x in q]]))
@@ -58,6 +68,10 @@ def run(args: argparse.Namespace) -> int:
         digits = min(digits, 10)
     else:
         value = mp_distribution(mech, q, digits)[col]
+    return value, expression, digits
+
+
+def _report(args, mech, q, out, value, expression, digits) -> int:
     with mpmath.workdps(digits + 10):
         logp_str = mp_str(mpmath.log(value), digits) if value > 0 else "-inf"
     result = {

@@ -16,6 +16,7 @@ from verify.cli.common import (
     output_json,
     parse_output,
 )
+from verify.cli.progress import stages
 from verify.mechanism import output_label
 from verify.probabilities import MAX_DIGITS, MIN_DIGITS
 from verify.ratio import privacy_ratio
@@ -43,7 +44,9 @@ def run(args: argparse.Namespace) -> int:
     mech.check_neighbours(q, qn)
     out = parse_output(args.output, len(q), allow_all=True)
     digits = args.digits
-    rep = privacy_ratio(mech, q, qn, None if out is None else [out], digits)
+    with stages(f"ratio (k = {len(q)})", 1) as bar:
+        rep = privacy_ratio(mech, q, qn, None if out is None else [out], digits)
+        bar.update(1)
     rows = [
         {
             "output": output_json(o.output),

@@ -57,8 +57,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="run on a Dask distributed cluster (tcp://HOST:PORT, e.g. tcp://127.0.0.1:8786)")
     r.add_argument("--chunk-size", type=flags.integer(1, 10_000_000), default="20000", metavar="N",
                    help="grid points (pairs) per chunk (default 20000)")
-    r.add_argument("--max-violations", type=flags.integer(0, 100_000), default="20", metavar="N",
-                   help="violations listed (confirmed at high precision) per ε (default 20)")
+    r.add_argument("--max-violations", type=flags.integer(0, limits.SWEEP_MAX_LISTED), default="20", metavar="N",
+                   help=f"violations listed (confirmed at high precision) per ε (0..{limits.SWEEP_MAX_LISTED}, default 20)")
     r.add_argument("--digits", type=flags.integer(30, 1000), default="30",
                    help="digits of the high-precision re-evaluation (30..1000, default 30)")
     r.add_argument("--json", action="store_true", help="print one JSON object")

@@ -6,6 +6,7 @@ import argparse
 
 from verify.cli import flags, limits
 from verify.cli.common import add_mechanism_flags, emit_json, mechanism_from_args
+from verify.cli.progress import stages
 from verify.exact import fmt
 from verify.mechanism import output_label
 
@@ -29,7 +30,9 @@ def run(args: argparse.Namespace) -> int:
     from verify.worstcase import worst_case
 
     mech = mechanism_from_args(args)
-    res = worst_case(mech, max_queries=args.max_queries, seed=args.seed)
+    with stages(f"worst-case (k = 1..{args.max_queries})", 1) as bar:
+        res = worst_case(mech, max_queries=args.max_queries, seed=args.seed)
+        bar.update(1)
     if args.plot:
         from verify.plots import plot_worst_case
 
