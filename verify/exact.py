@@ -50,15 +50,48 @@ def parse_vector(text: str, name: str = "queries") -> tuple[Fraction, ...]:
     return parse_list(text, name)
 
 
+#: An exact decimal longer than this (sign, point and digits) is printed as p/q instead.
+MAX_DECIMAL_CHARS = 24
+
+
+def exact_decimal(x: Fraction) -> str | None:
+    """The terminating decimal expansion of ``x``, written out exactly (no exponent), or None
+    if ``x`` has none (its denominator has a prime factor other than 2 and 5).
+
+    >>> exact_decimal(Fraction(1, 2**10)), exact_decimal(Fraction(-5, 2)), exact_decimal(Fraction(1, 3))
+    ('0.0009765625', '-2.5', None)
+    """
+    den = x.denominator
+    twos = fives = 0
+    while den % 2 == 0:
+        den //= 2
+        twos += 1
+    while den % 5 == 0:
+        den //= 5
+        fives += 1
+    if den != 1:
+        return None
+    places = max(twos, fives)
+    scaled = abs(x.numerator) * 10**places // x.denominator  # exact: x.denominator divides 10**places
+    sign = "-" if x < 0 else ""
+    if places == 0:
+        return f"{sign}{scaled}"
+    whole, frac = divmod(scaled, 10**places)
+    return f"{sign}{whole}.{frac:0{places}d}"
+
+
 def fmt(x: Fraction) -> str:
-    """Short exact text for a Fraction: ``3``, ``1/3``, ``0.25``."""
+    """Short exact text for a Fraction that `parse_number` reads back to the identical value:
+    an integer, an exact decimal (at most `MAX_DECIMAL_CHARS` characters) or ``p/q``.
+
+    >>> fmt(Fraction(3)), fmt(Fraction(1, 3)), fmt(Fraction(1, 4)), fmt(Fraction(1, 2**39))
+    ('3', '1/3', '0.25', '1/549755813888')
+    >>> parse_number(fmt(Fraction(1, 2**39))) == Fraction(1, 2**39)
+    True
+    """
     if x.denominator == 1:
         return str(x.numerator)
-    d = x.denominator
-    while d % 2 == 0:
-        d //= 2
-    while d % 5 == 0:
-        d //= 5
-    if d == 1 and x.denominator <= 10**12:
-        return str(float(x)) if abs(x) < 10**15 else f"{x.numerator}/{x.denominator}"
+    text = exact_decimal(x)
+    if text is not None and len(text) <= MAX_DECIMAL_CHARS:
+        return text
     return f"{x.numerator}/{x.denominator}"

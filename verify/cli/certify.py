@@ -7,7 +7,7 @@ import time
 from fractions import Fraction
 
 from verify.certify import certify_conditional_ratio, certify_factor_bounds
-from verify.certify.results import CertifySpec, frac_json
+from verify.certify.results import CertifySpec, counterexample_json, frac_json
 from verify.cli.common import add_mechanism_flags, emit_json, mechanism_from_args
 from verify.cli.flags import Flag
 from verify.cli.progress import stages
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         "seconds": round(seconds, 4),
         "min_margin": (None if head is None or head.min_margin is None else float(head.min_margin)),
         "min_margin_exact": None if head is None else frac_json(head.min_margin),
-        "counterexample": None if head is None or head.counterexample is None else head.counterexample.to_json(),
+        "counterexample": None if head is None or head.counterexample is None else counterexample_json(head.counterexample),
         "what": args.what,
         "mechanism": spec.describe(),
         "epsilon_range": [frac_json(eps_range[0]), frac_json(eps_range[1])],
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     if args.what == "factors":
         result["min_margin"] = None if factors.min_margin is None else float(factors.min_margin)
         result["min_margin_exact"] = frac_json(factors.min_margin)
-        result["counterexample"] = None if factors.counterexample is None else factors.counterexample.to_json()
+        result["counterexample"] = None if factors.counterexample is None else counterexample_json(factors.counterexample)
     if args.json:
         emit_json(result)
         return 0
@@ -112,8 +112,8 @@ def _print_ratio(c) -> None:
         print("  undecided boxes: " + ", ".join(c.undecided_boxes))
     if c.counterexample is not None:
         cx = c.counterexample
-        print(f"  counterexample: {cx.description}")
-        for k, v in cx.values:
+        print(f"  counterexample: {cx.detail}")
+        for k, v in cx.params:
             print(f"    {k} = {v}")
 
 
@@ -124,5 +124,5 @@ def _print_factors(fb) -> None:
             f"{name} ratio {c.verdict}" for name, c in zip(("density", "survival", "CDF"), nf.all())))
         for c in nf.all():
             if c.counterexample is not None:
-                print(f"    {c.counterexample.description}")
+                print(f"    {c.counterexample.detail}")
     print(f"  product e^(Δ/b_Z)·e^(2Δ/b_X) <= e^ε: {fb.product.verdict} ({fb.product.steps[0].statement})")

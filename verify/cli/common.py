@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from fractions import Fraction
 from typing import Any
-
-import mpmath
 
 from verify.cli import flags
 from verify.errors import InputError
 from verify.mechanism import NO_HALT, AboveThreshold, Output
 from verify.noise import FAMILIES, NoiseSpec
+from verify.serialize import float_or_str, frac_str, mechanism_json, mp_str, output_json  # noqa: F401  (re-exported to the commands)
 from verify.validate import shown
 
 
@@ -53,27 +51,6 @@ def mechanism_from_args(args: argparse.Namespace) -> AboveThreshold:
     )
 
 
-def mechanism_json(m: AboveThreshold) -> dict[str, Any]:
-    def spec(s: NoiseSpec) -> dict[str, Any]:
-        out: dict[str, Any] = {"family": s.family}
-        if s.multiplier is not None:
-            out["scale_over_delta_over_epsilon"] = frac_str(s.multiplier)
-        if s.absolute is not None:
-            out["absolute_scale"] = frac_str(s.absolute)
-        return out
-
-    return {
-        "epsilon": frac_str(m.epsilon),
-        "sensitivity": frac_str(m.sensitivity),
-        "threshold": frac_str(m.threshold),
-        "threshold_noise": spec(m.threshold_spec),
-        "query_noise": spec(m.query_spec),
-        "description": m.describe(),
-    }
-
-
-def frac_str(x: Fraction) -> str:
-    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
 
 
 def parse_output(text: str, k: int, allow_all: bool = False) -> Output | None:
@@ -91,29 +68,6 @@ def parse_output(text: str, k: int, allow_all: bool = False) -> Output | None:
     return int(s)
 
 
-def mp_str(x: mpmath.mpf, digits: int) -> str:
-    """Decimal string with ``digits`` significant digits; "0", "inf", "-inf" exactly."""
-    if x == 0:
-        return "0"
-    if mpmath.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    with mpmath.workdps(digits + 5):
-        return mpmath.nstr(x, digits, min_fixed=-5, max_fixed=digits + 1, strip_zeros=False)
-
-
-def output_json(o: Output) -> int | str:
-    return o if o == NO_HALT else int(o)
-
-
 def emit_json(obj: Any) -> None:
     json.dump(obj, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
-
-
-def float_or_str(x: float) -> float | str:
-    """JSON has no inf/nan: write them as strings."""
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    if math.isnan(x):
-        return "nan"
-    return x

@@ -20,6 +20,7 @@ from verify.cli.common import (
 from verify.cli.progress import stages
 from verify.mechanism import output_column, output_label
 from verify.probabilities import MAX_DIGITS, MIN_DIGITS, fast_log_distribution, mp_distribution, symbolic_distribution
+from verify.serialize import FLOAT64_DIGITS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -64,8 +65,9 @@ def _evaluate(mech, q, col: int, method: str, digits: int):
         import numpy as np
 
         logp, _ = fast_log_distribution(mech, np.array([[float(x) for x in q]]))
-        value = mpmath.exp(mpmath.mpf(float(logp[0, col])))
-        digits = min(digits, 10)
+        digits = min(digits, FLOAT64_DIGITS)  # a float64 is known to 17 significant digits at most
+        with mpmath.workdps(FLOAT64_DIGITS + 10):
+            value = mpmath.exp(mpmath.mpf(float(logp[0, col])))
     else:
         value = mp_distribution(mech, q, digits)[col]
     return value, expression, digits

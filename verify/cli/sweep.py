@@ -106,7 +106,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _steps(n: int, delta: Fraction) -> tuple[Fraction, ...]:
     """``n`` equally spaced values in [-Δ, Δ] (0 alone for n = 1)."""
-    return (Fraction(0),) if n == 1 else tuple(-delta + 2 * delta * Fraction(j, n - 1) for j in range(n))
+    from verify.sweep import shift_values
+
+    return (Fraction(0),) if n == 1 else shift_values(delta, n)
 
 
 def print_result(result) -> None:
