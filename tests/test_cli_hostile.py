@@ -308,3 +308,49 @@ def test_duplicated_flags_last_wins(capsys):
     code, out, err = run(capsys, ["prob", "--queries", "5", "--queries", "0", "--output", "1", "--json"])
     assert code == 0, err
     assert '"queries": [\n    "0"\n  ]' in out
+
+
+# the library refuses the same values from Python (items 3 and 4) ------------------------------------
+_BIG, _TINY = Fraction(10**999), Fraction(1, 10**999)
+
+
+@pytest.mark.parametrize("kwargs, needle", [
+    (dict(epsilons=(_BIG,)), "1e150"), (dict(epsilons=(_TINY,)), "1e150"), (dict(epsilons=(float("inf"),)), "finite"),
+    (dict(epsilons=5), "not a list"), (dict(query_values="1,2"), "not a list"),
+    (dict(random_samples=10, random_range=(0,)), "give two"), (dict(random_samples=10, random_range=(-1,)), "give two"),
+    (dict(random_samples=10, random_range=(Fraction(1, 3),)), "give two"), (dict(random_samples=10, random_range=0), "not a list"),
+    (dict(random_samples=10, random_range=(1, 1)), "below"),
+    (dict(random_samples=10, random_resolution=_BIG), "1e150"), (dict(random_samples=10, random_resolution=10**40), "larger than"),
+    (dict(random_samples=10, random_resolution=Fraction(1, 10**40)), "2^40"),
+    (dict(random_samples=10, random_range=(-10**40, 10**40)), "2^52"), (dict(query_values=(10**40,)), "2^52"),
+    (dict(random_samples=10**30), "too large"), (dict(k=10**30), "from 1 to 64"), (dict(seed=-1), "seed"),
+])
+def test_grid_spec_refuses_bad_values_from_python(kwargs, needle):
+    from verify.errors import InputError
+    from verify.sweep import GridSpec
+
+    with pytest.raises(InputError, match=needle.replace("^", r"\^")) as exc:
+        GridSpec(**kwargs)
+    assert "\n" not in str(exc.value)
+
+
+@pytest.mark.parametrize("kwargs, needle", [
+    (dict(gap_max=(_BIG,)), "1e150"), (dict(gap_max=(10**40,)), "2^52"), (dict(gap_query=(-(10**40),)), "2^52"),
+    (dict(gap_max=(Fraction(1, 10**40),)), "2^40"), (dict(gap_query=3), "not a list"), (dict(kappas=(2,)), "outside"),
+])
+def test_conditional_grid_spec_refuses_bad_values_from_python(kwargs, needle):
+    from verify.errors import InputError
+    from verify.sweep import ConditionalGridSpec
+
+    with pytest.raises(InputError, match=needle.replace("^", r"\^")):
+        ConditionalGridSpec(**kwargs)
+
+
+@pytest.mark.parametrize("value", [0, 65, 10**30, True, 1.5, "3"])
+def test_worst_case_refuses_bad_max_queries_from_python(value):
+    from verify.errors import InputError
+    from verify.mechanism import AboveThreshold
+    from verify.worstcase import worst_case
+
+    with pytest.raises(InputError, match="max-queries"):
+        worst_case(AboveThreshold.mechanism_one(1), max_queries=value)

@@ -228,6 +228,19 @@ def integer_in(value: object, name: str, lo: int, hi: int) -> int:
 # --------------------------------------------------------------------------------------------------
 # lists, pairs, ranges
 # --------------------------------------------------------------------------------------------------
+def sequence(values: object, name: str, max_len: int | None = None) -> tuple:
+    """``values`` as a tuple: a list, tuple, range or 1-d array of values (not a string or a scalar)."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__") or isinstance(values, (dict, set, frozenset)):
+        raise fail(name, f"{shown(values)} is not a list of values")
+    try:
+        out = tuple(values)
+    except TypeError:
+        raise fail(name, f"{shown(values)} is not a list of values") from None
+    if max_len is not None and len(out) > max_len:
+        raise fail(name, f"{len(out)} values; at most {max_len}")
+    return out
+
+
 def parse_list(text: str, name: str, max_len: int = MAX_LIST) -> tuple[Fraction, ...]:
     """A comma-separated list of numbers, e.g. ``"0,1/2,1.5"`` (1..max_len entries)."""
     if not isinstance(text, str):

@@ -30,9 +30,10 @@ def run(args: argparse.Namespace) -> int:
     from verify.worstcase import worst_case
 
     mech = mechanism_from_args(args)
-    with stages(f"worst-case (k = 1..{args.max_queries})", 1) as bar:
-        res = worst_case(mech, max_queries=args.max_queries, seed=args.seed)
-        bar.update(1)
+    # one stage per k, and one for the decision and the tightness study
+    with stages(f"worst-case (k = 1..{args.max_queries})", args.max_queries + 1, unit="k") as bar:
+        res = worst_case(mech, max_queries=args.max_queries, seed=args.seed, progress=lambda k: bar.update(1))
+        bar.update(bar.total - bar.n)
     if args.plot:
         from verify.plots import plot_worst_case
 
