@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
             random_range=args.random_range, random_resolution=args.resolution, seed=args.seed, shift_steps=args.shift_steps,
             **common)
         run_fn = sweep
-    limits.check_sweep_points(spec.points_per_epsilon * len(eps))
+    limits.check_sweep_points(spec.points_per_epsilon * len(eps), min(eps), args.digits)
     result = run_fn(mech, spec, workers=args.workers, scheduler=args.scheduler, progress=sys.stderr.isatty())
     if args.csv:
         result.write_csv(args.csv)
