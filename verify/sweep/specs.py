@@ -21,13 +21,28 @@ import numpy as np
 from verify.errors import InputError
 from verify.exact import fmt, positive, to_fraction
 from verify.probabilities import check_digits
+from verify.validate import sequence
 
 MAX_K = 64
 MAX_INDEX = 2**62
 DEFAULT_CHUNK = 20_000
+#: Grid points are exact integers over a common denominator, computed in int64 and float64:
+#: the denominator stays below 2^40 and every |numerator| (values and neighbours) below 2^52.
+MAX_DENOMINATOR = 2**40
+MAX_NUMERATOR = 2**52
 
 def _fractions(values: Sequence[object], name: str) -> tuple[Fraction, ...]:
-    return tuple(to_fraction(v, f"{name}[{j}]") for j, v in enumerate(values, start=1))
+    return tuple(to_fraction(v, f"{name}[{j}]") for j, v in enumerate(sequence(values, name), start=1))
+
+
+def _check_exact_grid(name: str, den: int, largest: Fraction) -> None:
+    """The grid's values fit the int64/float64 arithmetic of the chunks (see `MAX_NUMERATOR`)."""
+    if den >= MAX_DENOMINATOR:
+        raise InputError(f"{name}: the common denominator of the grid is {den if den < 10**15 else 'above 1e15'}; "
+                         f"it must be below 2^40 for exact float64 grid arithmetic")
+    if largest * den >= MAX_NUMERATOR:
+        raise InputError(f"{name}: |value| up to {fmt(largest) if largest < 10**15 else 'above 1e15'} with common denominator "
+                         f"{den} exceeds 2^52 units: too large for exact float64 grid arithmetic")
 
 
 def _int(value: object, name: str, lo: int, hi: int | None = None) -> int:
@@ -87,7 +102,7 @@ class GridSpec:
 
     def __post_init__(self) -> None:
         s = object.__setattr__
-        s(self, "epsilons", tuple(positive(e, "epsilon") for e in self.epsilons))
+        s(self, "epsilons", tuple(positive(e, "epsilon") for e in sequence(self.epsilons, "epsilons")))
         s(self, "sensitivity", positive(self.sensitivity, "sensitivity"))
         s(self, "threshold", to_fraction(self.threshold, "threshold"))
         s(self, "k", _int(self.k, "k (number of queries)", 1, MAX_K))
@@ -108,11 +123,15 @@ class GridSpec:
         if self.random_samples:
             if self.query_values is not None:
                 raise InputError("queries: give either a grid of query values or random samples, not both")
-            rng_ = self.random_range or (t - 6 * delta, t + 6 * delta)
+            rng_ = sequence(self.random_range, "random range") if self.random_range is not None else (t - 6 * delta, t + 6 * delta)
+            if len(rng_) != 2:
+                raise InputError(f"random range: {len(rng_)} values given; give two, (LO, HI)")
             lo, hi = (to_fraction(x, "random range") for x in rng_)
             if not lo < hi:
                 raise InputError(f"random range: {fmt(lo)} must be below {fmt(hi)}")
             res = positive(self.random_resolution if self.random_resolution is not None else delta / 64, "random resolution")
+            if res > hi - lo:
+                raise InputError(f"random resolution: {fmt(res)} is larger than the range [{fmt(lo)}, {fmt(hi)}]")
             s(self, "random_range", (lo, hi))
             s(self, "random_resolution", res)
         else:
@@ -122,9 +141,10 @@ class GridSpec:
                 raise InputError("query values: the grid is empty")
             s(self, "query_values", vals)
         if self.n_query_vectors * self.n_shifts * (self.k + 1) * max(1, len(self.epsilons)) >= MAX_INDEX:
-            raise InputError(f"grid: {self.n_values}^{self.k} query vectors x {len(self.shifts)}^{self.k} shifts is too large to index")
-        if self.denominator >= 2**40 or self.max_abs_numerator >= 2**52:
-            raise InputError("query values: too many digits for exact float64 grid arithmetic (common denominator >= 2^40)")
+            vectors = f"{self.random_samples} random query vectors" if self.random_samples else f"{self.n_values}^{self.k} query vectors"
+            raise InputError(f"grid: {vectors} x {len(self.shifts)}^{self.k} shifts is too large to index")
+        _check_exact_grid("random range and resolution" if self.random_samples else "query values", self.denominator,
+                          Fraction(self.max_abs_numerator, self.denominator))
 
     # --- derived -------------------------------------------------------------------------------
     @property
@@ -226,7 +246,7 @@ class ConditionalGridSpec:
 
     def __post_init__(self) -> None:
         s = object.__setattr__
-        s(self, "epsilons", tuple(positive(e, "epsilon") for e in self.epsilons))
+        s(self, "epsilons", tuple(positive(e, "epsilon") for e in sequence(self.epsilons, "epsilons")))
         delta = positive(self.sensitivity, "sensitivity")
         s(self, "sensitivity", delta)
         half = tuple(j * delta / 2 for j in range(-12, 13))
@@ -244,8 +264,8 @@ class ConditionalGridSpec:
         s(self, "max_listed_violations", _int(self.max_listed_violations, "max listed violations", 0, 100_000))
         if isinstance(self.digits, bool) or not isinstance(self.digits, int) or not 30 <= self.digits <= 1000:
             raise InputError(f"digits: {self.digits!r} must be an integer from 30 to 1000")
-        if self.denominator >= 2**40:
-            raise InputError("conditional grid: too many digits for exact float64 grid arithmetic")
+        largest = max(abs(v) for v in (*self.gap_max, *self.gap_query)) + delta
+        _check_exact_grid("conditional grid (gap max, gap query, κ, δ)", self.denominator, largest)
 
     @property
     def denominator(self) -> int:

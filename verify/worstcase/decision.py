@@ -18,6 +18,7 @@ so that its loss is additive, (i-1)·c + c_1, and grows without bound when c > 0
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from fractions import Fraction
 
 import mpmath
@@ -35,13 +36,15 @@ from verify.worstcase.tightness import TightnessStudy, exceeded_study, study_tig
 
 
 def worst_case(mech: AboveThreshold, max_queries: int = 10, seed: int = 0, grid: int = 21, starts: int = 2,
-               full_dimensional_up_to: int = 4, push_study: bool = True, digits: int = DEFAULT_DIGITS) -> WorstCaseResult:
+               full_dimensional_up_to: int = 4, push_study: bool = True, digits: int = DEFAULT_DIGITS,
+               progress: Callable[[int], None] | None = None) -> WorstCaseResult:
     """Search for sup |log ratio| of ``mech``'s variant for k = 1..``max_queries`` and decide.
 
     Verdicts: ``not_private`` (a confirmed witness with loss > ε at 50 digits),
     ``private`` (a proven upper bound <= ε, `proven_upper_bound`), else
     ``undecided``.  Raises RuntimeError if a confirmed loss exceeds a proven
-    bound (that would be a bug in the bound or in the numerics).
+    bound (that would be a bug in the bound or in the numerics).  ``progress``,
+    if given, is called with k after the search at k queries is done.
 
     >>> r = worst_case(AboveThreshold.with_noise("laplace", 1, threshold_multiplier=0), max_queries=4, push_study=False)
     >>> str(r.verdict), r.unbounded
@@ -53,11 +56,11 @@ def worst_case(mech: AboveThreshold, max_queries: int = 10, seed: int = 0, grid:
         raise InputError(f"seed: {seed!r} must be an integer >= 0")
     # all comparisons of confirmed values at high precision (mpf arithmetic rounds to the working precision)
     with mpmath.workdps(VIOLATION_DIGITS + 10):
-        return _worst_case(mech, max_queries, seed, grid, starts, full_dimensional_up_to, push_study, digits)
+        return _worst_case(mech, max_queries, seed, grid, starts, full_dimensional_up_to, push_study, digits, progress)
 
 
 def _worst_case(mech: AboveThreshold, max_queries: int, seed: int, grid: int, starts: int, full_dimensional_up_to: int,
-                push_study: bool, digits: int) -> WorstCaseResult:
+                push_study: bool, digits: int, progress: Callable[[int], None] | None = None) -> WorstCaseResult:
     t0 = time.perf_counter()
     rng = np.random.default_rng(seed)
     eps = epsilon_mpf(mech)
@@ -85,6 +88,8 @@ def _worst_case(mech: AboveThreshold, max_queries: int, seed: int, grid: int, st
                     wh = cand
                     notes.append(f"k={k}: the full-dimensional search beat the structured family")
         rows.append(KRow(k, wh, wn))
+        if progress is not None:
+            progress(k)
         if mpmath.isinf(wh.loss) and k >= 2 and mpmath.isinf(rows[-2].halt.loss):
             break  # infinite loss: nothing larger to find
     cands = [w for r in rows for w in (r.halt, r.no_halt)]
