@@ -2,20 +2,24 @@
 
 Every claim of ``../shared/seed/above-threshold.txt`` is a `proofs.claim.Claim`
 with a stable ID, the seed's LaTeX, hypotheses, a named justification and
-``check(**params)`` returning a `proofs.claim.Verdict` (proved / certified /
-consistent / refuted / undecided, with the method and the evidence).
+``check(**params)`` returning a `proofs.claim.Verdict` (a
+`verify.verdicts.ClaimVerdict`: proved / certified / consistent / refuted /
+undecided, with the method and the evidence; defined in docs/verdicts.md).
 
     >>> from proofs import get_claim
     >>> get_claim("P1.chain.4").check().verdict
     'proved'
 
 Modules: `proofs.mechanism_one` (M1.*), `proofs.laplace_proof_1` (P1.*),
-`proofs.laplace_proof_2` (P2.*), `proofs.exponential_proof` (M2.*),
+`proofs.laplace_proof_2` (P2.*), `proofs.mechanism_two` (M2.*),
 `proofs.utility` (U.*), `proofs.beyond_seed` (X.*).  Import one of them
-(``from proofs import laplace_proof_1``) to browse its claims.
+(``from proofs import laplace_proof_1``) to browse its claims.  Their checks
+live beside them (`proofs.shared_checks`, `proofs.proof2_checks`,
+`proofs.mechanism_two_checks`, `proofs.utility_checks`,
+`proofs.case_analysis`).
 """
 
-from proofs.claim import Claim, Counterexample, Evidence, Verdict
+from proofs.claim import Claim, ClaimVerdict, Counterexample, Evidence, Outcome, Verdict
 from proofs.registry import all_claims, get_claim
 
-__all__ = ["Claim", "Counterexample", "Evidence", "Verdict", "all_claims", "get_claim"]
+__all__ = ["Claim", "ClaimVerdict", "Counterexample", "Evidence", "Outcome", "Verdict", "all_claims", "get_claim"]

@@ -19,10 +19,12 @@ import sympy as sp
 from proofs import seed as S
 from proofs import symbolic as Y
 from proofs.build import claim, conclusion
-from proofs.claim import Evidence, Verdict
-from proofs.mechanism_one import THEOREM_PARAMS, ratio_sweep_check
+from proofs.claim import ClaimVerdict, Evidence, Outcome
+from proofs.mechanism_one import THEOREM_PARAMS
 from proofs.numerics import nstr
+from proofs.shared_checks import ratio_sweep_check
 from proofs.sweeps import eps_mp, mechanism
+from proofs.symbolic import sympy_engine
 from verify.probabilities import EPSILON, symbolic_distribution
 
 SECTION = "Beyond the seed"
@@ -36,7 +38,7 @@ for tag, fam in (("M1", "laplace"), ("M2", "exponential")):
         NO_HALT_LATEX,
         (S.THEOREM,),
         "not in the seed; only the threshold noise's shift matters for ⊤^k (the ratio stays within e^{±ε/3} in the sweep)",
-        (lambda c, f: (lambda **p: ratio_sweep_check(c, f, "none", **p)))(f"X.no_halt.{tag}", fam),
+        (lambda f: (lambda **p: ratio_sweep_check(f, "none", **p)))(fam),
         explicit=False,
         hypotheses=("D ∼ D'", "k queries"),
         quantifiers=("ε > 0, Δ > 0, t ∈ ℝ", "every k and query vector"),
@@ -52,7 +54,7 @@ claim(
     NO_HALT_LATEX,
     (S.THEOREM,),
     "X.no_halt.M1 and X.no_halt.M2",
-    lambda **p: conclusion("X.no_halt", ("X.no_halt.M1", "X.no_halt.M2"), None),
+    lambda **p: conclusion(("X.no_halt.M1", "X.no_halt.M2"), None),
     explicit=False,
     hypotheses=("D ∼ D'",),
     quantifiers=("both mechanisms",),
@@ -85,7 +87,7 @@ def tightness_family(family: str, eps: Fraction) -> list[tuple[int, mpmath.mpf]]
     return out
 
 
-def check_tightness_m1(**params: Any) -> Verdict:
+def check_tightness_m1(**params: Any) -> Outcome:
     from proofs.registry import get_claim
 
     rows = []
@@ -105,9 +107,9 @@ def check_tightness_m1(**params: Any) -> Verdict:
     )
     ev = Evidence(points=3 * len(TIGHT_CS), grid="ε ∈ {1/10, 1, 5}, c ∈ {1, 2, 4, 8, 16, 32}", digits=40, notes=notes)
     if ok and thm.holds:
-        return Verdict("X.tightness.M1", "consistent", "the log ratio along a family of neighbours tends to ε (mpmath, 40 digits); "
+        return Outcome(ClaimVerdict.CONSISTENT, "the log ratio along a family of neighbours tends to ε (mpmath, 40 digits); "
                        "the theorem's sweep finds nothing above ε", ev)
-    return Verdict("X.tightness.M1", "undecided", "the family did not approach ε as expected", ev)
+    return Outcome(ClaimVerdict.UNDECIDED, "the family did not approach ε as expected", ev)
 
 
 claim(
@@ -130,7 +132,7 @@ claim(
 M2_WITNESS = ((0, 0), (1, -1))
 
 
-@cache
+@sympy_engine
 def m2_witness_ratio() -> sp.Expr:
     mech = mechanism("exponential", Fraction(1))
     d, dp = M2_WITNESS
@@ -139,7 +141,7 @@ def m2_witness_ratio() -> sp.Expr:
     return sp.simplify(p / pn)
 
 
-def check_tightness_m2(**params: Any) -> Verdict:
+def check_tightness_m2(**params: Any) -> Outcome:
     from verify.ratio import privacy_ratio
 
     ratio = m2_witness_ratio()
@@ -154,8 +156,8 @@ def check_tightness_m2(**params: Any) -> Verdict:
         *vals,
     ))
     if exact:
-        return Verdict("X.tightness.M2", "proved", "sympy: the exact ratio at the witness equals e^ε for every ε > 0, Δ > 0", ev)
-    return Verdict("X.tightness.M2", "undecided", "the witness ratio could not be shown to equal e^ε", ev)
+        return Outcome(ClaimVerdict.PROVED, "sympy: the exact ratio at the witness equals e^ε for every ε > 0, Δ > 0", ev)
+    return Outcome(ClaimVerdict.UNDECIDED, "the witness ratio could not be shown to equal e^ε", ev)
 
 
 claim(

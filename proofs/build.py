@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
 import mpmath
 
-from proofs.claim import _STRENGTH, HOLDS, Claim, Counterexample, Evidence, Verdict, weakest
-from proofs.registry import link_verdicts, register
+from proofs.claim import Claim, ClaimVerdict, Counterexample, Evidence, Outcome, weakest
+from proofs.registry import get_claim, link_verdicts, register
 
 #: Parameters of the conditional-probability claims (see `proofs.numerics.Point`).
 COND_PARAMS: tuple[tuple[str, str], ...] = (
@@ -39,24 +40,20 @@ def claim(
     latex: str,
     fragments: tuple[str, ...],
     justification: str,
-    checker: Callable[..., Verdict],
+    checker: Callable[..., Outcome],
     *,
     explicit: bool = True,
     hypotheses: tuple[str, ...] = (),
     quantifiers: tuple[str, ...] = (),
-    lhs: Any = None,
-    rhs: Any = None,
+    sides: tuple[Any, Any] | None = None,
     relation: str = "",
     links: tuple[str, ...] = (),
     mechanism: str = "",
     parameters: tuple[tuple[str, str], ...] = (),
     corrects: str = "",
 ) -> Claim:
-    """Create and register a claim (sides default to `proofs.sides.SIDES`)."""
-    if lhs is None and rhs is None:
-        from proofs.sides import SIDES
-
-        lhs, rhs = SIDES.get(id, (None, None))
+    """Create and register a claim; ``sides`` are the sympy expressions (lhs, rhs) of its two sides."""
+    lhs, rhs = sides if sides is not None else (None, None)
     return register(
         Claim(
             id=id,
@@ -85,16 +82,21 @@ def link(a: str, rel: str, b: str) -> str:
     return f"{a.rstrip(',. ')} {rel} {b.rstrip(',. ')}"
 
 
-def refuted_or_undecided(claim_id: str, method: str, cx: Counterexample, evidence: dict[str, Any]) -> Verdict:
+def refuted_or_undecided(method: str, cx: Counterexample, evidence: dict[str, Any]) -> Outcome:
     """``refuted`` if the counterexample is confirmed, else ``undecided`` (never a pass)."""
     if cx.confirmed:
-        return Verdict(claim_id, "refuted", method, Evidence(counterexample=cx, **evidence))
+        return Outcome(ClaimVerdict.REFUTED, method, Evidence(counterexample=cx, **evidence))
     notes = tuple(evidence.pop("notes", ())) + ("a candidate counterexample was found but not confirmed at 30 digits",)
-    return Verdict(claim_id, "undecided", method, Evidence(counterexample=cx, notes=notes, **evidence))
+    return Outcome(ClaimVerdict.UNDECIDED, method, Evidence(counterexample=cx, notes=notes, **evidence))
 
 
-def conclusion(claim_id: str, links: tuple[str, ...], own: Verdict | None) -> Verdict:
-    """A chained claim's verdict.
+def with_notes(out: Outcome, *notes: str) -> Outcome:
+    """The same outcome with notes appended to its evidence."""
+    return Outcome(out.verdict, out.method, replace(out.evidence, notes=out.evidence.notes + notes))
+
+
+def conclusion(links: tuple[str, ...], own: Outcome | None) -> Outcome:
+    """A chained claim's outcome.
 
     ``own`` is a direct check of the whole statement (or None).  If it fails
     (refuted/undecided) that is the verdict.  Otherwise, when every link holds,
@@ -104,42 +106,27 @@ def conclusion(claim_id: str, links: tuple[str, ...], own: Verdict | None) -> Ve
     """
     lv = link_verdicts(links)
     link_v = [v for _, v in lv]
-    chain_v = weakest(link_v) if link_v and all(v in HOLDS for v in link_v) else None
-    ev = own.evidence if own is not None else Evidence()
-    evidence = Evidence(
-        points=ev.points,
-        grid=ev.grid,
-        digits=ev.digits,
-        min_margin=ev.min_margin,
-        margin_unit=ev.margin_unit,
-        max_discrepancy=ev.max_discrepancy,
-        counterexample=ev.counterexample,
-        links=lv,
-        notes=ev.notes,
-    )
-    if own is not None and own.verdict in ("refuted", "undecided"):
-        return Verdict(claim_id, own.verdict, own.method, evidence)
+    chain_v = weakest(link_v) if link_v and all(v.holds for v in link_v) else None
+    evidence = replace(own.evidence if own is not None else Evidence(), links=lv)
+    if own is not None and not own.verdict.holds:
+        return Outcome(own.verdict, own.method, evidence)
     if own is None:
         if chain_v is None:
-            return Verdict(claim_id, "undecided", "a link does not hold and there is no direct check", evidence)
-        return Verdict(claim_id, chain_v, f"chain of its links (weakest: {chain_v})", evidence)
-    if chain_v is not None and _STRENGTH[chain_v] > _STRENGTH[own.verdict]:
-        return Verdict(claim_id, chain_v, f"chain of its links (weakest: {chain_v}); directly: {own.method}", evidence)
-    return Verdict(claim_id, own.verdict, own.method, evidence)
+            return Outcome(ClaimVerdict.UNDECIDED, "a link does not hold and there is no direct check", evidence)
+        return Outcome(chain_v, f"chain of its links (weakest: {chain_v})", evidence)
+    if chain_v is not None and chain_v.strength > own.verdict.strength:
+        return Outcome(chain_v, f"chain of its links (weakest: {chain_v}); directly: {own.method}", evidence)
+    return Outcome(own.verdict, own.method, evidence)
 
-def theorem_conclusion(claim_id: str, theorem_id: str, links: tuple[str, ...], note: str, params: dict[str, Any]) -> Verdict:
+
+def theorem_conclusion(theorem_id: str, links: tuple[str, ...], note: str, params: dict[str, Any]) -> Outcome:
     """A proof's final claim: the theorem's own check (``theorem_id``) as its
     direct evidence, combined with the chain of ``links`` (`conclusion`);
     at a user's point (``params``) only the direct check."""
-    from proofs.registry import get_claim
-
-    thm = get_claim(theorem_id).check(**params) if params else get_claim(theorem_id).check()
-    ev = thm.evidence
-    own = Verdict(claim_id, thm.verdict, f"the theorem's own check ({theorem_id}): {thm.method}", Evidence(
-        points=ev.points, grid=ev.grid, digits=ev.digits, min_margin=ev.min_margin,
-        margin_unit=ev.margin_unit, counterexample=ev.counterexample, notes=ev.notes + (note,),
-    ))
-    return own if params else conclusion(claim_id, links, own)
+    thm = get_claim(theorem_id).check(**params)
+    own = Outcome(thm.verdict, f"the theorem's own check ({theorem_id}): {thm.method}",
+                  replace(thm.evidence, max_discrepancy=None, links=(), notes=thm.evidence.notes + (note,)))
+    return own if params else conclusion(links, own)
 
 
 def frac(x: Any) -> Fraction:

@@ -5,142 +5,106 @@ its stable ID, the seed's own text (verbatim fragments of the seed's LaTeX,
 ``seed_fragments``), the statement in LaTeX (for an explicit claim the seed's
 fragments joined by the relation the seed writes; for an inference the text
 leaves implicit, the project's formalisation, marked ``explicit=False``), its
-hypotheses and quantifiers, the sympy expressions of its sides where it has
-them, and a named justification.  ``check(**params)`` returns a `Verdict`.
+hypotheses and quantifiers, the sympy expressions of its two sides where it
+has them (declared with the claim), and a named justification.
 
-Verdicts, strongest first (STYLE: "a verifier says how it knows"):
-
-* ``proved``: sympy shows it for every value its hypotheses allow;
-* ``certified``: rigorous interval enclosures (the certification engine);
-* ``consistent``: floating-point checks at a stated precision over stated
-  points found no violation;
-* ``undecided``: could not decide (never a pass);
-* ``refuted``: a counterexample, both sides confirmed at >= 30 digits.
+A claim's checker returns an `Outcome` (verdict, method, evidence); the claim
+adds its ID and ``check(**params)`` returns the `Verdict`.  The verdict words
+and the `Counterexample` / `Evidence` types are the project's one vocabulary,
+`verify.verdicts` (re-exported here); ``docs/verdicts.md`` defines each word.
+An engine that fails (`proofs.engines.EngineFailure`: the certifier, sympy,
+the checker's sweeps) makes the claim ``undecided`` with the reason.
 """
 
 from __future__ import annotations
 
 import html
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-VERDICTS: tuple[str, ...] = ("proved", "certified", "consistent", "undecided", "refuted")
-#: Verdicts under which a claim holds as far as the project can tell.
-HOLDS: frozenset[str] = frozenset({"proved", "certified", "consistent"})
+from proofs.engines import EngineFailure
+from verify.verdicts import CLAIM_VERDICT_ORDER, ClaimVerdict, Counterexample, Evidence, claim_verdict, weakest
+
+__all__ = [
+    "CLAIM_VERDICT_ORDER",
+    "CONFIRM_DIGITS",
+    "Claim",
+    "ClaimVerdict",
+    "Counterexample",
+    "Evidence",
+    "Outcome",
+    "Verdict",
+    "clear_verdict_cache",
+    "weakest",
+]
+
 #: Digits at which a counterexample must be confirmed.
 CONFIRM_DIGITS = 30
 
-_STRENGTH = {"proved": 4, "certified": 3, "consistent": 2, "undecided": 1, "refuted": 0}
-
-
-def weakest(verdicts: list[str] | tuple[str, ...]) -> str:
-    """The weakest of several verdicts (a chain is as strong as its weakest link)."""
-    if not verdicts:
-        raise ValueError("weakest(): no verdicts given")
-    for v in verdicts:
-        if v not in _STRENGTH:
-            raise ValueError(f"verdict: {v!r} is not one of {', '.join(VERDICTS)}")
-    return min(verdicts, key=_STRENGTH.__getitem__)
-
 
 @dataclass(frozen=True)
-class Counterexample:
-    """A point where a claim fails, with both sides at high precision.
+class Outcome:
+    """What a checker found: a verdict, the method behind it, and the evidence.
 
-    ``params`` are the parameter values (exact strings), ``lhs``/``rhs`` the two
-    sides as decimal strings, ``relation`` the relation the claim asserts
-    between them (``=``, ``<=``, ``>=``, ``in``), ``digits`` the precision at
-    which the sides were confirmed (two evaluations at different working
-    precisions agreeing to that many significant digits), ``confirmed``
-    whether that confirmation succeeded.
+    The claim that ran the checker adds its ID (`Verdict`).  A ``refuted``
+    outcome carries its counterexample.
     """
 
-    params: tuple[tuple[str, str], ...]
-    lhs: str
-    rhs: str
-    relation: str
-    digits: int
-    confirmed: bool
-    detail: str = ""
-
-    def __post_init__(self) -> None:
-        if self.digits < 1:
-            raise ValueError(f"counterexample digits: {self.digits} must be >= 1")
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "params": dict(self.params),
-            "lhs": self.lhs,
-            "rhs": self.rhs,
-            "relation": self.relation,
-            "digits": self.digits,
-            "confirmed": self.confirmed,
-            "detail": self.detail,
-        }
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """What was checked: points, precision, margins, counterexample, notes.
-
-    ``min_margin`` is the smallest margin seen for an inequality (how far the
-    worst point stayed from a violation, in the units named in ``margin_unit``);
-    ``max_discrepancy`` the largest |lhs - rhs| seen for an equality.
-    """
-
-    points: int = 0
-    grid: str = ""
-    digits: int | None = None
-    min_margin: str | None = None
-    margin_unit: str = ""
-    max_discrepancy: str | None = None
-    counterexample: Counterexample | None = None
-    links: tuple[tuple[str, str], ...] = ()
-    notes: tuple[str, ...] = ()
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "points": self.points,
-            "grid": self.grid,
-            "digits": self.digits,
-            "min_margin": self.min_margin,
-            "margin_unit": self.margin_unit,
-            "max_discrepancy": self.max_discrepancy,
-            "counterexample": None if self.counterexample is None else self.counterexample.as_dict(),
-            "links": [{"id": i, "verdict": v} for i, v in self.links],
-            "notes": list(self.notes),
-        }
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """The outcome of checking one claim."""
-
-    claim_id: str
-    verdict: str
+    verdict: ClaimVerdict
     method: str
     evidence: Evidence = field(default_factory=Evidence)
 
     def __post_init__(self) -> None:
-        if self.verdict not in VERDICTS:
-            raise ValueError(f"verdict: {self.verdict!r} is not one of {', '.join(VERDICTS)}")
-        if self.verdict == "refuted":
-            cx = self.evidence.counterexample
-            if cx is None:
-                raise ValueError(f"{self.claim_id}: a refuted verdict needs a counterexample")
+        object.__setattr__(self, "verdict", claim_verdict(self.verdict))
+        if self.verdict is ClaimVerdict.REFUTED and self.evidence.counterexample is None:
+            raise ValueError("a refuted verdict needs a counterexample")
         if not self.method:
-            raise ValueError(f"{self.claim_id}: a verdict needs a method")
+            raise ValueError("a verdict needs a method")
 
     @property
     def holds(self) -> bool:
-        return self.verdict in HOLDS
+        return self.verdict.holds
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of checking one claim: the claim's ID and its checker's `Outcome`."""
+
+    claim_id: str
+    outcome: Outcome
+
+    @property
+    def verdict(self) -> ClaimVerdict:
+        return self.outcome.verdict
+
+    @property
+    def method(self) -> str:
+        return self.outcome.method
+
+    @property
+    def evidence(self) -> Evidence:
+        return self.outcome.evidence
+
+    @property
+    def holds(self) -> bool:
+        return self.outcome.holds
 
     def as_dict(self) -> dict[str, Any]:
-        return {"id": self.claim_id, "verdict": self.verdict, "method": self.method, "evidence": self.evidence.as_dict()}
+        return {"id": self.claim_id, "verdict": str(self.verdict), "method": self.method, "evidence": self.evidence.as_dict()}
 
 
-Checker = Callable[..., Verdict]
+Checker = Callable[..., Outcome]
+
+_CACHE: dict[str, Verdict] = {}
+_LOCK = threading.RLock()
+
+
+def clear_verdict_cache() -> None:
+    """Forget every cached default verdict."""
+    with _LOCK:
+        _CACHE.clear()
 
 
 @dataclass(frozen=True)
@@ -166,7 +130,7 @@ class Claim:
     links: IDs of the claims a conclusion is chained from.
     mechanism: "M1", "M2" or "" (both / neither).
     parameters: names accepted by ``check(**params)`` with their meaning.
-    checker: the function behind ``check``.
+    checker: the function behind ``check``; it returns an `Outcome`.
     """
 
     id: str
@@ -196,6 +160,8 @@ class Claim:
             raise ValueError(f"{self.id}: an explicit claim needs the seed's fragments")
         if not self.justification:
             raise ValueError(f"{self.id}: a claim needs a named justification")
+        if (self.lhs is None) != (self.rhs is None):
+            raise ValueError(f"{self.id}: give both sides (lhs and rhs) or neither")
 
     def check(self, **params: Any) -> Verdict:
         """Check the claim: with no arguments over its default grid (cached per
@@ -206,14 +172,21 @@ class Claim:
             raise ValueError(
                 f"{self.id}: unknown parameter(s) {', '.join(unknown)}; accepted: {', '.join(sorted(known)) or 'none'}"
             )
-        if not params:
-            from proofs.registry import cached_check
+        if params:
+            return self._run(params)
+        with _LOCK:
+            if self.id not in _CACHE:
+                _CACHE[self.id] = self._run({})
+            return _CACHE[self.id]
 
-            return cached_check(self)
-        verdict = self.checker(**params)
-        if verdict.claim_id != self.id:
-            raise RuntimeError(f"{self.id}: checker returned a verdict for {verdict.claim_id}")
-        return verdict
+    def _run(self, params: dict[str, Any]) -> Verdict:
+        try:
+            out = self.checker(**params)
+        except EngineFailure as exc:
+            out = Outcome(ClaimVerdict.UNDECIDED, f"an engine failed, so nothing is concluded: {exc}", Evidence(notes=(str(exc),)))
+        if not isinstance(out, Outcome):
+            raise TypeError(f"{self.id}: the checker returned {type(out).__name__}, not an Outcome")
+        return Verdict(self.id, out)
 
     # --- display ---------------------------------------------------------------------------
     def _repr_latex_(self) -> str:
@@ -223,13 +196,13 @@ class Claim:
 
     def _repr_html_(self) -> str:
         v = self.check()
-        colour = {"proved": "#1a7f37", "certified": "#1a7f37", "consistent": "#2f6f9f", "undecided": "#9a6700", "refuted": "#cf222e"}[v.verdict]
+        colour = _COLOURS[v.verdict]
         cx = v.evidence.counterexample
         cx_html = ""
         if cx is not None:
             cx_html = (
                 f"<div>counterexample {html.escape(', '.join(f'{k} = {val}' for k, val in cx.params))}: "
-                f"lhs = {html.escape(cx.lhs)}, rhs = {html.escape(cx.rhs)} (confirmed to {cx.digits} digits: {cx.confirmed})</div>"
+                f"lhs = {html.escape(str(cx.lhs))}, rhs = {html.escape(str(cx.rhs))} (confirmed to {cx.digits} digits: {cx.confirmed})</div>"
             )
         return (
             f"<div><b>{html.escape(self.id)}</b> {html.escape(self.title)} "
@@ -250,3 +223,12 @@ class Claim:
             lines.append(f"  for: {q}")
         lines.append(f"  justification: {self.justification}")
         return "\n".join(lines)
+
+
+_COLOURS = {
+    ClaimVerdict.PROVED: "#1a7f37",
+    ClaimVerdict.CERTIFIED: "#1a7f37",
+    ClaimVerdict.CONSISTENT: "#2f6f9f",
+    ClaimVerdict.UNDECIDED: "#9a6700",
+    ClaimVerdict.REFUTED: "#cf222e",
+}

@@ -1,39 +1,54 @@
-"""The project's other engines, used when present: the checker and certification.
+"""The project's other engines, used by the claims: the checker and certification.
 
 * `verify.sweep.sweep` (the checker's grid sweep of the output ratios) and
   `verify.worstcase.worst_case` (its worst-case search): extra evidence for
-  the privacy theorems; a violation they report is re-confirmed here with
+  the privacy theorems; a violation they report is re-confirmed with
   `verify.ratio.privacy_ratio` before it refutes anything.
 * `verify.certify.certify_conditional_ratio` (rigorous enclosures of the
   conditional inequality e^{-ε} <= Pr[A(D)=s_i ∥ x]/Pr[A(D')=s_i ∥ x] <= e^{ε})
   and `verify.certify.certify_factor_bounds` (the density / survival / CDF
   ratio bounds and the product e^{Δ/b_Z}·e^{2Δ/b_X} <= e^ε).
 
-Every engine is imported inside the functions; when one is absent or fails,
-the result says so (``available`` False, a note) and the claims keep their
-own sampling verdicts: a claim is reported ``certified`` only on a
-certificate whose verdict is ``certified``.  Results are cached per process.
+Every engine is imported inside the functions.  An engine that is absent or
+fails raises `EngineFailure`; `proofs.claim.Claim.check` turns that into the
+verdict ``undecided`` with the reason (a failed certifier must never leave a
+claim at its sampling verdict, silently ``consistent`` instead of
+``certified``).  The sympy lemmas raise it too (`proofs.symbolic.sympy_engine`).
+Results are cached per process.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from fractions import Fraction
 from functools import cache
 from typing import Any
+
+from verify.verdicts import CertificateVerdict, MechanismVerdict
+
+
+class EngineFailure(RuntimeError):
+    """An engine (the certifier, sympy, the checker) is absent or crashed: the claim is ``undecided``."""
+
+
+class CheckerFinding(StrEnum):
+    """What the checker's sweep or worst-case search reported about a theorem."""
+
+    VIOLATION = "violation"
+    NONE = "none"
 
 
 @dataclass(frozen=True)
 class EngineResult:
     """What an engine said about a claim.
 
-    ``status``: ``certified`` / ``refuted`` / ``undecided`` for certification,
-    ``violation`` / ``none`` for the checker, ``unavailable`` when the engine
-    could not be used.  ``note`` is one line for the evidence; ``witness`` a
-    violating point (queries, neighbour, output, ε) for the caller to confirm.
+    ``status``: a `CertificateVerdict` for certification, a `CheckerFinding`
+    for the checker.  ``note`` is one line for the evidence; ``witness`` a
+    violating point (ε, queries, neighbour, output) for the caller to confirm.
     """
 
-    status: str
+    status: CertificateVerdict | CheckerFinding
     note: str
     value: float | None = None
     witness: tuple | None = None
@@ -41,13 +56,25 @@ class EngineResult:
 
     @property
     def certified(self) -> bool:
-        return self.status == "certified"
+        return self.status is CertificateVerdict.CERTIFIED
+
+    @property
+    def refuted(self) -> bool:
+        return self.status is CertificateVerdict.REFUTED
 
 
 def _mech(family: str, eps: Any = 1):
     from proofs.sweeps import mechanism
 
     return mechanism(family, Fraction(eps))
+
+
+def _failure(engine: str, exc: BaseException) -> EngineFailure:
+    if isinstance(exc, EngineFailure):
+        return exc
+    if isinstance(exc, ImportError):
+        return EngineFailure(f"{engine} is not available ({exc})")
+    return EngineFailure(f"{engine} failed ({type(exc).__name__}: {exc})")
 
 
 # --- certification -------------------------------------------------------------------------------------------
@@ -78,83 +105,98 @@ FACTOR_NEEDS: dict[str, tuple[tuple[tuple[str, str], ...], bool]] = {
     "double_integrand": ((("threshold", "density_ratio"), ("query", "density_ratio")), True),
     "survival_integrand": ((("threshold", "density_ratio"), ("query", "survival_ratio")), True),
 }
+KINDS = ("theorem", "conditional", "no_halt", *(f"factor:{k}" for k in FACTOR_NEEDS))
+
+
+def combined_status(verdicts: list[CertificateVerdict]) -> CertificateVerdict:
+    """Refuted if any certificate is refuted, certified if all are, else undecided."""
+    if CertificateVerdict.REFUTED in verdicts:
+        return CertificateVerdict.REFUTED
+    if all(v is CertificateVerdict.CERTIFIED for v in verdicts):
+        return CertificateVerdict.CERTIFIED
+    return CertificateVerdict.UNDECIDED
 
 
 def certification(kind: str, family: str) -> EngineResult:
-    """Certify a claim of kind ``theorem`` / ``conditional`` (the conditional ratio) or
-    ``factor:<name>`` (a pointwise comparison, `FACTOR_NEEDS`) for Mechanism One or Two."""
+    """Certify a claim of kind ``theorem`` / ``conditional`` (the conditional ratio), ``no_halt`` or
+    ``factor:<name>`` (a pointwise comparison, `FACTOR_NEEDS`) for Mechanism One or Two.
+
+    Raises `EngineFailure` when verify.certify is absent or fails."""
+    if kind not in KINDS:
+        raise ValueError(f"certification kind: {kind!r} is not one of {', '.join(KINDS)}")
     try:
-        if kind in ("theorem", "conditional"):
-            cert = _conditional_certificate(family)
-            base = (f"verify.certify.certify_conditional_ratio: {cert.verdict} ({cert.method}; {cert.boxes} boxes, "
-                    f"{_range(cert)}, margin {cert.min_margin}, sup |ln ratio|/ε = {cert.sup_log_ratio_per_epsilon})")
-            if kind == "theorem" and cert.certified:
-                base += "; the theorem follows by integrating the certified conditional bound over x_{i-1} (law of total probability)"
-            return EngineResult(cert.verdict, "certification: " + base, None if cert.min_margin is None else float(cert.min_margin))
-        if kind == "no_halt":
-            # Pr[A(D) = ⊤^k | X = x] = Pr[Z > M(D, x) - t] = S_Z(M(D, x) - t); D' shifts the argument by
-            # κ = M(D, x) - M(D', x), |κ| <= Δ, so a certified log-Lipschitz survival of Z (constant 1/b_Z)
-            # bounds the conditional ratio by e^{Δ/b_Z}; the seed's scale b_Z = 3Δ/ε makes that e^{ε/3} <= e^ε.
-            surv = _factor_bounds(family).threshold.survival_ratio
-            base = (f"verify.certify.certify_factor_bounds: survival of Z {surv.verdict} ({surv.method}; {surv.boxes} boxes, "
-                    f"{_range(surv)}): |ln S_Z(y+s) - ln S_Z(y)| <= |s|/b_Z; with Pr[⊤^k | x] = S_Z(M(D,x) - t) and "
-                    "|κ| <= Δ the conditional ratio is within e^{±Δ/b_Z} = e^{±ε/3}, and integrating over x keeps it")
-            return EngineResult(surv.verdict, "certification: " + base, None)
-        if kind.startswith("factor:"):
-            needs, product = FACTOR_NEEDS[kind.split(":", 1)[1]]
-            fb = _factor_bounds(family)
-            certs = [getattr(getattr(fb, noise), factor) for noise, factor in needs] + ([fb.product] if product else [])
-            verdicts = [c.verdict for c in certs]
-            status = "refuted" if "refuted" in verdicts else ("certified" if all(v == "certified" for v in verdicts) else "undecided")
-            parts = "; ".join(f"{c.claim}: {c.verdict}" for c in certs)
-            return EngineResult(status, f"certification (verify.certify.certify_factor_bounds, {_range(certs[0])}): {parts}")
-    except ImportError:
-        return EngineResult("unavailable", "certification: verify.certify is not present; no rigorous enclosure attempted")
-    except Exception as exc:  # noqa: BLE001 - an engine failure must never turn into a verdict
-        return EngineResult("unavailable", f"certification: verify.certify failed ({type(exc).__name__}: {exc}); sampling verdict kept")
-    return EngineResult("unavailable", f"certification: no certificate for claims of kind {kind!r}")
+        return _certification(kind, family)
+    except Exception as exc:  # noqa: BLE001 - every engine failure becomes EngineFailure (the claim: undecided)
+        raise _failure("certification (verify.certify)", exc) from exc
+
+
+def _certification(kind: str, family: str) -> EngineResult:
+    if kind in ("theorem", "conditional"):
+        cert = _conditional_certificate(family)
+        status = CertificateVerdict(cert.verdict)
+        base = (f"verify.certify.certify_conditional_ratio: {status} ({cert.method}; {cert.boxes} boxes, "
+                f"{_range(cert)}, margin {cert.min_margin}, sup |ln ratio|/ε = {cert.sup_log_ratio_per_epsilon})")
+        if kind == "theorem" and status is CertificateVerdict.CERTIFIED:
+            base += "; the theorem follows by integrating the certified conditional bound over x_{i-1} (law of total probability)"
+        return EngineResult(status, "certification: " + base, None if cert.min_margin is None else float(cert.min_margin))
+    if kind == "no_halt":
+        # Pr[A(D) = ⊤^k | X = x] = Pr[Z > M(D, x) - t] = S_Z(M(D, x) - t); D' shifts the argument by
+        # κ = M(D, x) - M(D', x), |κ| <= Δ, so a certified log-Lipschitz survival of Z (constant 1/b_Z)
+        # bounds the conditional ratio by e^{Δ/b_Z}; the seed's scale b_Z = 3Δ/ε makes that e^{ε/3} <= e^ε.
+        surv = _factor_bounds(family).threshold.survival_ratio
+        status = CertificateVerdict(surv.verdict)
+        base = (f"verify.certify.certify_factor_bounds: survival of Z {status} ({surv.method}; {surv.boxes} boxes, "
+                f"{_range(surv)}): |ln S_Z(y+s) - ln S_Z(y)| <= |s|/b_Z; with Pr[⊤^k | x] = S_Z(M(D,x) - t) and "
+                "|κ| <= Δ the conditional ratio is within e^{±Δ/b_Z} = e^{±ε/3}, and integrating over x keeps it")
+        return EngineResult(status, "certification: " + base, None)
+    needs, product = FACTOR_NEEDS[kind.split(":", 1)[1]]
+    fb = _factor_bounds(family)
+    certs = [getattr(getattr(fb, noise), factor) for noise, factor in needs] + ([fb.product] if product else [])
+    status = combined_status([CertificateVerdict(c.verdict) for c in certs])
+    parts = "; ".join(f"{c.claim}: {CertificateVerdict(c.verdict)}" for c in certs)
+    return EngineResult(status, f"certification (verify.certify.certify_factor_bounds, {_range(certs[0])}): {parts}")
 
 
 # --- the checker -----------------------------------------------------------------------------------------------------
 @cache
 def checker_sweep(family: str) -> EngineResult:
-    """`verify.sweep.sweep` on ε ∈ {1/2, 1, 2}, k = 2 (q(D) on t + jΔ, j = -6..6; shifts at the corners)."""
+    """`verify.sweep.sweep` on ε ∈ {1/2, 1, 2}, k = 2 (q(D) on t + jΔ, j = -6..6; shifts at the corners).
+
+    Raises `EngineFailure` when verify.sweep is absent or fails."""
     try:
         from verify.sweep import GridSpec, sweep
-    except ImportError:
-        return EngineResult("unavailable", "checker sweep: verify.sweep is not present")
-    try:
+
         spec = GridSpec(epsilons=(Fraction(1, 2), Fraction(1), Fraction(2)), k=2)
         r = sweep(_mech(family), spec, workers=1, progress=False)
-        w = r.witness
-        note = (f"checker sweep (verify.sweep, ε ∈ {{1/2, 1, 2}}, k = 2, {r.points} points): {r.violation_count} violations; "
-                f"largest |ln ratio| = {w.log_ratio if w else None} at ε = {w.epsilon if w else None}")
-        if r.violation_count:
-            v = r.violations[0]
-            return EngineResult("violation", note, None, (v.epsilon, v.queries, v.neighbour_queries, v.output))
-        return EngineResult("none", note)
     except Exception as exc:  # noqa: BLE001
-        return EngineResult("unavailable", f"checker sweep: verify.sweep failed ({type(exc).__name__}: {exc})")
+        raise _failure("the checker's sweep (verify.sweep)", exc) from exc
+    w = r.witness
+    note = (f"checker sweep (verify.sweep, ε ∈ {{1/2, 1, 2}}, k = 2, {r.points} points): {r.violation_count} violations; "
+            f"largest |ln ratio| = {w.log_ratio if w else None} at ε = {w.epsilon if w else None}")
+    if r.violation_count:
+        v = r.violations[0]
+        return EngineResult(CheckerFinding.VIOLATION, note, None, (v.epsilon, v.queries, v.neighbour_queries, v.output))
+    return EngineResult(CheckerFinding.NONE, note)
 
 
 @cache
 def checker_worst_case(family: str) -> EngineResult:
-    """`verify.worstcase.worst_case` with k <= 3 at ε = 1."""
+    """`verify.worstcase.worst_case` with k <= 3 at ε = 1.
+
+    Raises `EngineFailure` when verify.worstcase is absent or fails."""
     try:
         from verify.worstcase import worst_case
-    except ImportError:
-        return EngineResult("unavailable", "worst-case search: verify.worstcase is not present")
-    try:
+
         r = worst_case(_mech(family), max_queries=3, push_study=False)
-        w = r.witness
-        note = (f"worst-case search (verify.worstcase, ε = 1, k <= 3): verdict {r.verdict}, loss {float(r.loss):.12g} "
-                f"(loss/ε = {float(r.loss_over_epsilon):.12g}) at q(D) = {[str(x) for x in w.queries]}, "
-                f"q(D') = {[str(x) for x in w.neighbour_queries]}, output {w.output}")
-        if r.verdict == "not_private":
-            return EngineResult("violation", note, float(r.loss), (Fraction(1), w.queries, w.neighbour_queries, w.output))
-        return EngineResult("none", note, float(r.loss))
     except Exception as exc:  # noqa: BLE001
-        return EngineResult("unavailable", f"worst-case search: verify.worstcase failed ({type(exc).__name__}: {exc})")
+        raise _failure("the checker's worst-case search (verify.worstcase)", exc) from exc
+    w = r.witness
+    note = (f"worst-case search (verify.worstcase, ε = 1, k <= 3): verdict {r.verdict}, loss {float(r.loss):.12g} "
+            f"(loss/ε = {float(r.loss_over_epsilon):.12g}) at q(D) = {[str(x) for x in w.queries]}, "
+            f"q(D') = {[str(x) for x in w.neighbour_queries]}, output {w.output}")
+    if MechanismVerdict(r.verdict) is MechanismVerdict.NOT_PRIVATE:
+        return EngineResult(CheckerFinding.VIOLATION, note, float(r.loss), (Fraction(1), w.queries, w.neighbour_queries, w.output))
+    return EngineResult(CheckerFinding.NONE, note, float(r.loss))
 
 
 def clear_caches() -> None:

@@ -18,9 +18,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from verify.verdicts import CLAIM_VERDICT_ORDER, ClaimVerdict
+
 FINDINGS_START, FINDINGS_END = "<!-- findings:start -->", "<!-- findings:end -->"
 CLAIMS_START, CLAIMS_END = "<!-- claims:start -->", "<!-- claims:end -->"
-ORDER = ("proved", "certified", "consistent", "undecided", "refuted")
+ORDER = CLAIM_VERDICT_ORDER
 
 
 def _checked(claims: Sequence[Any] | None = None) -> list[tuple[Any, Any]]:
@@ -76,7 +78,7 @@ def findings_markdown() -> str:
         "",
     ]
     for c, v in checked:
-        if v.verdict != "refuted" or c.corrects:
+        if v.verdict is not ClaimVerdict.REFUTED or c.corrects:
             continue
         cx = v.evidence.counterexample
         params = ", ".join(f"{k} = {val}" for k, val in cx.params)
@@ -93,7 +95,7 @@ def findings_markdown() -> str:
     for c, v in checked:
         if not v.holds:
             continue
-        bad = [i for i, lv in v.evidence.links if lv == "refuted"]
+        bad = [i for i, lv in v.evidence.links if lv is ClaimVerdict.REFUTED]
         if bad:
             found = True
             fixes = [corrected[b][0].id for b in bad if b in corrected]

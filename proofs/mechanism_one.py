@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import cache
 from typing import Any
 
 import mpmath
@@ -20,10 +19,11 @@ import sympy as sp
 from proofs import seed as S
 from proofs import symbolic as Y
 from proofs.build import claim, refuted_or_undecided
-from proofs.claim import Evidence, Verdict
-from proofs.engines import certification, checker_sweep, checker_worst_case
-from proofs.numerics import confirm, nstr
-from proofs.sweeps import eps_mp, fmt_margin, mechanism, theorem_sweep
+from proofs.claim import ClaimVerdict, Evidence, Outcome
+from proofs.numerics import confirm, fstr, nstr
+from proofs.shared_checks import ratio_sweep_check
+from proofs.sweeps import eps_mp
+from proofs.symbolic import sympy_engine
 from verify.mechanism import AboveThreshold
 from verify.probabilities import DELTA, EPSILON, mp_distribution, symbolic_distribution
 
@@ -44,109 +44,9 @@ THEOREM_PARAMS = (
 )
 
 
-# --- shared by M1.theorem, M2.theorem and the X.* claims ---------------------------------------------------
-def ratio_sweep_check(claim_id: str, family: str, which: str, bound_factor: Fraction = Fraction(1), **params: Any) -> Verdict:
-    """|ln Pr[A(D)=s]/Pr[A(D')=s]| <= ε over the outputs s_i (``which="halt"``) or ⊤^k (``"none"``)."""
-    if params:
-        return _ratio_point(claim_id, family, which, **params)
-    sw = theorem_sweep(family, which)
-    eng = certification("theorem" if which == "halt" else "no_halt", family)
-    checkers = [checker_sweep(family)] + ([checker_worst_case(family)] if which == "halt" else [])
-    notes = [e.note for e in ([eng] if eng else []) + checkers]
-    if sw.worst is not None:
-        w = sw.worst
-        notes.append(
-            f"worst point: ε = {w.eps}, D = {[str(v) for v in w.queries]}, D' = {[str(v) for v in w.neighbour]}, "
-            f"output {w.output}: ln ratio = {nstr(w.log_ratio, 25)} (mpmath, 40 digits)"
-        )
-    evidence = dict(
-        points=sw.points,
-        grid=sw.description,
-        digits=40,
-        min_margin=fmt_margin(sw.min_margin),
-        margin_unit="nats: ε - |ln ratio| (0 means the bound is attained to 30 digits)",
-    )
-    candidates = []
-    if sw.violation is not None:
-        v = sw.violation
-        candidates.append((v.eps, v.queries, v.neighbour, v.output))
-    for c in checkers:
-        if c.status == "violation" and c.witness is not None:
-            e, q, qn, out = c.witness
-            if (out == "none") == (which == "none"):
-                candidates.append((Fraction(e), tuple(q), tuple(qn), out))
-    for e, q, qn, out in candidates:
-        mech = mechanism(family, e)
-
-        def evaluate(_: Any, mech=mech, q=q, qn=qn, out=out, e=e) -> tuple[mpmath.mpf, mpmath.mpf]:
-            from verify.ratio import privacy_ratio
-
-            r = privacy_ratio(mech, q, qn, outputs=[out], digits=mpmath.mp.dps - 5).outputs[0]
-            return abs(r.log_ratio), eps_mp(e)
-
-        cx = confirm(
-            evaluate,
-            None,
-            (("eps", str(e)), ("queries", ",".join(map(str, q))), ("neighbour", ",".join(map(str, qn))), ("output", str(out))),
-            "|ln ratio| <= ε",
-            lambda a, b: a > b,
-        )
-        if cx.confirmed:
-            return refuted_or_undecided(claim_id, "sweep of the exact ratio (float64), violation confirmed with mpmath", cx, {**evidence, "notes": tuple(notes)})
-    if candidates:
-        return Verdict(claim_id, "undecided", "a sweep reported a violation that mpmath did not confirm", Evidence(**evidence, notes=tuple(notes)))
-    if eng is not None and eng.status == "refuted":
-        return Verdict(claim_id, "undecided", "certification refuted the conditional bound but no violation of the theorem was confirmed",
-                       Evidence(**evidence, notes=tuple(notes)))
-    if eng is not None and eng.certified:
-        what = "conditional ratio" if which == "halt" else "survival of the threshold noise (Pr[⊤^k | x] = S_Z(M(D,x) - t))"
-        return Verdict(claim_id, "certified", f"rigorous enclosures of the {what} (verify.certify) integrated over x; "
-                       "the sweeps agree", Evidence(**evidence, notes=tuple(notes)))
-    return Verdict(
-        claim_id,
-        "consistent",
-        "sweep of the exact ratio over neighbouring query vectors (library fast path, float64; worst point by mpmath at 40 digits)"
-        + ("; the checker's " + (" and ".join(("sweep", "worst-case search")[: len(checkers)])) + " agree" if all(c.status == "none" for c in checkers) else ""),
-        Evidence(**evidence, notes=tuple(notes)),
-    )
-
-
-def _ratio_point(claim_id: str, family: str, which: str, eps: Any = 1, delta: Any = 1, t: Any = 0, queries: Any = None, neighbour: Any = None) -> Verdict:
-    from verify.exact import parse_vector, to_fraction
-    from verify.ratio import privacy_ratio
-
-    def vec(v: Any, name: str) -> tuple[Fraction, ...]:
-        if isinstance(v, str):
-            return parse_vector(v, name)
-        return tuple(to_fraction(x, name) for x in v)
-
-    if queries is None or neighbour is None:
-        raise ValueError(f"{claim_id}: give queries and neighbour (query values for D and D')")
-    q, qn = vec(queries, "queries"), vec(neighbour, "neighbour")
-    e = to_fraction(eps, "eps")
-    mech = mechanism(family, e, to_fraction(delta, "delta"), to_fraction(t, "t"))
-    k = len(q)
-    outs = list(range(1, k + 1)) if which == "halt" else ["none"]
-    rep = privacy_ratio(mech, q, qn, outputs=outs, digits=40)
-    worst = max(rep.outputs, key=lambda o: abs(o.log_ratio))
-    params = (("eps", str(e)), ("delta", str(delta)), ("t", str(t)), ("queries", ",".join(map(str, q))), ("neighbour", ",".join(map(str, qn))))
-    with mpmath.workdps(40):
-        margin = eps_mp(e) - abs(worst.log_ratio)
-    ev = dict(points=len(outs), grid="the point given", digits=40, min_margin=fmt_margin(margin), margin_unit="nats: ε - |ln ratio|")
-    if margin < -mpmath.mpf(10) ** -30:
-
-        def evaluate(_: Any) -> tuple[mpmath.mpf, mpmath.mpf]:
-            r = privacy_ratio(mech, q, qn, outputs=[worst.output], digits=mpmath.mp.dps - 5).outputs[0]
-            return abs(r.log_ratio), eps_mp(e)
-
-        cx = confirm(evaluate, None, (*params, ("output", str(worst.output))), "|ln ratio| <= ε", lambda a, b: a > b)
-        return refuted_or_undecided(claim_id, "exact ratio at the point (mpmath)", cx, ev)
-    return Verdict(claim_id, "consistent", "exact ratio at the point given (mpmath, 40 digits)", Evidence(**ev))
-
-
 # --- M1.theorem -------------------------------------------------------------------------------------------------
-def check_theorem(**params: Any) -> Verdict:
-    return ratio_sweep_check("M1.theorem", "laplace", "halt", **params)
+def check_theorem(**params: Any) -> Outcome:
+    return ratio_sweep_check("laplace", "halt", **params)
 
 
 claim(
@@ -171,7 +71,7 @@ def no_threshold_noise(eps: Any = 1, delta: Any = 1) -> AboveThreshold:
     return AboveThreshold.with_noise("laplace", eps, delta, 0, threshold_multiplier=0, query_multiplier=3)
 
 
-@cache
+@sympy_engine
 def example_probabilities(n: int) -> tuple[sp.Expr, sp.Expr]:
     """Exact Pr[A(D)=⊤^n⊥], Pr[A(D')=⊤^n⊥] without threshold noise, ε and Δ symbolic
     (library path 1; queries q_i(D) = Δ, q_i(D') = 0, t = 0)."""
@@ -184,8 +84,7 @@ def example_probabilities(n: int) -> tuple[sp.Expr, sp.Expr]:
 WITNESS_N = 4
 
 
-def check_noise_needed(eps: Any = None, n: Any = None) -> Verdict:
-    cid = "M1.threshold_noise_needed"
+def check_noise_needed(eps: Any = None, n: Any = None) -> Outcome:
     if eps is not None or n is not None:
         e = Fraction(str(eps if eps is not None else 1))
         nn = int(n if n is not None else WITNESS_N)
@@ -197,8 +96,8 @@ def check_noise_needed(eps: Any = None, n: Any = None) -> Verdict:
             viol = abs(lr) > eps_mp(e)
         ev = Evidence(points=1, grid=f"ε = {e}, n = {nn}, Δ = 1, t = 0", digits=40, notes=(f"ln ratio = {nstr(lr, 25)}, ε = {e}",))
         if viol:
-            return Verdict(cid, "consistent", "witness at the point: |ln ratio| > ε (mpmath, 40 digits)", ev)
-        return Verdict(cid, "undecided", "no violation at this point (an existence claim is not refuted by one point)", ev)
+            return Outcome(ClaimVerdict.CONSISTENT, "witness at the point: |ln ratio| > ε (mpmath, 40 digits)", ev)
+        return Outcome(ClaimVerdict.UNDECIDED, "no violation at this point (an existence claim is not refuted by one point)", ev)
     pd, pdp = example_probabilities(WITNESS_N)
     diff = sp.exp(-EPSILON) - pd / pdp
     ok, form = Y.positive_for_all_epsilon(diff)
@@ -215,13 +114,11 @@ def check_noise_needed(eps: Any = None, n: Any = None) -> Verdict:
         lr = mpmath.log(a / b)
     notes.append(f"ε = 1: ln ratio = {nstr(lr, 30)} < -1 (mpmath, 40 digits)")
     if ok and lr < -1:
-        return Verdict(
-            cid,
-            "proved",
+        return Outcome(ClaimVerdict.PROVED,
             "sympy: exact ratio of the witness < e^-ε for every ε > 0 (rational function of e^(-ε/3), real-root isolation)",
             Evidence(points=1, grid="every ε > 0 (symbolic), ε = 1 (mpmath)", digits=40, notes=tuple(notes)),
         )
-    return Verdict(cid, "undecided", "the witness could not be established symbolically", Evidence(points=1, notes=tuple(notes)))
+    return Outcome(ClaimVerdict.UNDECIDED, "the witness could not be established symbolically", Evidence(points=1, notes=tuple(notes)))
 
 
 claim(
@@ -264,7 +161,7 @@ def product_formula(q_over_delta: int, n: Any) -> sp.Expr:
 N_RANGE = range(0, 6)
 
 
-def _example_check(cid: str, which: str, formula: Any, n: Any = None, eps: Any = None) -> Verdict:
+def _example_check(which: str, formula: Any, n: Any = None, eps: Any = None) -> Outcome:
     """Compare a displayed formula with the exact probability (symbolic for n = 0..5 and for
     symbolic n via the product formula; mpmath at 40 digits)."""
     qd = 1 if which == "D" else 0
@@ -307,25 +204,23 @@ def _example_check(cid: str, which: str, formula: Any, n: Any = None, eps: Any =
         cx = confirm(
             evaluate,
             None,
-            (("n", str(nn)), ("eps", str(e)), ("delta", "1"), ("t", "0")),
+            (("n", str(nn)), ("eps", fstr(e))),
             "=",
             lambda a, b: abs(a - b) > abs(a) * mpmath.mpf(10) ** -30,
-            detail="lhs: the exact probability (library mpmath path); rhs: the displayed formula",
+            detail="Δ = 1, t = 0; lhs: the exact probability (library mpmath path); rhs: the displayed formula",
         )
         notes = (
             f"symbolic: displayed formula {'equals' if general else 'differs from'} the product formula F(-q)^n(1-F(-q)) for symbolic n",
             *(f"n = {k}: exact probability {'equals' if v else 'differs from'} the formula (sympy)" for k, v in per_n.items()),
         )
-        return refuted_or_undecided(cid, "exact probability (sympy and mpmath) against the displayed formula", cx, {**ev, "notes": notes})
+        return refuted_or_undecided("exact probability (sympy and mpmath) against the displayed formula", cx, {**ev, "notes": notes})
     if general and all(per_n.values()):
-        return Verdict(
-            cid,
-            "proved",
+        return Outcome(ClaimVerdict.PROVED,
             "sympy: the product formula F(-q)^n (1 - F(-q)) (independent X_j, t̂ = t) equals the formula for symbolic n, ε, Δ; "
             "the library's exact probability equals it for each n checked; mpmath agrees at 40 digits",
             Evidence(**ev),
         )
-    return Verdict(cid, "consistent", "mpmath at 40 digits agrees; sympy could not show the identity", Evidence(**ev))
+    return Outcome(ClaimVerdict.CONSISTENT, "mpmath at 40 digits agrees; sympy could not show the identity", Evidence(**ev))
 
 
 EXAMPLE_HYPOTHESES = (
@@ -342,11 +237,10 @@ claim(
     f"{S.EXAMPLE_D_LHS} = {S.EXAMPLE_D_RHS.rstrip('.')}",
     (S.EXAMPLE_D_LHS, S.EXAMPLE_D_RHS, S.EXAMPLE_QUERIES),
     "independence of the X_i; Pr[Δ + X < 0] = F(-Δ)",
-    lambda **p: _example_check("M1.example.D", "D", seed_example_D, **p),
+    lambda **p: _example_check("D", seed_example_D, **p),
     hypotheses=EXAMPLE_HYPOTHESES,
     quantifiers=("n ∈ ℕ", "ε > 0, Δ > 0"),
-    lhs=product_formula(1, N),
-    rhs=seed_example_D(N),
+    sides=(product_formula(1, N), seed_example_D(N)),
     relation="=",
     mechanism="M1",
     parameters=EXAMPLE_PARAMS,
@@ -359,12 +253,11 @@ claim(
     r"\Pr[ \mathcal{A} (D) = \underbrace{\top \ldots \top}_{ n \text{ occurrences} } \bot ] = \left( \frac{1}{2} \right)^{n} \exp \left( - \frac{\epsilon \cdot n }{3} \right) \left( 1 - \frac{1}{2}\exp \left( - \frac{\epsilon}{3} \right)\right)",
     (S.EXAMPLE_D_LHS,),
     "independence of the X_i: F(-Δ)^n (1 - F(-Δ)) with F(-Δ) = e^{-ε/3}/2 (the Laplace CDF)",
-    lambda **p: _example_check("M1.example.D.corrected", "D", corrected_example_D, **p),
+    lambda **p: _example_check("D", corrected_example_D, **p),
     explicit=False,
     hypotheses=EXAMPLE_HYPOTHESES,
     quantifiers=("n ∈ ℕ", "ε > 0, Δ > 0"),
-    lhs=product_formula(1, N),
-    rhs=corrected_example_D(N),
+    sides=(product_formula(1, N), corrected_example_D(N)),
     relation="=",
     mechanism="M1",
     parameters=EXAMPLE_PARAMS,
@@ -378,11 +271,10 @@ claim(
     f"{S.EXAMPLE_DP_LHS} = " + r"\left( \frac{1}{2} \right)^{n + 1}",
     (S.EXAMPLE_DP_LHS, S.EXAMPLE_DP_RHS),
     "independence of the X_i; Pr[X < 0] = F(0) = 1/2",
-    lambda **p: _example_check("M1.example.Dprime", "Dprime", seed_example_Dprime, **p),
+    lambda **p: _example_check("Dprime", seed_example_Dprime, **p),
     hypotheses=EXAMPLE_HYPOTHESES,
     quantifiers=("n ∈ ℕ", "ε > 0, Δ > 0"),
-    lhs=product_formula(0, N),
-    rhs=seed_example_Dprime(N),
+    sides=(product_formula(0, N), seed_example_Dprime(N)),
     relation="=",
     mechanism="M1",
     parameters=EXAMPLE_PARAMS,

@@ -1,30 +1,27 @@
 """The registry of claims: every claim of every module, in the seed's order.
 
 ``all_claims()`` imports the claim modules (each registers its claims when
-imported) and returns them in order; ``get_claim(id)`` looks one up;
-``cached_check`` memoises the default check of each claim per process, so
+imported) and returns them in order; ``get_claim(id)`` looks one up.  The
+default check of each claim is memoised by `proofs.claim.Claim.check`, so
 that conclusions can consult their links without recomputing them.
 """
 
 from __future__ import annotations
 
 import importlib
-import threading
 
-from proofs.claim import Claim, Verdict
+from proofs.claim import Claim, ClaimVerdict, clear_verdict_cache
 
 MODULES: tuple[str, ...] = (
     "proofs.mechanism_one",
     "proofs.laplace_proof_1",
     "proofs.laplace_proof_2",
-    "proofs.exponential_proof",
+    "proofs.mechanism_two",
     "proofs.utility",
     "proofs.beyond_seed",
 )
 
 _CLAIMS: dict[str, Claim] = {}
-_CACHE: dict[str, Verdict] = {}
-_LOCK = threading.RLock()
 
 
 def register(claim: Claim) -> Claim:
@@ -55,26 +52,16 @@ def get_claim(claim_id: str) -> Claim:
         raise KeyError(f"unknown claim ID {claim_id!r} (see `svt-verify proofs` for the list)") from None
 
 
-def cached_check(claim: Claim) -> Verdict:
-    """The claim's default check, computed once per process."""
-    with _LOCK:
-        if claim.id not in _CACHE:
-            v = claim.checker()
-            if v.claim_id != claim.id:
-                raise RuntimeError(f"{claim.id}: checker returned a verdict for {v.claim_id}")
-            _CACHE[claim.id] = v
-        return _CACHE[claim.id]
-
-
 def clear_cache() -> None:
-    """Forget every cached verdict (and the shared computations behind them)."""
-    with _LOCK:
-        _CACHE.clear()
-    from proofs import sweeps
+    """Forget every cached verdict and the shared computations behind them (sweeps, engines, sympy lemmas)."""
+    from proofs import engines, sweeps, symbolic
 
+    clear_verdict_cache()
     sweeps.clear_caches()
+    engines.clear_caches()
+    symbolic.clear_caches()
 
 
-def link_verdicts(ids: tuple[str, ...] | list[str]) -> tuple[tuple[str, str], ...]:
+def link_verdicts(ids: tuple[str, ...] | list[str]) -> tuple[tuple[str, ClaimVerdict], ...]:
     """(id, verdict) of each link's default check."""
     return tuple((i, get_claim(i).check().verdict) for i in ids)

@@ -20,8 +20,7 @@ from typing import Any
 
 from verify.cli import flags, limits
 from verify.cli.common import emit_json
-
-VERDICT_ORDER = ("proved", "certified", "consistent", "undecided", "refuted")
+from verify.verdicts import CLAIM_VERDICT_ORDER, ClaimVerdict
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -91,8 +90,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {r['id']:<{w}}  {r['verdict']:<10}  {r['title']}")
         print()
         counts = rep["summary"]
-        print("  " + ", ".join(f"{counts[v]} {v}" for v in VERDICT_ORDER if counts.get(v)))
-        refuted = [r for r in rep["claims"] if r["verdict"] == "refuted"]
+        print("  " + ", ".join(f"{counts[v]} {v}" for v in CLAIM_VERDICT_ORDER if counts.get(v)))
+        refuted = [r for r in rep["claims"] if r["verdict"] == ClaimVerdict.REFUTED]
         if refuted:
             print("  refuted (counterexamples confirmed at >= 30 digits): " + ", ".join(r["id"] for r in refuted))
         print()

@@ -12,12 +12,42 @@ be split at the kinks and each branch integrated exactly
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from functools import cache
+import functools
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 import sympy as sp
 
+from proofs.engines import EngineFailure
 from verify.probabilities import DELTA, EPSILON
+
+_Fn = TypeVar("_Fn", bound=Callable[..., Any])
+_CACHED: list[Any] = []
+
+
+def sympy_engine(fn: _Fn) -> _Fn:
+    """Memoise a sympy lemma; if sympy crashes inside it, raise `EngineFailure` (the claim is then
+    ``undecided`` with the reason) instead of letting the lemma read as "not shown"."""
+    cached = functools.cache(fn)
+    _CACHED.append(cached)
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return cached(*args, **kwargs)
+        except EngineFailure:
+            raise
+        except Exception as exc:  # noqa: BLE001 - every crash of the engine becomes EngineFailure
+            raise EngineFailure(f"sympy engine: {fn.__name__} failed ({type(exc).__name__}: {exc})") from exc
+
+    wrapper.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
+    return wrapper  # type: ignore[return-value]
+
+
+def clear_caches() -> None:
+    """Forget every memoised sympy lemma."""
+    for c in _CACHED:
+        c.cache_clear()
 
 LAM = EPSILON / (3 * DELTA)
 x, y, z, w = sp.symbols("x y z w", real=True)
@@ -82,14 +112,28 @@ def integrate_split(expr: sp.Expr, var: sp.Symbol, lo: sp.Expr, hi: sp.Expr, inn
 
 
 def is_zero(expr: sp.Expr) -> bool:
-    """True only if sympy shows ``expr == 0`` (several normal forms tried)."""
+    """True only if sympy shows ``expr == 0`` (several normal forms tried).
+
+    A normal form that raises is simply not a proof; if every one raises, sympy
+    itself failed and `EngineFailure` is raised."""
+    errors = []
     for f in (sp.simplify, lambda e: sp.expand(sp.powsimp(sp.expand(e))), lambda e: sp.simplify(sp.expand(e.rewrite(sp.exp)))):
         try:
             if f(expr) == 0:
                 return True
-        except Exception:  # noqa: BLE001 - a failed normal form is simply not a proof
-            continue
+        except Exception as exc:  # noqa: BLE001 - a failed normal form is simply not a proof
+            errors.append(f"{type(exc).__name__}: {exc}")
+    if len(errors) == 3:
+        raise EngineFailure(f"sympy engine: every normal form failed ({'; '.join(errors)})")
     return False
+
+
+def same_integral(a: sp.Integral, b: sp.Integral) -> bool:
+    """True if sympy shows that two one-dimensional integrals are the same expression: equal limits and
+    equal integrands once the integration variable of ``b`` is renamed to that of ``a``."""
+    (va, lo_a, hi_a), (vb, lo_b, hi_b) = a.limits[0], b.limits[0]
+    fb = b.function.subs(vb, va)
+    return all(x == y or sp.simplify(x - y) == 0 for x, y in ((lo_a, lo_b), (hi_a, hi_b))) and sp.simplify(a.function - fb) == 0
 
 
 def by_sign(expr_of: callable, cases: Iterable[sp.Expr] = (-s, sp.Integer(0), s)) -> bool:
@@ -98,7 +142,7 @@ def by_sign(expr_of: callable, cases: Iterable[sp.Expr] = (-s, sp.Integer(0), s)
 
 
 # --- lemmas ---------------------------------------------------------------------------------------------
-@cache
+@sympy_engine
 def cdf_lemma(family: str) -> bool:
     """∫_{-∞}^v p = F(v) and ∫_v^∞ p = 1 - F(v) for every real v (sympy, by the sign of v)."""
     p = density(family, x)
@@ -114,19 +158,19 @@ def cdf_lemma(family: str) -> bool:
     return by_sign(lower) and by_sign(upper)
 
 
-@cache
+@sympy_engine
 def normalised(family: str) -> bool:
     """∫ p = 1."""
     return is_zero(integrate_split(density(family, x), x, -sp.oo, sp.oo, [sp.Integer(0)]) - 1)
 
 
-@cache
+@sympy_engine
 def laplace_symmetry() -> bool:
     """1 - F(v) = F(-v) for every real v (symmetry of the Laplace CDF)."""
     return by_sign(lambda v: 1 - cdf("laplace", v) - cdf("laplace", -v))
 
 
-@cache
+@sympy_engine
 def exp_survival_lemma() -> bool:
     """∫_v^∞ p_Exp = exp(-(ε/3Δ) max{0, v}) for every real v (seed, Mechanism Two proof)."""
 
@@ -137,7 +181,7 @@ def exp_survival_lemma() -> bool:
     return by_sign(diff)
 
 
-@cache
+@sympy_engine
 def tail_abs(family: str) -> sp.Expr:
     """Pr[|X| >= c] for c > 0, exact: ∫_{-∞}^{-c} p + ∫_c^∞ p (sympy)."""
     c = sp.Symbol("c", positive=True)

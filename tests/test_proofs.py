@@ -20,7 +20,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from proofs import all_claims, get_claim
-from proofs.claim import Counterexample, Evidence, Verdict, weakest
+from proofs.claim import ClaimVerdict, Counterexample, Evidence, Outcome, weakest
 
 #: Claims that fail as the seed states them (derivations by hand, independent of the code):
 #: - M1.example.D: with t̂ = t = 0 and q_i(D) = Δ, Pr[⊤^n⊥] = F(-Δ)^n (1 - F(-Δ)) with F(-Δ) = e^{-ε/3}/2,
@@ -67,8 +67,8 @@ def test_claim(claim_id: str) -> None:
     v = claim.check()
     assert v.claim_id == claim_id
     assert v.method
-    assert v.verdict != "undecided", f"{claim_id}: {v.method}; notes: {v.evidence.notes}"
-    if v.verdict == "refuted":
+    assert v.verdict is not ClaimVerdict.UNDECIDED, f"{claim_id}: {v.method}; notes: {v.evidence.notes}"
+    if v.verdict is ClaimVerdict.REFUTED:
         cx = v.evidence.counterexample
         assert cx is not None and cx.confirmed, f"{claim_id}: counterexample not confirmed"
         assert cx.digits >= 30
@@ -77,7 +77,7 @@ def test_claim(claim_id: str) -> None:
     else:
         assert claim_id not in EXPECTED_REFUTED, f"{claim_id} was expected to be refuted, got {v.verdict}"
         assert v.holds
-        if v.verdict == "consistent":
+        if v.verdict is ClaimVerdict.CONSISTENT:
             assert v.evidence.points > 0 or v.evidence.links, f"{claim_id}: consistent without evidence"
 
 
@@ -93,7 +93,7 @@ def test_links_and_corrections_exist() -> None:
             get_claim(link)
         if c.corrects:
             target = get_claim(c.corrects)
-            assert target.check().verdict == "refuted", f"{c.id} corrects {target.id}, which is not refuted"
+            assert target.check().verdict is ClaimVerdict.REFUTED, f"{c.id} corrects {target.id}, which is not refuted"
             assert c.id.endswith(".corrected")
 
 
@@ -121,14 +121,14 @@ def test_seed_fragments_are_verbatim() -> None:
 
 # --- checks at a user's point ----------------------------------------------------------------------------------
 def test_point_checks() -> None:
-    assert get_claim("P1.chain.4").check(eps="1/2", delta=2, t=1, M=3, q=0).verdict == "proved"
-    assert get_claim("P1.chain.6").check(eps=1, M="1/2", Mp="-1/2", q=2).verdict == "proved"
-    assert get_claim("M1.example.D").check(n=3, eps=2).verdict == "refuted"
-    assert get_claim("M1.example.D.corrected").check(n=3, eps=2).verdict == "proved"
-    assert get_claim("M1.theorem").check(queries=[0, 1], neighbour=[1, 0]).verdict == "consistent"
+    assert get_claim("P1.chain.4").check(eps="1/2", delta=2, t=1, M=3, q=0).verdict is ClaimVerdict.PROVED
+    assert get_claim("P1.chain.6").check(eps=1, M="1/2", Mp="-1/2", q=2).verdict is ClaimVerdict.PROVED
+    assert get_claim("M1.example.D").check(n=3, eps=2).verdict is ClaimVerdict.REFUTED
+    assert get_claim("M1.example.D.corrected").check(n=3, eps=2).verdict is ClaimVerdict.PROVED
+    assert get_claim("M1.theorem").check(queries=[0, 1], neighbour=[1, 0]).verdict is ClaimVerdict.CONSISTENT
     v = get_claim("M2.compare.integrand").check(eps=1, y="1/4", kappa="1/2", d=0, delta_q=0)
-    assert v.verdict == "refuted" and v.evidence.counterexample.confirmed
-    assert get_claim("M2.compare.integrand.corrected").check(eps=1, y="1/4", kappa="1/2", d=0, delta_q=0).verdict == "consistent"
+    assert v.verdict is ClaimVerdict.REFUTED and v.evidence.counterexample.confirmed
+    assert get_claim("M2.compare.integrand.corrected").check(eps=1, y="1/4", kappa="1/2", d=0, delta_q=0).verdict is ClaimVerdict.CONSISTENT
     with pytest.raises(ValueError, match="unknown parameter"):
         get_claim("P2.jacobian").check(eps=1)
 
@@ -145,7 +145,7 @@ def test_point_checks() -> None:
 def test_laplace_integrand_bound_at_any_point(eps, z, kappa, d, delta_q) -> None:
     """P1.compare.integrand holds at every point (mpmath, 40 digits); the pinned example sits on two kinks."""
     v = get_claim("P1.compare.integrand").check(eps=eps, z=z, kappa=kappa, d=d, delta_q=delta_q)
-    assert v.verdict == "consistent"
+    assert v.verdict is ClaimVerdict.CONSISTENT
 
 
 @settings(max_examples=25)
@@ -157,21 +157,21 @@ def test_exponential_comparison_fails_exactly_on_the_support_gap(kappa, frac, d)
     and the corrected comparison holds there."""
     y = frac * kappa
     v = get_claim("M2.compare.integrand").check(eps=1, y=y, kappa=kappa, d=d, delta_q=0)
-    assert v.verdict == "refuted" and v.evidence.counterexample.confirmed
-    assert get_claim("M2.compare.integrand.corrected").check(eps=1, y=y, kappa=kappa, d=d, delta_q=0).verdict == "consistent"
+    assert v.verdict is ClaimVerdict.REFUTED and v.evidence.counterexample.confirmed
+    assert get_claim("M2.compare.integrand.corrected").check(eps=1, y=y, kappa=kappa, d=d, delta_q=0).verdict is ClaimVerdict.CONSISTENT
 
 
 # --- negative controls: the framework refutes broken statements ----------------------------------------------------
 def test_pointwise_check_refutes_a_too_tight_bound() -> None:
-    from proofs.laplace_proof_1 import _sample, density_lr, mp_density
+    from proofs.laplace_pointwise import density_lr, mp_density, sample
     from proofs.steps import pointwise_check
 
     def mp_tight(pt):
         lr, up, lo = mp_density(pt)
         return lr, up / 2, lo / 2
 
-    v = pointwise_check("control.density", density_lr, _sample, lambda p: p["eps"] / 6, lambda p: -p["eps"] / 6, mp_tight, "grid", "e^{±ε/6}")
-    assert v.verdict == "refuted" and v.evidence.counterexample.confirmed and _violates(v.evidence.counterexample)
+    v = pointwise_check(density_lr, sample, lambda p: p["eps"] / 6, lambda p: -p["eps"] / 6, mp_tight, "grid", "e^{±ε/6}")
+    assert v.verdict is ClaimVerdict.REFUTED and v.evidence.counterexample.confirmed and _violates(v.evidence.counterexample)
 
 
 def test_equality_check_refutes_a_wrong_integral() -> None:
@@ -184,8 +184,8 @@ def test_equality_check_refutes_a_wrong_integral() -> None:
         lo = None if pt.M is None else mpf(pt.M) - t
         return quad(lambda z: pdf("laplace", z, b) * cdf("laplace", t + z - q, b), lo, None, [0, q - t])
 
-    v = equality_check("control.integral", lambda pt: C.library("laplace", pt), wrong, [])
-    assert v.verdict == "refuted" and _violates(v.evidence.counterexample)
+    v = equality_check(lambda pt: C.library("laplace", pt), wrong, [])
+    assert v.verdict is ClaimVerdict.REFUTED and _violates(v.evidence.counterexample)
 
 
 def test_symbolic_lemma_rejects_a_false_identity() -> None:
@@ -200,11 +200,14 @@ def test_symbolic_lemma_rejects_a_false_identity() -> None:
 # --- the framework ------------------------------------------------------------------------------------------------------
 def test_verdict_validation() -> None:
     with pytest.raises(ValueError, match="verdict"):
-        Verdict("x", "maybe", "m")
+        Outcome("maybe", "m")
     with pytest.raises(ValueError, match="counterexample"):
-        Verdict("x", "refuted", "m", Evidence())
-    assert weakest(["proved", "consistent", "certified"]) == "consistent"
-    assert weakest(["proved", "refuted"]) == "refuted"
+        Outcome(ClaimVerdict.REFUTED, "m", Evidence())
+    with pytest.raises(ValueError, match="method"):
+        Outcome(ClaimVerdict.PROVED, "")
+    V = ClaimVerdict
+    assert weakest([V.PROVED, V.CONSISTENT, V.CERTIFIED]) is V.CONSISTENT
+    assert weakest([V.PROVED, V.REFUTED]) is V.REFUTED
 
 
 def test_jupyter_display() -> None:
@@ -225,7 +228,7 @@ def test_cli_json(capsys) -> None:
     assert set(rows) == {"P2.jacobian", "M1.example.D"}
     for r in rows.values():
         assert {"id", "verdict", "method", "statement", "evidence"} <= set(r)
-    assert rows["M1.example.D"]["verdict"] == "refuted"
+    assert rows["M1.example.D"]["verdict"] == ClaimVerdict.REFUTED
     assert rows["M1.example.D"]["evidence"]["counterexample"]["confirmed"] is True
 
 
