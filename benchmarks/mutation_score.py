@@ -1,0 +1,381 @@
+"""Mutation testing of svt-verify's decision and numerical core (issue 13).
+
+    python benchmarks/mutation_score.py --json                 # every target, every mutant
+    python benchmarks/mutation_score.py --targets sampler,sweep --limit 40 --seed 1 --jobs 2
+
+A small AST-based runner (mutmut and cosmic-ray are not installable here, and
+both want to own the layout).  For each *target* (a module and the names of the
+functions in it, resolved at run time, so a target survives a module being
+split into a package) it enumerates one-token mutants of those functions:
+
+* comparison swaps: ``<`` ↔ ``<=``, ``>`` ↔ ``>=``, ``==`` ↔ ``!=``, ``is`` ↔ ``is not``, ``in`` ↔ ``not in``;
+* arithmetic swaps: ``+`` ↔ ``-``, ``*`` ↔ ``/``, ``**`` -> ``*``; unary ``-x`` -> ``x``;
+* ``and`` ↔ ``or``; ``not x`` -> ``x``;
+* constants: an int n -> n + 1, a float x -> 2x (0.0 -> 1.0), ``True`` ↔ ``False``;
+* return values: ``return <bool expr>`` -> ``return not (<bool expr>)``.
+
+Each mutant is written into a private copy of the tree (the working tree is
+never touched: one copy per job under a temporary directory), and the target's
+chosen fast tests run against it with ``pytest -x`` and a timeout.  A mutant is
+*killed* if the tests fail, error or time out, *survived* if they pass.  The
+tests are first run unmutated in each copy; if they fail there, the run stops.
+
+Output (``--json``): ``mutants`` (the total enumerated), ``tested`` (how many
+were run; fewer when ``--limit`` samples them, which ``sample`` then says),
+``killed`` and ``survived`` (lists of {file, line, change, target}),
+``timeouts``, ``score`` = killed / tested, ``seconds``.  Not run in CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import concurrent.futures as cf
+import importlib.util
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Target:
+    """A module and some of its functions (or ``*`` for all), with the tests that guard them."""
+
+    name: str
+    module: str
+    functions: tuple[str, ...]
+    tests: tuple[str, ...]
+
+
+def _ids(path: str, *names: str) -> tuple[str, ...]:
+    return tuple(f"{path}::{n}" for n in names)
+
+
+DEC = "tests/test_decisions.py"
+ORA = "tests/test_oracles.py"
+PRB = "tests/test_probabilities.py"
+
+#: The decision and numerical core of issue 13, each with a fast subset of tests (pytest node ids).
+TARGETS: tuple[Target, ...] = (
+    Target("worstcase-decision", "verify.worstcase", ("_worst_case", "proven_upper_bound", "worst_case"),
+           _ids(DEC, "test_private_needs_a_proven_bound_at_most_epsilon", "test_private_at_a_bound_equal_to_epsilon",
+                "test_a_loss_equal_to_epsilon_is_not_a_violation_but_above_is")
+           + _ids("tests/test_worstcase.py", "test_negative_controls_not_private_with_confirmed_witness",
+                  "test_no_threshold_noise_grows_linearly_with_k", "test_no_query_noise_has_probability_zero_on_one_side")),
+    Target("worstcase-tightness", "verify.worstcase", ("_tightness",),
+           _ids(DEC, "test_a_gap_that_stays_open_is_loose_not_approached")
+           + _ids("tests/test_worstcase.py", "test_seed_mechanisms_never_not_private", "test_mechanism_one_gap_shrinks_with_push_and_k")),
+    Target("sweep-decision", "verify.sweep", ("_classify", "_decide", "verdict", "float_margin", "mp_tolerance"),
+           _ids(DEC, "test_near_epsilon_mechanisms_are_where_the_docstring_says", "test_sweep_confirms_a_violation_below_the_float_margin",
+                "test_sweep_just_inside_is_neither_violation_nor_at_bound", "test_sweep_exact_bound_is_at_bound_not_violation",
+                "test_sweep_unconfirmed_violations_read_refuted_float64")),
+    Target("ratio-decision", "verify.ratio", ("_ratio_report", "log_ratio"),
+           _ids(DEC, "test_near_epsilon_mechanisms_are_where_the_docstring_says", "test_ratio_within_bounds_at_the_resolution_of_the_digits")),
+    Target("certify-interval", "verify.certify.interval", ("*",),
+           _ids(DEC, "test_every_interval_endpoint_rounds_outward", "test_outward_rounding_example_one_third",
+                "test_interval_predicates_are_conservative", "test_certify_sup_constant_pieces_at_the_edge",
+                "test_certify_at_and_just_above_the_bound")
+           + _ids("tests/test_certify.py", "test_interval_evaluation_encloses_exact_values", "test_interval_keeps_exact_tangency",
+                  "test_search_refutes_and_does_not_certify_an_interior_tangency")),
+    Target("claim-steps", "proofs.steps", ("equality_check", "pointwise_check", "_confirm_pointwise"),
+           _ids("tests/test_proofs.py", "test_pointwise_check_refutes_a_too_tight_bound", "test_equality_check_refutes_a_wrong_integral",
+                "test_point_checks", "test_claim[P1.chain.3]", "test_claim[P1.compare.density]", "test_claim[M2.compare.integrand]")),
+    Target("sampler", "verify.mechanism", ("sample", "sample_counts"),
+           _ids(DEC, "test_sampler_halts_on_ties_without_noise", "test_sampler_matches_exact_distribution")
+           + _ids(PRB, "test_sampler_matches_exact_probabilities")),
+    Target("noise-cdfs", "verify.noise", ("log_cdf", "log_sf", "log_pdf", "cdf_below", "pdf", "sample"),
+           _ids(ORA, "test_noise_kernel_matches_its_definition_in_both_tails", "test_noise_kernel_none_is_the_indicator_of_the_seeds_rule",
+                "test_noise_sampler_has_the_stated_distribution")
+           + _ids(DEC, "test_sampler_halts_on_ties_without_noise", "test_sampler_matches_exact_distribution")),
+    Target("fast-path", "verify.fast", ("*",),
+           _ids(PRB, "test_symbolic_mpmath_fast_agree", "test_fast_matches_mpmath_k20_and_tails", "test_fast_linear_and_log_space_agree",
+                "test_extended_precision_resolves_most_ill_conditioned_rows", "test_sums_to_one_k50_and_tiny_probabilities",
+                "test_conditional_three_paths_and_quad")
+           + _ids(ORA, "test_oracle_matches_the_three_library_paths_with_ties", "test_far_tails_agree_in_relative_terms")),
+)
+
+SWAPS: dict[type, type] = {
+    ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq,
+    ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In,
+    ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult, ast.Pow: ast.Mult,
+    ast.And: ast.Or, ast.Or: ast.And,
+}
+
+
+@dataclass(frozen=True)
+class Mutant:
+    target: str
+    file: str  # relative to the tree root
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    original: str
+    replacement: str
+
+    @property
+    def change(self) -> str:
+        return f"{self.original}  ->  {self.replacement}"
+
+
+# --------------------------------------------------------------------------------------------------
+# resolving targets and enumerating mutants
+# --------------------------------------------------------------------------------------------------
+def module_files(module: str) -> list[Path]:
+    """The .py files of a module, or of every module of a package (so a split module is still found)."""
+    sys.path.insert(0, str(ROOT))
+    try:
+        spec = importlib.util.find_spec(module)
+    finally:
+        sys.path.pop(0)
+    if spec is None or spec.origin is None:
+        raise SystemExit(f"mutation_score: module {module!r} not found under {ROOT}")
+    origin = Path(spec.origin)
+    if origin.name == "__init__.py":
+        return sorted(origin.parent.rglob("*.py"))
+    return [origin]
+
+
+def _functions(tree: ast.AST, names: tuple[str, ...]) -> list[ast.AST]:
+    """Function definitions (at any depth, methods included) with one of ``names``; ``*``: the whole module."""
+    if names == ("*",):
+        return [tree]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in names:
+            found.append(node)
+    return found
+
+
+def _docstring_nodes(tree: ast.AST) -> set[int]:
+    ids = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                ids.add(id(first.value))
+    return ids
+
+
+def _mutations(node: ast.AST) -> list[ast.AST]:
+    """Mutated copies of one node (top-level change only)."""
+    import copy
+
+    out: list[ast.AST] = []
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in SWAPS:
+        m = copy.deepcopy(node)
+        m.ops = [SWAPS[type(node.ops[0])]()]
+        out.append(m)
+    elif isinstance(node, ast.BinOp) and type(node.op) in SWAPS:
+        m = copy.deepcopy(node)
+        m.op = SWAPS[type(node.op)]()
+        out.append(m)
+    elif isinstance(node, ast.BoolOp):
+        m = copy.deepcopy(node)
+        m.op = SWAPS[type(node.op)]()
+        out.append(m)
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Not, ast.USub)):
+        out.append(copy.deepcopy(node.operand))
+    elif isinstance(node, ast.Constant) and not isinstance(node.value, str):
+        v = node.value
+        if isinstance(v, bool):
+            out.append(ast.Constant(not v))
+        elif isinstance(v, int):
+            out.append(ast.Constant(v + 1))
+        elif isinstance(v, float):
+            out.append(ast.Constant(2 * v if v != 0 else 1.0))
+    return out
+
+
+def _is_boolean(expr: ast.AST) -> bool:
+    return isinstance(expr, (ast.Compare, ast.BoolOp)) or (isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not)) or (
+        isinstance(expr, ast.Constant) and isinstance(expr.value, bool))
+
+
+def enumerate_mutants(target: Target) -> list[Mutant]:
+    mutants: list[Mutant] = []
+    seen: set[tuple] = set()
+    for path in module_files(target.module):
+        source = path.read_text()
+        tree = ast.parse(source)
+        docs = _docstring_nodes(tree)
+        rel = str(path.relative_to(ROOT))
+        for fn in _functions(tree, target.functions):
+            for node in ast.walk(fn):
+                if id(node) in docs or not hasattr(node, "lineno"):
+                    continue
+                if isinstance(node, ast.JoinedStr) or _inside_fstring(node, fn):
+                    continue
+                original = ast.get_source_segment(source, node)
+                if original is None:
+                    continue
+                reps = [ast.unparse(m) for m in _mutations(node)]
+                if isinstance(node, ast.Return) and node.value is not None and _is_boolean(node.value):
+                    reps.append(f"return not ({ast.unparse(node.value)})")
+                for rep in reps:
+                    key = (rel, node.lineno, node.col_offset, node.end_lineno, node.end_col_offset, rep)
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    mutants.append(Mutant(target.name, rel, node.lineno, node.col_offset, node.end_lineno,
+                                          node.end_col_offset, " ".join(original.split()), rep))
+    return mutants
+
+
+_FSTRING_PARTS: dict[int, set[int]] = {}
+
+
+def _inside_fstring(node: ast.AST, root: ast.AST) -> bool:
+    key = id(root)
+    if key not in _FSTRING_PARTS:
+        ids: set[int] = set()
+        for n in ast.walk(root):
+            if isinstance(n, ast.JoinedStr):
+                ids |= {id(x) for x in ast.walk(n)}
+        _FSTRING_PARTS[key] = ids
+    return id(node) in _FSTRING_PARTS[key]
+
+
+def apply(source: str, m: Mutant) -> str:
+    """The source with the node at m's position replaced (parenthesised) by the mutation."""
+    lines = source.splitlines(keepends=True)
+    offsets = [0]
+    for ln in lines:
+        offsets.append(offsets[-1] + len(ln))
+
+    def pos(line: int, col: int) -> int:  # ast columns are UTF-8 byte offsets
+        text = lines[line - 1].encode()[:col].decode()
+        return offsets[line - 1] + len(text)
+
+    start, end = pos(m.line, m.col), pos(m.end_line, m.end_col)
+    rep = m.replacement if m.replacement.startswith("return ") else f"({m.replacement})"
+    out = source[:start] + rep + source[end:]
+    ast.parse(out)  # a mutant must still be valid Python
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+# running
+# --------------------------------------------------------------------------------------------------
+def copy_tree(dest: Path) -> None:
+    ignore = shutil.ignore_patterns(".git", "__pycache__", ".pytest_cache", ".hypothesis", ".ruff_cache", "*.egg-info", "build", "dist")
+    shutil.copytree(ROOT, dest, ignore=ignore)
+
+
+def run_tests(tree: Path, tests: tuple[str, ...], timeout: float) -> tuple[str, float]:
+    """'pass', 'fail' or 'timeout' for the tests in ``tree``."""
+    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--no-header", *tests]
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1")
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run(cmd, cwd=tree, capture_output=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return "timeout", time.perf_counter() - t0
+    return ("pass" if proc.returncode == 0 else "fail"), time.perf_counter() - t0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--json", action="store_true", help="print the result as JSON")
+    ap.add_argument("--targets", default="", help=f"comma-separated target names (default all: {', '.join(t.name for t in TARGETS)})")
+    ap.add_argument("--limit", type=int, default=0, help="test a seeded random sample of this many mutants (0 = all)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the sample")
+    ap.add_argument("--jobs", type=int, default=1, help="parallel tree copies")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant before it counts as killed (timeout)")
+    ap.add_argument("--list", action="store_true", help="list the mutants and exit")
+    args = ap.parse_args(argv)
+
+    chosen = [t for t in TARGETS if not args.targets or t.name in args.targets.split(",")]
+    unknown = set(filter(None, args.targets.split(","))) - {t.name for t in TARGETS}
+    if unknown:
+        ap.error(f"unknown target(s): {', '.join(sorted(unknown))}")
+    mutants = [m for t in chosen for m in enumerate_mutants(t)]
+    if args.list:
+        for m in mutants:
+            print(f"{m.target}\t{m.file}:{m.line}\t{m.change}")
+        return 0
+    tested = mutants
+    if args.limit and args.limit < len(mutants):
+        tested = sorted(random.Random(args.seed).sample(mutants, args.limit), key=lambda m: (m.target, m.file, m.line, m.col))
+    by_target = {t.name: t for t in chosen}
+
+    t0 = time.perf_counter()
+    tmp = Path(tempfile.mkdtemp(prefix="svt-mutants-"))
+    pool: list[Path] = []
+    try:
+        for j in range(max(1, args.jobs)):
+            copy_tree(tmp / f"tree{j}")
+            pool.append(tmp / f"tree{j}")
+        for t in chosen:  # baseline: the tests must pass on the unmutated tree
+            status, _ = run_tests(pool[0], t.tests, args.timeout)
+            if status != "pass":
+                print(f"mutation_score: the tests of target {t.name} do not pass unmutated ({status}); stopping", file=sys.stderr)
+                return 2
+        free = list(pool)
+        lock = threading.Lock()
+
+        def one(m: Mutant) -> tuple[Mutant, str, float]:
+            with lock:
+                tree = free.pop()
+            try:
+                path = tree / m.file
+                original = path.read_text()
+                try:
+                    path.write_text(apply(original, m))
+                    status, secs = run_tests(tree, by_target[m.target].tests, args.timeout)
+                finally:
+                    path.write_text(original)
+                return m, status, secs
+            finally:
+                with lock:
+                    free.append(tree)
+
+        results: list[tuple[Mutant, str, float]] = []
+        with cf.ThreadPoolExecutor(max_workers=len(pool)) as ex:
+            for r in ex.map(one, tested):
+                results.append(r)
+                if not args.json:
+                    print(f"{r[1]:8s} {r[2]:6.1f}s  {r[0].file}:{r[0].line}  {r[0].change}", flush=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    def row(m: Mutant, status: str) -> dict:
+        d = asdict(m)
+        return {"target": m.target, "file": m.file, "line": m.line, "change": m.change, "status": status,
+                **{k: d[k] for k in ("col",)}}
+
+    killed = [row(m, s) for m, s, _ in results if s != "pass"]
+    survived = [row(m, s) for m, s, _ in results if s == "pass"]
+    out = {
+        "mutants": len(mutants),
+        "tested": len(results),
+        "sample": None if tested is mutants else {"size": len(tested), "of": len(mutants), "seed": args.seed},
+        "targets": [t.name for t in chosen],
+        "killed": killed,
+        "survived": survived,
+        "timeouts": sum(1 for _, s, _ in results if s == "timeout"),
+        "score": round(len(killed) / len(results), 4) if results else None,
+        "seconds": round(time.perf_counter() - t0, 1),
+        "by_target": {t.name: {"tested": sum(1 for m, _, _ in results if m.target == t.name),
+                               "killed": sum(1 for m, s, _ in results if m.target == t.name and s != "pass")} for t in chosen},
+    }
+    if args.json:
+        print(json.dumps(out, indent=2))
+    else:
+        print(f"score {out['score']}: {len(killed)} killed, {len(survived)} survived of {len(results)} tested "
+              f"({len(mutants)} enumerated) in {out['seconds']} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
