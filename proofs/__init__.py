@@ -7,8 +7,8 @@ with a stable ID, the seed's LaTeX, hypotheses, a named justification and
 undecided, with the method and the evidence; defined in docs/verdicts.md).
 
     >>> from proofs import get_claim
-    >>> get_claim("P1.chain.4").check().verdict
-    'proved'
+    >>> print(get_claim("P1.chain.4").check().verdict)
+    proved
 
 Modules: `proofs.mechanism_one` (M1.*), `proofs.laplace_proof_1` (P1.*),
 `proofs.laplace_proof_2` (P2.*), `proofs.mechanism_two` (M2.*),

@@ -90,6 +90,17 @@ def refuted_or_undecided(method: str, cx: Counterexample, evidence: dict[str, An
     return Outcome(ClaimVerdict.UNDECIDED, method, Evidence(counterexample=cx, notes=notes, **evidence))
 
 
+def case_outcome(analysis: Any, evidence: Evidence, *, contradicted: str, proved: str, fallback: str) -> Outcome:
+    """A claim resting on a case analysis (`proofs.case_analysis.CaseAnalysis`): ``undecided`` if the
+    corroborating points contradict it (``contradicted`` says how; "" if they agree), ``proved`` only if every
+    case is certified, else ``consistent`` on the corroboration alone, naming the cases not certified."""
+    if contradicted:
+        return Outcome(ClaimVerdict.UNDECIDED, contradicted, evidence)
+    if analysis.proved:
+        return Outcome(ClaimVerdict.PROVED, proved, evidence)
+    return Outcome(ClaimVerdict.CONSISTENT, f"{fallback} (cases {', '.join(analysis.failed)} not certified)", evidence)
+
+
 def with_notes(out: Outcome, *notes: str) -> Outcome:
     """The same outcome with notes appended to its evidence."""
     return Outcome(out.verdict, out.method, replace(out.evidence, notes=out.evidence.notes + notes))

@@ -106,6 +106,10 @@ class CaseAnalysis:
         ok = sum(r.certified for r in self.results)
         return f"{self.name}: {ok} of {len(self.results)} cases certified by sympy (linear certificates)"
 
+    def report(self) -> str:
+        """The summary and every case with its certificate (one line for the evidence)."""
+        return self.summary() + ": " + "; ".join(f"{r.case.name}: {r.certificate}" for r in self.results)
+
 
 def _linear(expr: sp.Expr, symbols: list[sp.Symbol]) -> dict[sp.Expr, sp.Expr]:
     """Coefficients of a linear expression (key 1 for the constant); ValueError if it is not linear."""

@@ -24,9 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "proofs",
         help="every claim of the seed's proofs with its verdict (proved/certified/consistent/refuted/undecided)",
-        description="Check the seed's claims step by step. Verdicts: proved (sympy, every parameter value), certified "
-        "(rigorous enclosures), consistent (high-precision numerics at stated points, no violation), refuted "
-        "(counterexample confirmed at >= 30 digits), undecided.",
+        description="Check the seed's claims step by step. Verdicts (docs/verdicts.md): proved (every step symbolic, or an "
+        "exhaustive case analysis covering all inputs), certified (rigorous enclosures), consistent (numerics at stated points, "
+        "no violation), refuted (counterexample confirmed at >= 30 digits), undecided (could not decide, or an engine failed).",
     )
     p.add_argument("ids", nargs="*", metavar="ID", help="claim IDs or shell-style patterns (default: all claims)")
     p.add_argument("--json", action="store_true", help="print one JSON object with a 'claims' list")

@@ -18,7 +18,7 @@ import sympy as sp
 from proofs import case_analysis as CA
 from proofs import conditional as C
 from proofs import symbolic as Y
-from proofs.build import refuted_or_undecided
+from proofs.build import case_outcome, refuted_or_undecided
 from proofs.claim import ClaimVerdict, Evidence, Outcome
 from proofs.engines import certification
 from proofs.numerics import Point, confirm, fstr, mpf, nstr
@@ -53,7 +53,7 @@ def check_noisy_max(**params: Any) -> Outcome:
     ca = CA.noisy_max_equivalence()
     checked, bad = enumerate_noisy_max()
     notes = (
-        ca.summary() + ": " + "; ".join(f"{r.case.name}: {r.certificate}" for r in ca.results),
+        ca.report(),
         "the halting rule (seed, Algorithm A lines 2-8) reads A = s_i iff q̂_j < t̂ for every j < i and q̂_i >= t̂",
         "'t̂ max among (t̂, q̂_1..q̂_{i-1})' read as t̂ > q̂_j (strict, as the algorithm continues only when q̂_j < t̂); "
         "'q̂_i max among (t̂, q̂_1..q̂_i)' read as q̂_i >= every other entry; other tie conventions differ only on ties, "
@@ -63,13 +63,10 @@ def check_noisy_max(**params: Any) -> Outcome:
         f"{bad} mismatches",
     )
     ev = Evidence(points=len(ca.results), grid="symbolic: " + ca.coverage, notes=notes)
-    if bad:
-        return Outcome(ClaimVerdict.UNDECIDED, "the algorithm disagrees with the noisy-max events on an order type", ev)
-    if ca.proved:
-        return Outcome(ClaimVerdict.PROVED, "exhaustive case analysis for every i and every j < i (a generic index), each case "
-                       "certified by sympy; the algorithm agrees on every order type for i <= 5", ev)
-    return Outcome(ClaimVerdict.CONSISTENT, "the algorithm agrees on every order type for i <= 5 "
-                   f"(not shown for every i: cases {', '.join(ca.failed)} not certified)", ev)
+    return case_outcome(ca, ev, contradicted="the algorithm disagrees with the noisy-max events on an order type" if bad else "",
+                        proved="exhaustive case analysis for every i and every j < i (a generic index), each case certified by "
+                        "sympy; the algorithm agrees on every order type for i <= 5",
+                        fallback="the algorithm agrees on every order type for i <= 5, not shown for every i")
 
 
 # --- the chains ----------------------------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ import sympy as sp
 
 from proofs import case_analysis as CA
 from proofs import conditional as C
-from proofs.build import refuted_or_undecided
+from proofs.build import case_outcome, refuted_or_undecided
 from proofs.claim import ClaimVerdict, Counterexample, Evidence, Outcome
 from proofs.engines import CheckerFinding, certification, checker_sweep, checker_worst_case
 from proofs.numerics import confirm, fstr, nstr, point_from_params
@@ -95,20 +95,17 @@ def check_event(previous: Any = None, noisy_threshold: Any = None, noisy_query: 
     ca = CA.event_equivalence()
     checked, bad = enumerate_event()
     notes = (
-        ca.summary() + ": " + "; ".join(f"{r.case.name}: {r.certificate}" for r in ca.results),
+        ca.report(),
         "the halting rule (seed, Algorithm A lines 2-8: halt at the first i with q̂_i >= t̂) reads A = s_i iff q̂_j < t̂ for every "
         "j < i and q̂_i >= t̂; the case analysis turns that into the event",
         f"the project's run of the algorithm against the event on every order type of (q̂_1..q̂_{{i-1}}, t̂, q̂_i), i = 1..5: "
         f"{checked} order types, {bad} mismatches",
     )
     ev = Evidence(points=len(ca.results), grid="symbolic: " + ca.coverage, notes=notes)
-    if bad:
-        return Outcome(ClaimVerdict.UNDECIDED, "the algorithm disagrees with the event on an order type", ev)
-    if ca.proved:
-        return Outcome(ClaimVerdict.PROVED, "exhaustive case analysis for every i (which index attains the maximum), each case "
-                       "certified by sympy; the algorithm agrees on every order type for i <= 5", ev)
-    return Outcome(ClaimVerdict.CONSISTENT, "the algorithm agrees with the event on every order type for i <= 5 "
-                   f"(not shown for every i: cases {', '.join(ca.failed)} not certified)", ev)
+    return case_outcome(ca, ev, contradicted="the algorithm disagrees with the event on an order type" if bad else "",
+                        proved="exhaustive case analysis for every i (which index attains the maximum), each case certified by "
+                        "sympy; the algorithm agrees on every order type for i <= 5",
+                        fallback="the algorithm agrees with the event on every order type for i <= 5, not shown for every i")
 
 
 EVENT_PARAMS = (("previous", "q̂_1..q̂_{i-1}"), ("noisy_threshold", "t̂"), ("noisy_query", "q̂_i(D)"))
@@ -226,16 +223,14 @@ def check_kappa(**params: Any) -> Outcome:
         grid="symbolic: " + ca.coverage,
         min_margin=str(worst),
         margin_unit="Δ - |κ| over the exact rational corroboration points (0 = attained)",
-        notes=(ca.summary() + ": " + "; ".join(f"{r.case.name}: {r.certificate}" for r in ca.results),
+        notes=(ca.report(),
                f"corroboration (not part of the proof): {total} seeded exact rational points, i - 1 = 1..6, Δ = 1; "
                f"{len(bad)} with |κ| > Δ"),
     )
-    if bad:
-        return Outcome(ClaimVerdict.UNDECIDED, "exact arithmetic found |κ| > Δ at a point", ev)
-    if ca.proved:
-        return Outcome(ClaimVerdict.PROVED, "exhaustive case analysis on the indices i, j attaining max_l (q_l(D) + x_l) and "
-                       "max_l (q_l(D') + x_l) (i = j, i ≠ j), each case certified by sympy, for every number of queries", ev)
-    return Outcome(ClaimVerdict.CONSISTENT, f"exact rational points only (cases {', '.join(ca.failed)} not certified)", ev)
+    return case_outcome(ca, ev, contradicted="exact arithmetic found |κ| > Δ at a point" if bad else "",
+                        proved="exhaustive case analysis on the indices i, j attaining max_l (q_l(D) + x_l) and max_l (q_l(D') + x_l) "
+                        "(i = j, i ≠ j), each case certified by sympy, for every number of queries",
+                        fallback="exact rational points only")
 
 
 KAPPA_PARAMS = (("queries", "q_1(D),..,q_{i-1}(D)"), ("neighbour", "q_1(D'),..,q_{i-1}(D')"), ("noise", "x_1,..,x_{i-1}"), ("delta", "Δ"))

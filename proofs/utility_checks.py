@@ -20,7 +20,7 @@ from scipy import stats
 
 from proofs import case_analysis as CA
 from proofs import symbolic as Y
-from proofs.build import refuted_or_undecided
+from proofs.build import case_outcome, refuted_or_undecided
 from proofs.claim import ClaimVerdict, Evidence, Outcome
 from proofs.conditional import at_precision
 from proofs.numerics import confirm, fstr, nstr
@@ -296,16 +296,14 @@ def check_error_bound(family: str, **params: Any) -> Outcome:
         grid="symbolic: " + ca.coverage,
         min_margin=f"{worst:.3g}",
         margin_unit="|Z| + max|X_i| - error over the sampled runs (float64; corroboration, not part of the proof)",
-        notes=(ca.summary() + ": " + "; ".join(f"{r.case.name}: {r.certificate}" for r in ca.results),
+        notes=(ca.report(),
                f"corroboration: {n} runs of the algorithm with seeded noises (k ∈ {{1, 2, 5}}, 4 query vectors in [-10, 10]^k "
                "each, ε = Δ = 1, t = 0)"),
     )
-    if worst < -1e-9:
-        return Outcome(ClaimVerdict.UNDECIDED, "a sampled run had an error above |Z| + max|X_i| (float64; not confirmed)", ev)
-    if ca.proved:
-        return Outcome(ClaimVerdict.PROVED, "exhaustive case analysis (each error term: 0, a ⊤ or the ⊥; sign orthant of (Z, X_j)), "
-                       "each case certified by sympy, for every k and every run; sampled runs agree", ev)
-    return Outcome(ClaimVerdict.CONSISTENT, f"sampled runs only (cases {', '.join(ca.failed)} not certified)", ev)
+    return case_outcome(ca, ev, contradicted="a sampled run had an error above |Z| + max|X_i| (float64; not confirmed)" if worst < -1e-9 else "",
+                        proved="exhaustive case analysis (each error term: 0, a ⊤ or the ⊥; sign orthant of (Z, X_j)), each case "
+                        "certified by sympy, for every k and every run; sampled runs agree",
+                        fallback="sampled runs only")
 
 
 def _theorem_rows(k: int, a: float, rng: np.random.Generator) -> np.ndarray:

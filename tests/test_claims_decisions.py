@@ -263,3 +263,15 @@ def test_a_case_analysis_with_an_uncertified_case_is_not_proved(monkeypatch, cla
     monkeypatch.setattr(CA, lemma, lambda: broken)
     v = replace(get_claim(claim_id), id=f"test.case.{claim_id}").check()
     assert v.verdict is V.CONSISTENT and "not certified" in v.method, v.method
+
+
+def test_case_outcome_rules() -> None:
+    from proofs.build import case_outcome
+
+    proved = CA.analyse("t", "all", [CA.Case("c", (CA.ge(x, 0),), CA.ge(x, 0))])
+    broken = CA.analyse("t", "all", [CA.Case("c", (CA.ge(x, 0),), CA.ge(y, 0))])
+    kw = {"proved": "p", "fallback": "f"}
+    assert case_outcome(proved, Evidence(), contradicted="", **kw).verdict is V.PROVED
+    assert case_outcome(proved, Evidence(), contradicted="a point disagrees", **kw).verdict is V.UNDECIDED
+    out = case_outcome(broken, Evidence(), contradicted="", **kw)
+    assert out.verdict is V.CONSISTENT and "c" in out.method
