@@ -22,10 +22,6 @@ MAX_LINES = 500
 VERDICT_WORDS = {"proved", "certified", "consistent", "undecided", "refuted", "refuted_float64", "private", "not_private",
                  "attained", "approached", "loose", "exceeded"}
 VERDICT_SLOTS = {"verdict", "status", "tightness", "sweep_verdict"}
-#: Files other helpers are splitting under issue 9 (proofs/): expected to fail until their branch is merged.
-PENDING_SPLIT = {"proofs/laplace_proof_1.py", "proofs/laplace_proof_2.py", "proofs/exponential_proof.py", "proofs/utility.py"}
-#: Private imports in proofs/ that the proofs helper removes under issue 9.
-PENDING_PRIVATE = {"proofs/build.py", "proofs/exponential_proof.py", "proofs/laplace_proof_2.py"}
 
 
 def _files(*tops: str) -> list[Path]:
@@ -72,8 +68,6 @@ def test_library_never_imports_cli_or_proofs(path: Path):
 @pytest.mark.parametrize("path", _files("verify", "proofs"), ids=_rel)
 def test_no_file_over_500_lines(path: Path):
     n = len(path.read_text(encoding="utf-8").splitlines())
-    if _rel(path) in PENDING_SPLIT and n > MAX_LINES:
-        pytest.xfail(f"{_rel(path)}: {n} lines, being split by the proofs/ work of issue 9")
     assert n <= MAX_LINES, f"{_rel(path)} has {n} lines (at most {MAX_LINES})"
 
 
@@ -105,8 +99,6 @@ def _private_uses(source: str, module: str, is_package: bool = False) -> list[st
 @pytest.mark.parametrize("path", _files("verify", "proofs"), ids=_rel)
 def test_no_import_of_private_names(path: Path):
     bad = _private_uses(path.read_text(encoding="utf-8"), _module_name(path), path.name == "__init__.py")
-    if bad and _rel(path) in PENDING_PRIVATE:
-        pytest.xfail(f"{_rel(path)}: {bad}, being removed by the proofs/ work of issue 9")
     assert not bad, f"{_rel(path)} uses private names of other modules: {bad}"
 
 
