@@ -1,0 +1,1 @@
+"""The SVT family (issues 10 and 11)."""
