@@ -24,38 +24,14 @@ from typing import Any
 
 from verify.errors import InputError
 from verify.exact import fmt, to_fraction
+from verify.noise import Noise
 
-NOISE_FAMILIES = ("laplace", "exponential", "gaussian", "none")
 POLICIES = ("shared", "resample")
 RELEASES = ("none", "query", "gap", "fresh")
 
 
-@dataclass(frozen=True)
-class Law:
-    """A noise law: family and scale (Laplace/exponential: b; Gaussian: σ; none: 0)."""
-
-    family: str
-    scale: Fraction
-
-    def __post_init__(self) -> None:
-        if self.family not in NOISE_FAMILIES:
-            raise InputError(f"noise family: {self.family!r} is not one of {', '.join(NOISE_FAMILIES)}")
-        s = to_fraction(self.scale, "noise scale")
-        if s < 0:
-            raise InputError(f"noise scale: {fmt(s)} must be >= 0")
-        if s == 0 or self.family == "none":
-            object.__setattr__(self, "family", "none")
-            s = Fraction(0)
-        object.__setattr__(self, "scale", s)
-
-    @property
-    def is_none(self) -> bool:
-        return self.family == "none"
-
-    def describe(self) -> str:
-        if self.is_none:
-            return "none"
-        return {"laplace": "Lap", "exponential": "Exp", "gaussian": "N"}[self.family] + f"({fmt(self.scale)})"
+#: A noise law is `verify.noise.Noise` (family laplace / exponential / gaussian / none, scale b or σ).
+Law = Noise
 
 
 @dataclass(frozen=True)
@@ -102,9 +78,9 @@ class VariantShape:
 def _law(noise: Any) -> Law:
     if noise is None:
         return Law("none", Fraction(0))
-    if isinstance(noise, Law):
+    if isinstance(noise, Noise):
         return noise
-    return Law(str(noise.family), Fraction(noise.scale))
+    return Noise(str(noise.family), Fraction(noise.scale))
 
 
 def shape_of(mech: Any) -> VariantShape:
