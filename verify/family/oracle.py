@@ -73,6 +73,87 @@ def _pdf(law: Law, y):
     return mpmath.exp(-(y / b) ** 2 / 2) / (b * mpmath.sqrt(2 * mpmath.pi))
 
 
+PIECEWISE = ("laplace", "exponential", "none")
+
+
+def _factor_terms(law: Law, kind: str, c: Fraction, mid) -> dict[Fraction, mpmath.mpf]:
+    """The factor as Σ coef·e^{rate·z} on a panel (``mid`` decides the branch): F(z - c), S(z - c) or p(z - c)."""
+    one = mpmath.mpf(1)
+    if law.is_none:
+        y = mid - _mp(c)
+        hit = (y > 0) if kind == "F" else (y <= 0)
+        return {Fraction(0): one if hit else mpmath.mpf(0)}
+    b = law.scale
+    r = 1 / b
+    e_plus = mpmath.exp(_mp(c) / _mp(b))  # e^{c/b}
+    below = mid < _mp(c)
+    if law.family == "laplace":
+        if kind == "F":
+            return {r: e_plus ** -1 / 2} if below else {Fraction(0): one, -r: -e_plus / 2}
+        if kind == "S":
+            return {Fraction(0): one, r: -(e_plus ** -1) / 2} if below else {-r: e_plus / 2}
+        return {r: e_plus ** -1 / (2 * _mp(b))} if below else {-r: e_plus / (2 * _mp(b))}
+    # exponential, one-sided on [0, inf)
+    if kind == "F":
+        return {Fraction(0): mpmath.mpf(0)} if below else {Fraction(0): one, -r: -e_plus}
+    if kind == "S":
+        return {Fraction(0): one} if below else {-r: e_plus}
+    return {Fraction(0): mpmath.mpf(0)} if below else {-r: e_plus / _mp(b)}
+
+
+def _times(a: dict, b: dict) -> dict:
+    out: dict[Fraction, mpmath.mpf] = {}
+    for ra, ca in a.items():
+        if ca == 0:
+            continue
+        for rb, cb in b.items():
+            if cb != 0:
+                out[ra + rb] = out.get(ra + rb, 0) + ca * cb
+    return out
+
+
+def _closed_form(shape: VariantShape, q, outcome, v, a_index, seg, pts, cap) -> mpmath.mpf:
+    """∫ p_Z(z) Π factors dz exactly for piecewise-exponential noise: on every panel between kinks each
+    factor is Σ coef·e^{rate z} with rates in {0, ±1/b}; expand (merging equal rates: at most 2m+1
+    terms) and integrate term by term.  Run at a precision raised by the cancellation the expansion can
+    cause; `output_probability` checks two precisions agree."""
+    zn, xn, t = shape.threshold_noise, shape.query_noise, shape.threshold
+    hi_cap = mpmath.inf if cap is None else _mp(cap)
+    edges = [-mpmath.inf] + [_mp(k) for k in pts] + [hi_cap]
+    total = mpmath.mpf(0)
+    for lo, hi in zip(edges, edges[1:]):
+        if not hi > lo:
+            continue
+        mid = (lo + hi) / 2 if lo != -mpmath.inf and hi != mpmath.inf else (hi - 1 if lo == -mpmath.inf else lo + 1)
+        terms = _factor_terms(zn, "p", Fraction(0), mid)
+        for i in seg:
+            c = q[i] - t
+            if outcome[i] == "B":
+                f = _factor_terms(xn, "F", c, mid)
+            elif shape.release == "gap":
+                f = _factor_terms(xn, "p", c - v[a_index[i]], mid)
+            elif shape.release == "query":
+                continue
+            else:
+                f = _factor_terms(xn, "S", c, mid)
+            terms = _times(terms, f)
+            if not terms:
+                break
+        for rate, coef in terms.items():
+            if coef == 0:
+                continue
+            if rate == 0:
+                if lo == -mpmath.inf or hi == mpmath.inf:
+                    raise ArithmeticError("closed form: a constant term on an infinite panel (improper density)")
+                total += coef * (hi - lo)
+                continue
+            rr = _mp(rate)
+            ehi = mpmath.mpf(0) if hi == mpmath.inf else mpmath.exp(rr * hi)
+            elo = mpmath.mpf(0) if lo == -mpmath.inf else mpmath.exp(rr * lo)
+            total += coef * (ehi - elo) / rr
+    return total
+
+
 def segments(shape: VariantShape, outcome: str) -> list[list[int]]:
     """Positions sharing one threshold draw: all of them (shared), or each stretch ending at an A (resample)."""
     if shape.policy == "shared":
@@ -110,14 +191,31 @@ def output_probability(shape: VariantShape, queries: Sequence[object], outcome: 
     q = [to_fraction(x, "query") for x in queries]
     v = [to_fraction(x, "released value") for x in released]
     check_output(shape, len(q), outcome, v)
-    with MPMATH_LOCK, mpmath.workdps(digits + 15):
-        total = mpmath.mpf(1)
-        a_index = {i: j for j, i in enumerate(i for i, ch in enumerate(outcome) if ch == "A")}
-        for seg in segments(shape, outcome):
-            total *= _segment(shape, q, outcome, v, a_index, seg)
-            if total == 0:
-                return mpmath.mpf(0)
-        return +total
+    a_index = {i: j for j, i in enumerate(i for i, ch in enumerate(outcome) if ch == "A")}
+    with MPMATH_LOCK:
+        spread = max([abs(x - shape.threshold) for x in q] + [abs(x) for x in v] + [Fraction(1)])
+        small = min(n.scale for n in (shape.threshold_noise, shape.query_noise) if not n.is_none) \
+            if not (shape.threshold_noise.is_none and shape.query_noise.is_none) else Fraction(1)
+        guard = 20 + len(q) + int(float(spread / small) / 2.3)  # digits the expansion may cancel
+        piecewise = all(n.family in PIECEWISE for n in (shape.threshold_noise, shape.query_noise))
+        if not piecewise:
+            guard = 10  # quadrature (Gaussian): no expansion, one pass
+        vals = []
+        for extra in ((0, 15) if piecewise else (0,)):
+            with mpmath.workdps(digits + guard + extra):
+                total = mpmath.mpf(1)
+                for seg in segments(shape, outcome):
+                    total *= _segment(shape, q, outcome, v, a_index, seg)
+                    if total == 0:
+                        break
+                vals.append(total)
+        with mpmath.workdps(digits + guard + 15):
+            a, b = vals if piecewise else (vals[0], vals[0])
+            if a != b and (b == 0 or abs(a / b - 1) > mpmath.mpf(10) ** (-digits - 2)):
+                raise ArithmeticError(f"output probability: two precisions disagree ({mpmath.nstr(a, 20)} vs "
+                                      f"{mpmath.nstr(b, 20)}): cancellation beyond the guard digits")
+        with mpmath.workdps(digits + 15):
+            return +vals[-1]
 
 
 def _segment(shape: VariantShape, q: list[Fraction], outcome: str, v: list[Fraction], a_index: dict[int, int],
@@ -163,13 +261,19 @@ def _segment(shape: VariantShape, q: list[Fraction], outcome: str, v: list[Fract
             return mpmath.mpf(0)
         return const * integrand(mpmath.mpf(0))
     pts = sorted(k for k in kinks if cap is None or k < cap)
+    if all(n.family in PIECEWISE for n in (zn, xn)):
+        return const * _closed_form(shape, q, outcome, v, a_index, seg, pts, cap)
     hi = mpmath.inf if cap is None else _mp(cap)
     nodes = [-mpmath.inf] + [_mp(k) for k in pts] + [hi]
-    if zn.family == "exponential":  # no mass below 0
-        nodes = [mpmath.mpf(0)] + [x for x in nodes[1:] if x > 0]
-        if len(nodes) < 2 or nodes[-1] <= 0:
-            return mpmath.mpf(0)
-    val = mpmath.quad(lambda z: _pdf(zn, z) * integrand(z), nodes)
+    fine = []
+    w = min(_mp(zn.scale), _mp(xn.scale))  # Gaussian: panels one σ wide around the kinks, 12σ beyond them
+    lo_f = max(nodes[1] - 12 * _mp(max(zn.scale, xn.scale)), -mpmath.inf)
+    hi_f = min(nodes[-2] + 12 * _mp(max(zn.scale, xn.scale)), hi)
+    n = min(int((hi_f - lo_f) / w) + 1, 12)
+    extra = [lo_f + (hi_f - lo_f) * j / n for j in range(n + 1)]
+    fine = sorted({x for x in nodes[1:-1] + extra if x < hi})
+    fine = [-mpmath.inf] + fine + [hi]
+    val = mpmath.quad(lambda z: _pdf(zn, z) * integrand(z), fine)
     return const * val
 
 

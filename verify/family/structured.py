@@ -76,7 +76,11 @@ def layouts(shape: VariantShape, max_queries: int) -> list[Layout]:
                 n_b = k - n_a
                 if c is not None and n_a > c:
                     continue
-                # n_a < c: the run went through all k queries; n_a == c: it halted at the k-th letter
+                # n_a == c: the run halted at the k-th letter (every k <= K counts); n_a < c: the run went
+                # through all k queries, and a k-query output is the limit of a K-query one whose extra
+                # queries sit far below the threshold (their factor F -> 1 on both sides): k = K suffices
+                if (c is None or n_a < c) and k < max_queries:
+                    continue
                 out.append(Layout(n_b, n_a))
         return out
     for n_a in range(0, (c if c is not None else max_queries) + 1):
@@ -87,7 +91,7 @@ def layouts(shape: VariantShape, max_queries: int) -> list[Layout]:
             if c is not None and n_a == c:
                 out.append(Layout(n_a * j, n_a, j, 0))
             else:
-                for tail in range(1 if used == 0 else 0, max_queries - used + 1):
+                for tail in ([max_queries - used] if max_queries > used else [0]):
                     out.append(Layout(n_a * j + tail, n_a, j, tail))
     return [lay for lay in out if lay.k >= 1]
 
@@ -128,23 +132,21 @@ def _segment_log(shape: VariantShape, n_b: int, n_a: int, u: np.ndarray, v: np.n
         cols.append(r)
     kinks = np.sort(np.stack(cols, axis=1), axis=1)
     bz = float(zn.scale)
-    tail = (40.0 if zn.family == "gaussian" else 60.0) * bz
-    lo = kinks[:, :1] - tail
-    hi = kinks[:, -1:] + tail
-    if rel == "query":
-        hi = np.minimum(hi, r[:, None])
-        kinks = np.minimum(kinks, r[:, None])
-    if zn.family == "exponential":
-        lo = np.maximum(lo, 0.0)
-        kinks = np.maximum(kinks, 0.0)
-        hi = np.maximum(hi, 0.0)
+    # beyond the outermost kink the integrand decays at least at the threshold's rate plus the query
+    # factors' (B's on the left, A's on the right, Laplace/exponential); 40 e-folds are cut
+    xs = float(xn.scale) if not xn.is_none else math.inf
+    piece = zn.family != "gaussian" and xn.family != "gaussian"
+    left_rate = 1 / bz + (n_b / xs if piece else 0.0)
+    right_rate = 1 / bz + (n_a / xs if piece and rel in ("none", "fresh", "gap") else 0.0)
+    scale_tail = 12.0 * bz if zn.family == "gaussian" else None
+    lo = kinks[:, :1] - (scale_tail or 40.0 / left_rate)
+    hi = kinks[:, -1:] + (scale_tail or 40.0 / right_rate)
     edges = np.concatenate([lo, kinks, hi], axis=1)
     widths = np.diff(edges, axis=1)
-    xs = float(xn.scale) if not xn.is_none else bz
-    rate = 1 / bz + (n_b + n_a) / xs
+    rate = 1 / bz + (n_b + n_a) / (xs if math.isfinite(xs) else bz)
     if zn.family == "gaussian" or xn.family == "gaussian":
         rate *= 8.0
-    sub = int(np.clip(math.ceil(rate * float(np.max(widths)) / 6.0), 4, 600))
+    sub = int(np.clip(math.ceil(rate * float(np.max(widths)) / 10.0), 4, 400))
     t = (np.arange(sub)[:, None] + (GL_NODES[None, :] + 1) / 2).reshape(-1) / sub
     wq = np.tile(GL_WEIGHTS / 2, sub) / sub
     out = np.empty(len(u))
