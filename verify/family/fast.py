@@ -1,0 +1,220 @@
+"""Float64 output probabilities of every SVT variant, vectorised over query vectors.
+
+The integrand of an output (`integrand`) is integrated by composite
+Gauss–Legendre quadrature with ``GL_NODES`` nodes per panel.  Panels never
+straddle a kink (0, every a_j = q_j - t, a cap): every point where a factor
+is not smooth is a panel edge, so on each panel the integrand is analytic.
+A segment between kinks is cut into panels across which the log-integrand
+varies by at most ``PANEL_VARIATION`` (from a bound B on |d/dz log f|: the
+threshold density's rate plus λ for every query whose factor is a pure
+exponential there, λ for the queries within 5/λ of it, λe^{-5} for the rest).
+
+Error (an *estimate*, except where said): the m-point Gauss–Legendre rule on
+a panel of width h integrates e^{cz} with relative error
+Δ^{2m}(m!)^4/((2m+1)((2m)!)^3), Δ = c·h (the remainder term of the rule, e.g.
+Abramowitz and Stegun 25.4.30, with f^{(2m)} = c^{2m} f); with Δ <= 3 and
+m = 8 that is 7e-16.  The two tails beyond the outermost kinks are cut at
+±45/rate; their mass is *bounded* by Pr[Z beyond the cut] times the factors'
+bounds there (G_{i-1} <= G_{i-1}(L) on the left, S_i <= S_i(R) on the right).
+Rounding adds about (number of factors)·8·2^-53.  The per-row estimate is
+the sum; `verify.family.fast_api` re-evaluates rows above the tolerance with mpmath.
+
+Cost: O(k·N) per vector with N ≈ GL_NODES·(k + 2 + tail panels) nodes: the k+1
+halting probabilities of AboveThreshold are one matrix of F values, a
+cumulative product along the queries and one matrix-vector product.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+
+import numpy as np
+
+from verify.family.integrand import TermKind
+from verify.family.model import SparseVector
+from verify.noise import Noise
+
+GL_NODES = 8
+PANEL_VARIATION = 3.0
+TAIL_E_FOLDS = 45.0
+EPS = float(np.finfo(float).eps)
+NEAR = 5.0  # queries within NEAR/λ of a segment count fully in the variation bound
+
+
+@lru_cache(maxsize=8)
+def gauss_legendre(m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes on [0, 1] and weights summing to 1."""
+    x, w = np.polynomial.legendre.leggauss(m)
+    return (x + 1) / 2, w / 2
+
+
+def gl_relative_error(delta: np.ndarray, m: int = GL_NODES) -> np.ndarray:
+    """Relative error of the m-point rule for e^{cz} on a panel with c·h = delta (module docstring)."""
+    c = math.factorial(m) ** 4 / ((2 * m + 1) * math.factorial(2 * m) ** 3)
+    return c * np.asarray(delta, dtype=float) ** (2 * m)
+
+
+@dataclass(frozen=True)
+class FastResult:
+    """log values (n, outputs) and the estimated relative error of each."""
+
+    log_value: np.ndarray
+    error_estimate: np.ndarray
+
+
+def panels(edges: np.ndarray, variation: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Cut each segment [edges[:, s], edges[:, s+1]] into ceil(variation/PANEL_VARIATION) equal panels.
+
+    Returns nodes z (n, N), weights w (n, N) (0 on padding) and the largest
+    per-panel variation of each row (for the error estimate)."""
+    n, s = variation.shape
+    width = edges[:, 1:] - edges[:, :-1]
+    count = np.clip(np.ceil(variation / PANEL_VARIATION), 1, 10_000).astype(np.int64)
+    count = np.where(width > 0, count, 0)
+    per_panel = np.where(count > 0, variation / np.maximum(count, 1), 0.0).max(axis=1)
+    total = count.sum(axis=1)
+    pmax = int(total.max()) if n else 0
+    row = np.repeat(np.arange(n), total)
+    seg = np.repeat(np.tile(np.arange(s), n), count.ravel())
+    start = np.repeat((np.cumsum(count, axis=1) - count).ravel(), count.ravel())
+    local = np.arange(len(seg)) - np.repeat(np.concatenate([[0], np.cumsum(total)[:-1]]), total)
+    j = local - start  # index of the panel within its segment
+    c = count[row, seg]
+    h = width[row, seg] / c
+    lo = edges[row, seg] + j * h
+    x, wq = gauss_legendre(GL_NODES)
+    z = np.zeros((n, pmax, GL_NODES))
+    w = np.zeros((n, pmax, GL_NODES))
+    z[row, local] = lo[:, None] + h[:, None] * x[None, :]
+    w[row, local] = h[:, None] * wq[None, :]
+    if pmax:
+        pad = np.arange(pmax)[None, :] >= total[:, None]
+        z[pad] = edges[:, :1].repeat(pmax, axis=1)[pad][:, None]
+    return z.reshape(n, -1), w.reshape(n, -1), per_panel
+
+
+def _rates(mech: SparseVector) -> tuple[float, float]:
+    """(rate of Z's density decay, λ of the query noise) in float; Gaussian: 1/σ."""
+    zn, xn = mech.threshold_noise, mech.query_noise
+    rz = 0.0 if zn.is_none else 1 / float(zn.scale)
+    lx = 0.0 if xn.is_none else 1 / float(xn.scale)
+    return rz, lx
+
+
+def variation_bound(mech: SparseVector, edges: np.ndarray, a_sorted: np.ndarray, extra: float) -> np.ndarray:
+    """A bound on the variation of the log-integrand over each segment [lo, hi];
+    ``extra`` adds a constant rate (λ for one S factor).
+
+    h·(rate_Z + extra) + λh·#{a_j >= hi} (pure exponentials ½e^{λ(z-a_j)})
+    + c·Σ_{a_j <= lo} (e^{-λ(lo - a_j)} - e^{-λ(hi - a_j)})  (∫ of |d/dz log(1 - ½e^{-λy})| <= λe^{-λy};
+    c = 1 for Laplace, 1.6 for the exponential family, whose 1 - e^{-λy} vanishes at its kink and
+    is integrated as the polynomial it is there).  The sums over the sorted a_j are prefix sums:
+    O(k) per row."""
+    rz, lx = _rates(mech)
+    lo, hi = edges[:, :-1], edges[:, 1:]
+    n, k = a_sorted.shape
+    h = hi - lo
+    var = h * (rz + extra)
+    if lx == 0 or k == 0:
+        return var
+    above = k - _searchsorted_rows(a_sorted, hi, side="left")
+    below = _searchsorted_rows(a_sorted, lo, side="right")  # number of a_j <= lo
+    logpre = np.logaddexp.accumulate(lx * a_sorted, axis=1)  # log Σ_{j<=J} e^{λ a_j}
+    logpre = np.concatenate([np.full((n, 1), -np.inf), logpre], axis=1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        decay = np.exp(np.take_along_axis(logpre, below, axis=1) - lx * lo)
+    decay = np.where(np.isfinite(decay), np.minimum(decay, below), below)
+    c = 1.6 if mech.query_noise.family == "exponential" else 1.0
+    return var + lx * h * above + c * decay * -np.expm1(-lx * h)
+
+
+def tail_edges(mech: SparseVector, points: np.ndarray) -> np.ndarray:
+    """All edges: the tail cuts, the kinks, and geometric steps into each tail.
+
+    Left of the kinks the integrand of an output with i F-factors decays like
+    e^{λ(i-1)(z - a_min)}: panels as wide as 1/2 their distance from a_min, starting at
+    PANEL_VARIATION/(rate_Z + λk), keep every output's error small where it has mass
+    (and `variation_bound` counts no pure exponentials there); their width is capped
+    by PANEL_VARIATION/(rate_Z + λ) for the slowly decaying outputs."""
+    rz, lx = _rates(mech)
+    n, k1 = points.shape
+    left, right = tail_cuts(mech, points)
+    lo, hi = points.min(axis=1), points.max(axis=1)
+    start = PANEL_VARIATION / (rz + lx * k1 + 1e-300)
+    cap = PANEL_VARIATION / (rz + lx + 1e-300)
+    steps = [0.0]
+    d = start
+    span = float((lo - left).max())
+    while steps[-1] < span:
+        steps.append(steps[-1] + min(d, cap))
+        d = steps[-1] * 0.5
+    steps = np.array(steps[1:])
+    left_steps = np.maximum(lo[:, None] - steps[None, :], left[:, None])
+    unit = 1 / max(lx, rz, 1e-300)
+    right_steps = np.minimum(hi[:, None] + unit * 2.0 ** np.arange(-3, 8)[None, :], right[:, None])
+    return np.sort(np.concatenate([left[:, None], left_steps, points, right_steps, right[:, None]], axis=1), axis=1)
+
+
+def left_tail_mask(edges: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Segments left of the smallest kink (their pure exponentials are not counted, see `tail_edges`)."""
+    return edges[:, 1:] <= points.min(axis=1, keepdims=True)
+
+
+def _searchsorted_rows(a: np.ndarray, v: np.ndarray, side: str) -> np.ndarray:
+    """Row-wise np.searchsorted(a[r], v[r])."""
+    n = a.shape[0]
+    if n == 1:
+        return np.searchsorted(a[0], v[0], side=side)[None, :]
+    off = np.arange(n)[:, None] * 4.0 * (np.abs(a).max() + np.abs(v).max() + 1)
+    flat = np.searchsorted((a + off).ravel(), (v + off).ravel(), side=side).reshape(v.shape)
+    return flat - np.arange(n)[:, None] * a.shape[1]
+
+
+def tail_cuts(mech: SparseVector, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Left and right truncation points: TAIL_E_FOLDS scales of Z beyond the outermost kinks."""
+    zn = mech.threshold_noise
+    b = float(zn.scale)
+    reach = TAIL_E_FOLDS * b if zn.family != "gaussian" else b * math.sqrt(2 * TAIL_E_FOLDS)
+    return points.min(axis=1) - reach, points.max(axis=1) + reach
+
+
+def z_tail(noise: Noise, x: np.ndarray, right: bool) -> np.ndarray:
+    """log Pr[Z > x] (right) or log Pr[Z < x] (left)."""
+    return noise.log_sf(x) if right else noise.log_cdf(x)
+
+
+def log_factor(noise: Noise, kind: TermKind, y: np.ndarray) -> np.ndarray:
+    """log F(y), log S(y) or log p(y) of the query noise, float64 (the kernel of `verify.noise`)."""
+    if kind is TermKind.BELOW:
+        return noise.log_cdf(y)
+    if kind is TermKind.ABOVE:
+        return noise.log_sf(y)
+    return noise.log_pdf(y)
+
+
+def mode_log(noise: Noise) -> float:
+    """log of the density's maximum."""
+    b = float(noise.scale)
+    if noise.family == "laplace":
+        return -math.log(2 * b)
+    if noise.family == "exponential":
+        return -math.log(b)
+    return -math.log(b) - 0.5 * math.log(2 * math.pi)
+
+
+def logsumexp_weighted(logf: np.ndarray, w: np.ndarray, axis: int = -1) -> np.ndarray:
+    """log Σ w·e^{logf} with w >= 0 (padding w = 0 ignored)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lw = np.where(w > 0, np.log(np.where(w > 0, w, 1.0)) + logf, -np.inf)
+        top = lw.max(axis=axis, keepdims=True)
+        safe = np.where(np.isfinite(top), top, 0.0)
+        s = np.exp(lw - safe).sum(axis=axis, keepdims=True)
+        out = np.where(np.isfinite(top), safe + np.log(s), -np.inf)
+    return np.squeeze(out, axis=axis)
+
+
+def as_fraction_rows(q: np.ndarray, t: Fraction) -> np.ndarray:
+    return np.asarray(q, dtype=float) - float(t)

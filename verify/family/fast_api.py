@@ -1,0 +1,101 @@
+"""The fast float64 path of the SVT family: one front door with escalation.
+
+* `fast_log_probability`: log Pr[outcome] (log density with released values) for
+  many query vectors at once, any variant (`verify.family.fast_generic`).
+* `fast_log_distribution`: log Pr of every output of a variant that releases
+  nothing.  AboveThreshold-shaped variants (cutoff 1, no release, Laplace /
+  exponential / no noise) use, for k <= `SEED_FAST_MAX_K`, the seed's closed-form
+  fast path (`verify.probabilities.fast_log_distribution`, fastest at small k)
+  and above it the Gauss–Legendre halting path (`verify.family.fast_halting`),
+  which does not cancel; other variants integrate each output.
+
+Every value whose error estimate exceeds ``tolerance`` is recomputed: first by
+the log-space path (for the halting path), then with mpmath
+(`verify.family.probability.evaluate`, 20 digits).  The number of rows so
+recomputed is returned: a caller never receives a value whose estimate is
+above the tolerance.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+
+from verify.errors import InputError
+from verify.family.fast_generic import log_probability
+from verify.family.fast_halting import halting_distribution
+from verify.family.model import SparseVector
+from verify.family.probability import evaluate
+from verify.precision import MPMATH_LOCK
+
+#: The promise of the fast path: estimated relative error at most this, else recomputed.
+FAST_TOLERANCE = 1e-12
+#: Up to this many queries the seed's closed-form fast path serves AboveThreshold-shaped variants.
+SEED_FAST_MAX_K = 12
+
+
+def _rows(queries: np.ndarray) -> np.ndarray:
+    q = np.atleast_2d(np.asarray(queries, dtype=float))
+    if not np.all(np.isfinite(q)):
+        raise InputError("queries: every value must be a finite number")
+    return q
+
+
+def _mp_log(mech: SparseVector, row: np.ndarray, outcome: str, released: Sequence[float] | None) -> float:
+    rel = None if released is None else [Fraction(float(x)) for x in released]
+    value = evaluate(mech, [Fraction(float(x)) for x in row], outcome, rel, digits=20).value
+    with MPMATH_LOCK, mpmath.workdps(25):
+        return float(mpmath.log(value)) if value > 0 else -math.inf
+
+
+def fast_log_probability(mech: SparseVector, queries: np.ndarray, outcome: str, released: np.ndarray | Sequence | None = None,
+                         tolerance: float = FAST_TOLERANCE) -> tuple[np.ndarray, int]:
+    """(log values (n,), number of rows recomputed with mpmath)."""
+    q = _rows(queries)
+    res = log_probability(mech, q, outcome, released)
+    logv = res.log_value.copy()
+    bad = np.nonzero(res.error_estimate > tolerance)[0]
+    rel = None
+    if released is not None and mech.releases_values:
+        rel = np.broadcast_to(np.atleast_2d(np.asarray(released, dtype=float)), (q.shape[0], outcome.count("A")))
+    for r in bad:
+        logv[r] = _mp_log(mech, q[r], outcome, None if rel is None else rel[r])
+    return logv, len(bad)
+
+
+def fast_log_distribution(mech: SparseVector, queries: np.ndarray, tolerance: float = FAST_TOLERANCE) -> tuple[np.ndarray, list[str], int]:
+    """(log Pr (n, outputs), the outcome strings in column order, rows recomputed)."""
+    q = _rows(queries)
+    n, k = q.shape
+    if mech.releases_values:
+        raise InputError(f"distribution: {mech.name} releases values; its outputs have densities, give them one at a time")
+    outs = mech.outputs(k)
+    if mech.is_above_threshold:
+        if k <= SEED_FAST_MAX_K:
+            from verify.probabilities import fast_log_distribution as seed_fast
+
+            logp, refined = seed_fast(mech.as_above_threshold(), q, tolerance)
+            return logp, outs, refined
+        if not mech.threshold_noise.is_none:
+            res = halting_distribution(mech, q)
+            logp = res.log_value.copy()
+            refined = 0
+            for r in np.nonzero((res.error_estimate > tolerance).any(axis=1))[0]:
+                refined += 1
+                for col in np.nonzero(res.error_estimate[r] > tolerance)[0]:
+                    lv, _ = fast_log_probability(mech, q[r : r + 1], outs[col], None, tolerance)
+                    logp[r, col] = lv[0]
+            return logp, outs, refined
+    logp = np.empty((n, len(outs)))
+    refined_rows: set[int] = set()
+    for c, s in enumerate(outs):
+        res = log_probability(mech, q, s)
+        logp[:, c] = res.log_value
+        for r in np.nonzero(res.error_estimate > tolerance)[0]:
+            logp[r, c] = _mp_log(mech, q[r], s, None)
+            refined_rows.add(int(r))
+    return logp, outs, len(refined_rows)

@@ -1,0 +1,162 @@
+"""Float64 log-probability (or log-density) of one outcome string, for every variant.
+
+The integrand (`verify.family.integrand`: pieces, caps, densities) is
+evaluated in log space with the noise kernel of `verify.noise` (``log_cdf``,
+``log_sf``, ``log_pdf``; Gaussian through ``scipy.special.log_ndtr``), so no
+probability underflows, and integrated by the Gauss–Legendre panels of
+`verify.family.fast` between all kinks.  The panel count of a segment comes
+from the log-integrand's variation measured at its ends and midpoint (a
+first pass over the edges); tails are cut where Z's own tail is below e^-45
+of the kinks' reach and bounded as in `verify.family.fast`.  The value is the
+rule on panels split in two; its error estimate is the difference from the
+unsplit rule (the coarser rule's error, larger than the finer one's) + the
+tail bounds + rounding of the log-sum (about (|log f| + 1)·(k + 2)·2^-52).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from verify.family.fast import (
+    EPS,
+    PANEL_VARIATION,
+    FastResult,
+    log_factor,
+    logsumexp_weighted,
+    mode_log,
+    panels,
+    tail_edges,
+)
+from verify.family.integrand import TermKind
+from verify.family.model import ABOVE, Release, SparseVector, ThresholdPolicy
+from verify.noise import Noise
+
+
+def _pieces(mech: SparseVector, outcome: str):
+    """Per piece: list of (kind, query index, released index or None) and the released indices capping it."""
+    pieces, terms, caps = [], [], []
+    r = 0
+    for i, letter in enumerate(outcome):
+        if letter != ABOVE:
+            terms.append((TermKind.BELOW, i, None))
+            continue
+        rel = mech.release
+        if rel is Release.NONE:
+            terms.append((TermKind.ABOVE, i, None))
+        elif rel is Release.QUERY:
+            caps.append((i, r))
+            r += 1
+        elif rel is Release.GAP:
+            terms.append((TermKind.DENSITY, i, r))
+            r += 1
+        else:
+            terms.append((TermKind.ABOVE, i, None))
+            r += 1
+        if mech.threshold_policy is ThresholdPolicy.RESAMPLE:
+            pieces.append((terms, caps))
+            terms, caps = [], []
+    if terms or not pieces:
+        pieces.append((terms, caps))
+    return pieces
+
+
+def log_probability(mech: SparseVector, queries: np.ndarray, outcome: str, released: np.ndarray | Sequence | None = None) -> FastResult:
+    """log Pr[outcome] (log density at the released values) for each row of ``queries`` (n, k).
+
+    ``released``: (n, number of A's) or one row broadcast to all."""
+    q = np.atleast_2d(np.asarray(queries, dtype=float))
+    n, k = q.shape
+    mech.check_outcome(outcome, k)
+    n_a = outcome.count(ABOVE)
+    if mech.releases_values:
+        v = np.broadcast_to(np.atleast_2d(np.asarray(released, dtype=float)), (n, n_a)) if n_a else np.zeros((n, 0))
+    else:
+        if released is not None and np.size(released):
+            mech.check_released(outcome, list(np.ravel(released)))
+        v = np.zeros((n, 0))
+    t = float(mech.threshold)
+    a = q - t
+    total = np.zeros(n)
+    err = np.zeros(n)
+    xn = mech.query_noise
+    # constants: released query values and fresh releases
+    r = 0
+    for i, letter in enumerate(outcome):
+        if letter != ABOVE or not mech.releases_values:
+            continue
+        if mech.release is Release.QUERY:
+            total += xn.log_pdf(v[:, r] - q[:, i])
+        elif mech.release is Release.FRESH:
+            total += mech.release_noise.log_pdf(v[:, r] - q[:, i])
+        r += 1
+    for terms, caps in _pieces(mech, outcome):
+        xs = np.zeros((n, len(terms)))
+        kinds = [kind for kind, _, _ in terms]
+        for c, (kind, i, ri) in enumerate(terms):
+            xs[:, c] = a[:, i] - (v[:, ri] if kind is TermKind.DENSITY else 0.0)
+            if kind is TermKind.DENSITY:
+                total = np.where(v[:, ri] < 0, -np.inf, total)
+        cap = None
+        for _i, ri in caps:
+            ci = v[:, ri] - t
+            cap = ci if cap is None else np.minimum(cap, ci)
+        lv, e = _piece(mech, kinds, xs, cap)
+        total = total + lv
+        err = err + e
+    err = err + EPS * (np.abs(total) + 1) * (k + 2)
+    return FastResult(total, np.where(np.isnan(total), np.inf, err))
+
+
+def _log_integrand(zn: Noise, xn: Noise, kinds: list[TermKind], xs: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """log p_Z(z) + Σ log factor(z - x_c) for nodes z (n, N)."""
+    out = zn.log_pdf(z)
+    for c, kind in enumerate(kinds):
+        out = out + log_factor(xn, kind, z - xs[:, c : c + 1])
+    return out
+
+
+def _piece(mech: SparseVector, kinds: list[TermKind], xs: np.ndarray, cap: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    zn, xn = mech.threshold_noise, mech.query_noise
+    n = xs.shape[0]
+    if zn.is_none:
+        lv = np.zeros(n)
+        for c, kind in enumerate(kinds):
+            lv = lv + log_factor(xn, kind, -xs[:, c])
+        if cap is not None:
+            lv = np.where(cap >= 0, lv, -np.inf)
+        return lv, np.zeros(n)
+    cols = [xs, np.zeros((n, 1))] + ([cap[:, None]] if cap is not None else [])
+    points = np.sort(np.concatenate(cols, axis=1), axis=1)
+    edges = tail_edges(mech, points)
+    if cap is not None:
+        edges = np.minimum(edges, cap[:, None])
+    with np.errstate(all="ignore"):
+        mid = (edges[:, 1:] + edges[:, :-1]) / 2
+        f_e = _log_integrand(zn, xn, kinds, xs, edges)
+        f_m = _log_integrand(zn, xn, kinds, xs, mid)
+        var = np.abs(f_m - f_e[:, :-1]) + np.abs(f_e[:, 1:] - f_m)
+        dead = ~np.isfinite(f_m) & ~np.isfinite(f_e[:, :-1]) & ~np.isfinite(f_e[:, 1:])
+        var = np.where(dead, 0.0, np.where(np.isfinite(var), 1.5 * var, 4 * PANEL_VARIATION))
+    with np.errstate(all="ignore"):
+        z, w, _ = panels(edges, var)
+        coarse = logsumexp_weighted(_log_integrand(zn, xn, kinds, xs, z), w)
+        z, w, _ = panels(edges, 2 * var + PANEL_VARIATION)  # every panel split: the value reported
+        lv = logsumexp_weighted(_log_integrand(zn, xn, kinds, xs, z), w)
+        # the coarse rule's error, |e^{coarse - lv} - 1|, overestimates the fine rule's
+        rule = np.where(np.isfinite(lv), np.abs(np.expm1(coarse - lv)), 0.0)
+        # tails: left of L every F-factor is at most its value at L, S and densities at most 1 / the mode
+        left, right = edges[:, 0], edges[:, -1]
+        bound_l = zn.log_cdf(left)
+        bound_r = zn.log_sf(right) if cap is None else np.full(n, -np.inf)
+        for c, kind in enumerate(kinds):
+            if kind is TermKind.BELOW:
+                bound_l = bound_l + xn.log_cdf(left - xs[:, c])
+            elif kind is TermKind.ABOVE:
+                bound_r = bound_r + xn.log_sf(right - xs[:, c])
+            else:
+                bound_l, bound_r = bound_l + mode_log(xn), bound_r + mode_log(xn)
+        rel_tail = np.exp(np.logaddexp(bound_l, bound_r) - lv)
+    err = rule + np.where(np.isfinite(lv), rel_tail, 0.0)
+    return lv, err

@@ -1,0 +1,131 @@
+"""An output of the SVT family as a product of one-dimensional integrals.
+
+Condition on the noisy threshold t + Z = t + z: the query noises are then
+independent (seed, Proof 1: "Since the random variables Z, X_{i-1}, X_i are
+independent"), and query i is above iff q_i + X_i >= t + z, i.e. iff
+X_i >= z - a_i with a_i = q_i - t.  For an outcome string s (`model`):
+
+    Pr[s] = ∫ p_Z(z) Π_{i: s_i = B} F_X(z - a_i) Π_{i: s_i = A} S_X(z - a_i) dz,
+
+F(y) = Pr[X < y], S(y) = Pr[X >= y] (`verify.noise`).  With a resampled
+threshold (Lyu, Su, Li 2017, Algorithm 2) a fresh Z is drawn after every A, so
+the string splits after each A into *pieces*, each with its own Z, and the
+probability is the product of one such integral per piece.
+
+Released values turn an A's factor into a density (the output is then a
+density in the released values, one per A):
+
+* query (q_i + X_i = v): p_X(v - q_i) · [v >= t + z]: a constant times a cap z <= v - t;
+* gap (q_i + X_i - (t + z) = g): p_X(z - (a_i - g)) for g >= 0 (0 for g < 0);
+* fresh (q_i + Y_i = v): p_Y(v - q_i) · S_X(z - a_i): a constant times the usual factor.
+
+`Integrand` holds exactly this: the pieces (each a list of `Term` s and an
+optional cap) and the constant densities.  Every evaluation path
+(`closed_form`, `quadrature`, `fast`) integrates this one description.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from fractions import Fraction
+
+from verify.family.model import ABOVE, Release, SparseVector, ThresholdPolicy
+from verify.mechanism import parse_queries
+from verify.noise import Noise
+
+
+class TermKind(StrEnum):
+    BELOW = "F"  # F_X(z - x)
+    ABOVE = "S"  # S_X(z - x)
+    DENSITY = "p"  # p_X(z - x)
+
+
+class Kind(StrEnum):
+    """What the number is: a probability, or a density in the released values."""
+
+    PROBABILITY = "probability"
+    DENSITY = "density"
+
+
+@dataclass(frozen=True)
+class Term:
+    """One factor of the integrand, a function of z; ``x`` is exact, relative to t."""
+
+    kind: TermKind
+    x: Fraction
+
+
+@dataclass(frozen=True)
+class Piece:
+    """∫_{z <= cap} p_Z(z) Π terms dz for one draw of the threshold noise
+    (``cap`` None: no cap; ``zero``: the piece is identically 0, e.g. a negative gap)."""
+
+    terms: tuple[Term, ...]
+    cap: Fraction | None = None
+    zero: bool = False
+
+    @property
+    def kinks(self) -> list[Fraction]:
+        """Where the integrand may be non-smooth: 0 (the threshold density), every x, the cap."""
+        points = {Fraction(0), *(t.x for t in self.terms)}
+        if self.cap is not None:
+            points.add(self.cap)
+        return sorted(points)
+
+
+@dataclass(frozen=True)
+class Integrand:
+    """Π constants · Π_pieces ∫ ... (module docstring)."""
+
+    pieces: tuple[Piece, ...]
+    constants: tuple[tuple[Noise, Fraction], ...]  # (noise, y): a factor p_noise(y)
+    kind: Kind
+
+    @property
+    def zero(self) -> bool:
+        return any(p.zero for p in self.pieces)
+
+
+def build(mech: SparseVector, queries: Sequence[object], outcome: str, released: Sequence[object] | None = None) -> Integrand:
+    """The integrand of Pr[outcome] (or of its density at the released values).
+
+    ``queries`` are q_1..q_k; the outcome is validated against k (`SparseVector.check_outcome`)."""
+    q = parse_queries(queries)
+    outcome = mech.check_outcome(outcome, len(q))
+    values = mech.check_released(outcome, released)
+    t = mech.threshold
+    pieces: list[Piece] = []
+    constants: list[tuple[Noise, Fraction]] = []
+    terms: list[Term] = []
+    cap: Fraction | None = None
+    zero = False
+    v_iter = iter(values)
+    for i, letter in enumerate(outcome):
+        a = q[i] - t
+        if letter != ABOVE:
+            terms.append(Term(TermKind.BELOW, a))
+            continue
+        rel = mech.release
+        if rel is Release.NONE:
+            terms.append(Term(TermKind.ABOVE, a))
+        elif rel is Release.QUERY:
+            v = next(v_iter)
+            constants.append((mech.query_noise, v - q[i]))
+            cap = v - t if cap is None else min(cap, v - t)
+        elif rel is Release.GAP:
+            g = next(v_iter)
+            zero = zero or g < 0
+            terms.append(Term(TermKind.DENSITY, a - g))
+        else:  # fresh
+            v = next(v_iter)
+            constants.append((mech.release_noise, v - q[i]))
+            terms.append(Term(TermKind.ABOVE, a))
+        if mech.threshold_policy is ThresholdPolicy.RESAMPLE:
+            pieces.append(Piece(tuple(terms), cap, zero))
+            terms, cap, zero = [], None, False
+    if terms or not pieces:
+        pieces.append(Piece(tuple(terms), cap, zero))
+    kind = Kind.DENSITY if values else Kind.PROBABILITY
+    return Integrand(tuple(pieces), tuple(constants), kind)

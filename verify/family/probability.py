@@ -1,0 +1,158 @@
+"""Exact output probabilities (and densities) of every SVT variant.
+
+The output is an outcome string (`model`) with, when the variant releases
+values, one released value per A; its probability (or density) is the
+product of one-dimensional integrals described in `integrand`.  Paths:
+
+* ``mpmath`` (`mp_probability`): for Laplace, exponential and no noise the
+  seed's closed form (`closed_form`), evaluated with the working precision
+  raised until its condition number is covered with 8 guard digits (correct
+  to the digits asked); for long outcome strings (more than
+  `CLOSED_FORM_MAX_LETTERS` letters, where the closed form's O(k³) expansion
+  is slow) and for **Gaussian noise, where no closed form exists**, mpmath
+  quadrature with every kink as a breakpoint (`quadrature.mp_quad`; its error
+  is mpmath's estimate, reported, not a bound).
+* ``symbolic`` (`symbolic_probability`): the closed form as an exact sympy
+  expression (rational inputs, piecewise noise; small k).
+* ``arb`` (`arb_probability`): a rigorous enclosure, a python-flint ball that
+  contains the exact value: the closed form in ball arithmetic where it
+  applies, ``acb.integral`` with bounded tails for Gaussian noise.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import mpmath
+import sympy
+
+from verify.backends import ArbBackend, MpmathBackend, SympyBackend
+from verify.errors import InputError
+from verify.family import integrand as integrand_mod
+from verify.family.closed_form import ClosedForm
+from verify.family.integrand import Integrand, Kind
+from verify.family.model import SparseVector
+from verify.family.quadrature import acb_enclosure, mp_quad
+from verify.precision import MPMATH_LOCK
+
+DEFAULT_DIGITS = 30
+MIN_DIGITS, MAX_DIGITS = 5, 1000
+#: Longer outcome strings are integrated by quadrature on the mpmath path.
+CLOSED_FORM_MAX_LETTERS = 60
+
+
+def check_digits(digits: int) -> int:
+    if isinstance(digits, bool) or not isinstance(digits, int) or not MIN_DIGITS <= digits <= MAX_DIGITS:
+        raise InputError(f"digits: {digits!r} must be an integer from {MIN_DIGITS} to {MAX_DIGITS}")
+    return digits
+
+
+def closed_form_applies(mech: SparseVector) -> bool:
+    """Threshold and query noise Laplace, exponential or none (a fresh release noise may be anything:
+    it only enters as a constant density)."""
+    return mech.threshold_noise.is_piecewise and mech.query_noise.is_piecewise
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One output's value on the mpmath path and how it was obtained."""
+
+    value: mpmath.mpf
+    kind: Kind
+    method: str  # "closed form" or "quadrature"
+    digits: int
+    #: None for the closed form (correct to ``digits``); mpmath's relative error estimate for quadrature.
+    error_estimate: mpmath.mpf | None
+
+
+def evaluate(mech: SparseVector, queries: Sequence[object], outcome: str, released: Sequence[object] | None = None,
+             digits: int = DEFAULT_DIGITS, method: str = "auto") -> Evaluation:
+    """Pr[outcome] (or its density at the released values) on the mpmath path.
+
+    ``method``: ``auto`` (closed form where it applies and the string has at most
+    `CLOSED_FORM_MAX_LETTERS` letters, else quadrature), ``closed`` or ``quadrature``."""
+    check_digits(digits)
+    integ = integrand_mod.build(mech, queries, outcome, released)
+    if method not in ("auto", "closed", "quadrature"):
+        raise InputError(f"method: {method!r} is not one of auto, closed, quadrature")
+    closed = closed_form_applies(mech) and (method == "closed" or (method == "auto" and len(outcome) <= CLOSED_FORM_MAX_LETTERS))
+    if method == "closed" and not closed_form_applies(mech):
+        raise InputError(f"closed form: {mech.name} has Gaussian noise; no closed form exists, use quadrature")
+    if closed:
+        return Evaluation(mp_closed_form(mech, integ, digits), integ.kind, "closed form", digits, None)
+    value, err = mp_quad(mech, integ, digits)
+    return Evaluation(value, integ.kind, "quadrature", digits, err)
+
+
+def mp_probability(mech: SparseVector, queries: Sequence[object], outcome: str, released: Sequence[object] | None = None,
+                   digits: int = DEFAULT_DIGITS) -> mpmath.mpf:
+    """Pr[outcome] (density where values are released) as an mpf (`evaluate`, method auto).
+
+    >>> from verify.family.presets import preset
+    >>> mpmath.nstr(mp_probability(preset("lyu-1", cutoff=2), [0, 0], "AA", digits=20), 15)
+    '0.266666666666667'
+    """
+    return evaluate(mech, queries, outcome, released, digits).value
+
+
+def mp_closed_form(mech: SparseVector, integ: Integrand, digits: int) -> mpmath.mpf:
+    """The closed form in mpmath, precision raised until the cancellation is covered."""
+    n = sum(len(p.terms) for p in integ.pieces)
+    dps = digits + 10 + n // 2
+    for _ in range(8):
+        with MPMATH_LOCK, mpmath.workdps(dps):
+            value, pieces = ClosedForm(mech, MpmathBackend()).evaluate(integ)
+            lost = 0.0
+            for p in pieces:
+                if p.zero:
+                    continue
+                if p.value <= 0:
+                    lost = math.inf
+                    break
+                lost = max(lost, float(mpmath.log10(p.magnitude / p.value)))
+            if dps - lost >= digits + 8:
+                return mpmath.mpf(0) if any(p.zero for p in pieces) else +value
+        dps = int(dps * 2) if math.isinf(lost) else int(digits + lost + 20)
+    raise ArithmeticError(f"mpmath closed form: could not reach {digits} digits (cancellation)")  # pragma: no cover
+
+
+def symbolic_probability(mech: SparseVector, queries: Sequence[object], outcome: str,
+                         released: Sequence[object] | None = None) -> sympy.Expr:
+    """The exact value as a sympy expression (closed-form families only)."""
+    if not closed_form_applies(mech):
+        raise InputError(f"symbolic: {mech.name} has Gaussian noise; no closed form exists")
+    integ = integrand_mod.build(mech, queries, outcome, released)
+    value, pieces = ClosedForm(mech, SympyBackend()).evaluate(integ)
+    return sympy.Integer(0) if any(p.zero for p in pieces) else value
+
+
+def arb_probability(mech: SparseVector, queries: Sequence[object], outcome: str, released: Sequence[object] | None = None,
+                    prec: int = 128) -> Any:
+    """A python-flint ``arb`` ball containing the exact value (module docstring)."""
+    import flint
+
+    if isinstance(prec, bool) or not isinstance(prec, int) or not 30 <= prec <= 10000:
+        raise InputError(f"prec: {prec!r} must be an integer number of bits from 30 to 10000")
+    integ = integrand_mod.build(mech, queries, outcome, released)
+    if not closed_form_applies(mech):
+        estimate = float(mp_quad(mech, integ, 15)[0])
+        return acb_enclosure(mech, integ, prec, estimate)
+    with MPMATH_LOCK:  # flint's precision is global to the process as well
+        old = flint.ctx.prec
+        flint.ctx.prec = prec
+        try:
+            value, pieces = ClosedForm(mech, ArbBackend()).evaluate(integ)
+            return flint.arb(0) if any(p.zero for p in pieces) else value
+        finally:
+            flint.ctx.prec = old
+
+
+def mp_distribution(mech: SparseVector, queries: Sequence[object], digits: int = DEFAULT_DIGITS) -> dict[str, mpmath.mpf]:
+    """Pr of every outcome string (`SparseVector.outputs`) for a variant that releases nothing."""
+    if mech.releases_values:
+        raise InputError(f"distribution: {mech.name} releases values; its outputs have densities, give them one at a time")
+    k = len(queries)
+    return {s: mp_probability(mech, queries, s, None, digits) for s in mech.outputs(k)}
