@@ -189,7 +189,15 @@ def _nice(x: float, unit: Fraction) -> Fraction:
     return round(Fraction(x) / step) * step
 
 
-def _witness(shape: VariantShape, p: _Point, unit: Fraction, digits: int = VIOLATION_DIGITS) -> FamilyWitness:
+#: Gaussian noise has no closed form: its witnesses are confirmed by quadrature at this many digits
+#: (two panel layouts must agree), and `not_private` also rests on `bounds.gaussian_tail_growth`.
+GAUSSIAN_DIGITS = 20
+
+
+def _witness(shape: VariantShape, p: _Point, unit: Fraction, digits: int | None = None) -> FamilyWitness:
+    if digits is None:
+        gauss = "gaussian" in (shape.threshold_noise.family, shape.query_noise.family)
+        digits = GAUSSIAN_DIGITS if gauss else VIOLATION_DIGITS
     t, d = shape.threshold, shape.sensitivity
     u, v, r = _nice(p.u, unit), _nice(p.v, unit), _nice(p.r, unit)
     sb, sa = round(p.s_b / float(d)) * d, round(p.s_a / float(d)) * d
@@ -241,7 +249,7 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
 
 def _decide(shape, monotone, max_queries, witness, by_k, notes) -> FamilyWorstCase:
     eps = mpmath.mpf(shape.epsilon.numerator) / shape.epsilon.denominator
-    tol = mpmath.mpf(10) ** (-(VIOLATION_DIGITS - 5)) * max(1, eps)
+    tol = mpmath.mpf(10) ** (-(witness.digits - 5)) * max(1, eps)
     loss = witness.loss
     bound = proven_upper_bound(shape, monotone)
     k_bound = upper_bound_at(shape, len(witness.queries), monotone)
