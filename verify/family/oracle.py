@@ -190,6 +190,15 @@ def _mass_panels(shape, q, outcome, v, a_index, seg, pts, cap, digits: int, pane
     return [-mpmath.inf] + nodes + [upper]
 
 
+def _gaussian_single(shape: VariantShape, q: Fraction, outcome: str, digits: int) -> mpmath.mpf:
+    """One query, Gaussian noise: X - Z ~ N(0, σ_X² + σ_Z²), so Pr[A] = Pr[X - Z >= t - q] =
+    erfc((t - q)/(σ√2))/2 exactly (no quadrature); Pr[B] = erfc((q - t)/(σ√2))/2."""
+    with MPMATH_LOCK, mpmath.workdps(digits + 15):
+        var = _mp(shape.threshold_noise.scale) ** 2 + _mp(shape.query_noise.scale) ** 2
+        y = _mp(shape.threshold - q) / mpmath.sqrt(2 * var)
+        return mpmath.erfc(y if outcome == "A" else -y) / 2
+
+
 def segments(shape: VariantShape, outcome: str) -> list[list[int]]:
     """Positions sharing one threshold draw: all of them (shared), or each stretch ending at an A (resample)."""
     if shape.policy == "shared":
@@ -227,6 +236,9 @@ def output_probability(shape: VariantShape, queries: Sequence[object], outcome: 
     q = [to_fraction(x, "query") for x in queries]
     v = [to_fraction(x, "released value") for x in released]
     check_output(shape, len(q), outcome, v)
+    gauss = {shape.threshold_noise.family, shape.query_noise.family} <= {"gaussian", "none"}
+    if len(outcome) == 1 and gauss and not shape.releases_values and not shape.query_noise.is_none:
+        return _gaussian_single(shape, q[0], outcome, digits)
     a_index = {i: j for j, i in enumerate(i for i, ch in enumerate(outcome) if ch == "A")}
     with MPMATH_LOCK:
         spread = max([abs(x - shape.threshold) for x in q] + [abs(x) for x in v] + [Fraction(1)])
@@ -242,7 +254,7 @@ def output_probability(shape: VariantShape, queries: Sequence[object], outcome: 
                 total = mpmath.mpf(1)
                 for seg in segments(shape, outcome):
                     total *= _segment(shape, q, outcome, v, a_index, seg, digits,
-                                      None if piecewise else (3 * digits + 20) * (2 if extra else 1))
+                                      None if piecewise else (2 * digits + 20) * (2 if extra else 1))
                     if total == 0:
                         break
                 vals.append(total)
@@ -301,7 +313,7 @@ def _segment(shape: VariantShape, q: list[Fraction], outcome: str, v: list[Fract
     if all(n.family in PIECEWISE for n in (zn, xn)):
         return const * _closed_form(shape, q, outcome, v, a_index, seg, pts, cap)
     fine = _mass_panels(shape, q, outcome, v, a_index, seg, pts, cap, digits, panels)
-    val = mpmath.quad(lambda z: _pdf(zn, z) * integrand(z), fine, maxdegree=10)
+    val = mpmath.quad(lambda z: _pdf(zn, z) * integrand(z), fine)
     return const * val
 
 

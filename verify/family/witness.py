@@ -62,7 +62,7 @@ class FamilyWitness:
         """The `svt-verify ratio` command line that recomputes this witness (issue 10's flags)."""
         rel = f" --released={','.join(fmt(x) for x in self.released)}" if self.released else ""
         return (f"svt-verify ratio {preset_flags} --queries={','.join(fmt(x) for x in self.queries)} "
-                f"--neighbour={','.join(fmt(x) for x in self.neighbour)} --outcomes {self.outcome}{rel} --digits {self.digits}")
+                f"--neighbour-queries={','.join(fmt(x) for x in self.neighbour)} --outcomes {self.outcome}{rel} --digits {self.digits}")
 
     def to_json(self) -> dict[str, Any]:
         with MPMATH_LOCK, mpmath.workdps(self.digits + 15):

@@ -196,7 +196,7 @@ GAUSSIAN_DIGITS = 20
 
 def _witness(shape: VariantShape, p: _Point, unit: Fraction, digits: int | None = None) -> FamilyWitness:
     if digits is None:
-        gauss = "gaussian" in (shape.threshold_noise.family, shape.query_noise.family)
+        gauss = "gaussian" in (shape.threshold_noise.family, shape.query_noise.family) and len(p.lay.string(shape)) > 1
         digits = GAUSSIAN_DIGITS if gauss else VIOLATION_DIGITS
     t, d = shape.threshold, shape.sensitivity
     u, v, r = _nice(p.u, unit), _nice(p.v, unit), _nice(p.r, unit)
@@ -220,10 +220,12 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
     t0 = time.perf_counter()
     shape = shape_of(mech)
     notes: list[str] = []
-    if "gaussian" in (shape.threshold_noise.family, shape.query_noise.family) and max_queries > 2:
-        notes.append(f"Gaussian noise: searched k <= 2, not {max_queries} (pure DP already fails at k = 1, proven by "
-                     "gaussian_tail_growth; the 50-digit confirmation is a quadrature, kept short)")
-        max_queries = 2
+    gaussian = "gaussian" in (shape.threshold_noise.family, shape.query_noise.family)
+    if gaussian and shape.policy == "shared" and not shape.releases_values and max_queries > 1:
+        notes.append(f"Gaussian noise: searched k = 1, not up to {max_queries}: pure DP already fails there "
+                     "(bounds.gaussian_tail_growth), and one query has the exact form erfc((t-q)/(σ√2))/2 "
+                     "(no quadrature) for the 50-digit confirmation")
+        max_queries = 1
     scale = _scale(shape)
     unit = Fraction(scale).limit_denominator(1000)
     by_k: dict[int, float] = {}
