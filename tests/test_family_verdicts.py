@@ -239,7 +239,7 @@ def test_oracle_agrees_with_the_family_engine(name, qs, r):
 
 def test_delta_identities():
     mech = _mech("gaussian-svt", 1)  # one query: the exact erfc form (no quadrature)
-    r = exact_delta(mech, [-200], [-199], "1/100", 20)
+    r = exact_delta(mech, [-199], [-200], "1/100", 20)
     r0 = exact_delta(mech, [-200], [-199], 0, 20)
     assert 0 < r.delta < r0.delta <= 1
     assert r.rdp_delta is not None and r.delta <= r.rdp_delta  # the exact δ of a pair never exceeds the RDP upper bound
