@@ -192,6 +192,7 @@ class Growth:
     statement: str
     parameter: str
     slope: Fraction  # nats per unit of the parameter (asymptotically)
+    monotone_valid: bool = True  # the family's neighbour moves every query the same way
 
     def __str__(self) -> str:
         return self.statement
@@ -207,9 +208,10 @@ def no_cutoff_growth(shape: VariantShape) -> Growth | None:
         tail = "log(5/3)" if shape.threshold_noise.family == "laplace" else "0"
         return Growth(f"no cutoff: m aboves at t - L and m belows at t + L, neighbour moved by -Δ/+Δ, output A^m B^m; "
                       f"loss(k = 2m) >= kΔ/b_X - {tail} = k·{fmt(slope)} - {tail} nats (L = b_Z(m+2) ln 2; "
-                      f"verify.family.bounds, no_cutoff_growth)", "k", slope)
+                      f"verify.family.bounds, no_cutoff_growth)", "k", slope, monotone_valid=False)
     return Growth(f"no cutoff: loss(k = 2m) >= kΔ/b_X + log Pr[|Z| < L] - log(1 + 2^m Pr[|Z| >= L]) for every L; "
-                  f"slope Δ/b_X = {fmt(slope)} nats per query (verify.family.bounds, no_cutoff_growth)", "k", slope)
+                  f"slope Δ/b_X = {fmt(slope)} nats per query (verify.family.bounds, no_cutoff_growth)", "k", slope,
+                  monotone_valid=False)
 
 
 def query_release_growth(shape: VariantShape) -> Growth | None:
@@ -233,11 +235,11 @@ def gaussian_tail_growth(shape: VariantShape) -> Growth | None:
                   f"σ² = σ_Z² + σ_X² = {fmt(var)} (Mills ratio; verify.family.bounds, gaussian_tail_growth)", "L", slope)
 
 
-def growth(shape: VariantShape) -> Growth | None:
-    """The first growth family of the module docstring that applies, or None."""
+def growth(shape: VariantShape, monotone: bool = False) -> Growth | None:
+    """The first growth family of the module docstring that applies (to monotone neighbours if asked), or None."""
     for f in (query_release_growth, no_cutoff_growth, gaussian_tail_growth):
         g = f(shape)
-        if g is not None:
+        if g is not None and (g.monotone_valid or not monotone):
             return g
     return None
 

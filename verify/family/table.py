@@ -106,6 +106,8 @@ def _num(x: str) -> str:
 
 
 def render(rows: list[FamilyRow]) -> str:
+    k = rows[0].result.max_queries if rows else 10
+    mono = " Monotone neighbours (all q_j(D') - q_j(D) of one sign)." if rows and rows[0].result.monotone else ""
     """A plain-text table (one line per row) plus the witnesses."""
     head = ["variant", "c", "verdict", "loss/ε", "bound/ε", "unbounded", "tightness", "s", "DP-Sniper LB/ε (s)", "ratio", "StatDP LB/ε (s)"]
     lines = []
@@ -125,7 +127,7 @@ def render(rows: list[FamilyRow]) -> str:
     text = ["  ".join(h.ljust(w) for h, w in zip(head, widths)), "  ".join("-" * w for w in widths)]
     text += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in lines]
     text.append("")
-    text.append("ε = 1/10, Δ = 1, t = 1 (lyu-1: 1/2), k <= 10 queries (DP-Sniper's configuration). loss/ε: confirmed at 50 digits "
+    text.append(f"ε = 1/10, Δ = 1, t = 1 (lyu-1: 1/2), k <= {k} queries (DP-Sniper's configuration: 10).{mono} loss/ε: confirmed at 50 digits "
                 "(Gaussian: exact erfc form). DP-Sniper/StatDP: published lower bounds (eps_lcb) and search seconds, "
                 "eth-sri/dp-sniper eval_sp2021/reference-results (verify.family.literature); ratio = their time / ours.")
     for row in rows:

@@ -269,7 +269,7 @@ def _decide(shape, monotone, max_queries, witness, by_k, notes) -> FamilyWorstCa
         side = "D" if witness.probability == 0 else "D'"
         unbounded, evidence = True, f"probability exactly 0 on one side ({side}): {witness.describe()}"
     else:
-        g = growth(shape)
+        g = growth(shape, monotone)
         if g is not None:
             unbounded, evidence = True, str(g)
     if verdict is MechanismVerdict.NOT_PRIVATE:
