@@ -14,13 +14,28 @@ claim sweeps of `proofs.sweeps`) follows one rule, stated here once:
   10^-(digits-1); the confirmed value is a violation if |log r| > ε + tol, at
   the bound if ||log r| - ε| <= tol, inside otherwise, with
   tol = `confirm_tolerance`(ε, digits) = 10^-(digits-5)·max(1, ε).
+
+The engine: `screen` takes the float64 margins bound - |log r| of a batch of
+points and returns the worst point and the candidates for a violation (margin
+below -`float_margin`), most violating first; `first_violation` confirms
+candidates at high precision and returns the first that `classify` places
+beyond the bound.  `verify.sweep` decides whole grids with it (plus the
+near-bound re-evaluation of `verify.sweep.decision`); `proofs.sweeps` screens
+its sampled sweeps with it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from enum import StrEnum
+from typing import Generic, TypeVar
 
 import mpmath
+import numpy as np
+
+P = TypeVar("P")
+R = TypeVar("R")
 
 #: Relative float64 margin below ε above which a point is re-evaluated at high precision.
 FLOAT_MARGIN = 1e-9
@@ -63,3 +78,59 @@ def classify(abs_log_ratio: mpmath.mpf, epsilon: object, digits: int) -> Positio
         if abs(a - eps) <= tol:
             return Position.AT_BOUND
     return Position.INSIDE
+
+
+@dataclass(frozen=True)
+class Screen:
+    """The float64 screen of a batch: ``worst`` (flat index of the smallest margin), its margin,
+    and ``candidates``: flat indices whose margin is below -`float_margin`, most violating first
+    (ties in index order).  NaN margins count as -inf: a point float64 cannot evaluate is never
+    passed as inside."""
+
+    worst: int
+    worst_margin: float
+    candidates: np.ndarray
+    points: int
+
+
+def screen(margin: np.ndarray, scale: np.ndarray | float = 1.0) -> Screen:
+    """Screen float64 margins (bound - |log r|); ``scale`` is the bound's size (ε for |log r| <= ε),
+    so that a candidate is beyond the bound by more than 1e-9·max(1, scale).
+
+    >>> s = screen(np.array([0.5, -1e-12, -0.25, np.nan]), 1.0)
+    >>> s.worst, s.candidates.tolist()
+    (3, [3, 2])
+    """
+    m = np.asarray(margin, dtype=float).ravel()
+    m = np.where(np.isnan(m), -np.inf, m)
+    limit = FLOAT_MARGIN * np.maximum(1.0, np.abs(np.broadcast_to(np.asarray(scale, dtype=float), np.shape(margin)).ravel()))
+    bad = np.nonzero(m < -limit)[0]
+    order = bad[np.argsort(m[bad], kind="stable")]
+    worst = int(np.argmin(m)) if m.size else -1
+    return Screen(worst, float(m[worst]) if m.size else float("inf"), order, int(m.size))
+
+
+@dataclass(frozen=True)
+class Confirmed(Generic[R]):
+    """A point with its |log ratio| at high precision and where that lies against the bound."""
+
+    point: R
+    abs_log_ratio: mpmath.mpf
+    position: Position
+
+
+def first_violation(candidates: Iterable[P], confirm: Callable[[P], tuple[R, mpmath.mpf, object]], digits: int,
+                    limit: int = 5) -> Confirmed[R] | None:
+    """Confirm up to ``limit`` candidates in order and return the first that `classify` places beyond
+    its bound, or None.  ``confirm(candidate)`` returns (the confirmed point, its log ratio at
+    ``digits`` digits, the bound ε it is checked against)."""
+    for j, candidate in enumerate(candidates):
+        if j >= limit:
+            break
+        point, lr, epsilon = confirm(candidate)
+        with mpmath.workdps(digits + 10):
+            a = abs(lr)
+        place = classify(a, epsilon, digits)
+        if place is Position.VIOLATION:
+            return Confirmed(point, a, place)
+    return None

@@ -195,7 +195,7 @@ def certify_conditional_ratio(mech_or_spec: Any, epsilon_range: Any = DEFAULT_EP
 
     >>> from verify.mechanism import AboveThreshold
     >>> c = certify_conditional_ratio(AboveThreshold.mechanism_one(1))
-    >>> c.verdict, c.min_margin, c.sup_log_ratio_per_epsilon
+    >>> str(c.verdict), c.min_margin, c.sup_log_ratio_per_epsilon
     ('certified', Fraction(0, 1), Fraction(1, 1))
     """
     start = time.perf_counter()

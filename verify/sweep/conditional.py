@@ -57,7 +57,6 @@ def conditional_chunk(task: Task) -> ChunkResult:
     um = np.where(uniq[:, 0] == NEG_INF_CODE, -np.inf, uniq[:, 0] / den)
     logp = fast_log_conditional(mech, um, uniq[:, 1] / den)
     lr = log_ratio_from_logs(logp[inv[:n]], logp[inv[n:]])[:, None]
-    res = ChunkResult(eps_index=task.eps_index, points=n)
     cache: dict[int, mpmath.mpf] = {}
 
     def frac(code: int) -> Fraction | None:
@@ -77,8 +76,7 @@ def conditional_chunk(task: Task) -> ChunkResult:
         return conditional_witness(mech, mm, Fraction(int(kap[r]), den), Fraction(int(d[r]), den), Fraction(int(dl[r]), den),
                                    spec.digits, kind)
 
-    decide(res, lr, mech.epsilon, spec.digits, spec.max_listed_violations, exact_lr, make_witness)
-    return res
+    return ChunkResult(task.eps_index, decide(lr, mech.epsilon, spec.digits, spec.max_listed_violations, exact_lr, make_witness, n))
 
 
 def conditional_sweep(mechanism: AboveThreshold, spec: ConditionalGridSpec | None = None, executor: Executor | None = None,

@@ -24,9 +24,10 @@ from verify.screen import Position, classify, float_margin
 from verify.sweep.results import Tally, Witness, WitnessKind
 
 
-def decide(res: Tally, lr: np.ndarray, epsilon: Fraction, digits: int, cap: int,
-           exact_lr: Callable[[int, int], mpmath.mpf], make_witness: Callable[[int, int, WitnessKind], Witness]) -> None:
-    """Decide a (pairs, columns) array ``lr`` of float64 log ratios into ``res``.
+def decide(lr: np.ndarray, epsilon: Fraction, digits: int, cap: int, exact_lr: Callable[[int, int], mpmath.mpf],
+           make_witness: Callable[[int, int, WitnessKind], Witness], points: int, refined_by_mpmath: int = 0) -> Tally:
+    """Decide a (pairs, columns) array ``lr`` of float64 log ratios (``points`` checked points, of
+    which the fast path re-evaluated ``refined_by_mpmath`` rows by mpmath).
 
     ``exact_lr(r, c)``: the log ratio of point (r, c) at ``digits`` digits;
     ``make_witness(r, c, kind)``: its confirmed `Witness`.
@@ -38,31 +39,37 @@ def decide(res: Tally, lr: np.ndarray, epsilon: Fraction, digits: int, cap: int,
     ambiguous = nan | ((a > eps - margin) & (a <= eps + margin))
     clear = (a > eps + margin) & ~nan
     decided = np.where(nan, -np.inf, a)
-    listed = 0
+    near = at_bound = violation_count = disagreements = listed = 0
+    at_bound_example: Witness | None = None
+    violations: list[Witness] = []
     flagged = sorted(zip(*np.nonzero(ambiguous | clear)))
     for r, c in flagged:
         r, c = int(r), int(c)
         if ambiguous[r, c]:
-            res.near_bound_reevaluated += 1
+            near += 1
             exact = exact_lr(r, c)
             decided[r, c] = float(abs(exact))
             place = classify(exact, epsilon, digits)
             if place is Position.AT_BOUND:
-                res.at_bound += 1
-                if res.at_bound_example is None:
-                    res.at_bound_example = make_witness(r, c, WitnessKind.AT_BOUND)
+                at_bound += 1
+                if at_bound_example is None:
+                    at_bound_example = make_witness(r, c, WitnessKind.AT_BOUND)
                 continue
             if place is Position.INSIDE:
                 continue
-        res.violation_count += 1
+        violation_count += 1
         if listed < cap:
             w = make_witness(r, c, WitnessKind.VIOLATION)
             listed += 1
             if classify(w.abs_log_ratio, epsilon, digits) is not Position.VIOLATION:
-                res.violation_count -= 1
-                res.fast_path_disagreements += 1
+                violation_count -= 1
+                disagreements += 1
                 continue
-            res.violations.append(w)
+            violations.append(w)
+    witness = None
     if decided.size:
         r, c = np.unravel_index(int(np.argmax(decided)), decided.shape)
-        res.witness = make_witness(int(r), int(c), WitnessKind.WITNESS)
+        witness = make_witness(int(r), int(c), WitnessKind.WITNESS)
+    return Tally(points=points, violation_count=violation_count, violations=tuple(violations), near_bound_reevaluated=near,
+                 at_bound=at_bound, at_bound_example=at_bound_example, fast_path_disagreements=disagreements,
+                 refined_by_mpmath=refined_by_mpmath, witness=witness)

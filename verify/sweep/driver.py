@@ -21,14 +21,15 @@ from typing import Any
 from verify.mechanism import AboveThreshold
 from verify.parallel import executor_for, ordered_results
 from verify.precision import MPMATH_LOCK
-from verify.sweep.results import SweepResult, Tally
+from verify.sweep.results import EpsilonSummary, SweepResult, Tally
 
 
-@dataclass(kw_only=True)
-class ChunkResult(Tally):
+@dataclass(frozen=True)
+class ChunkResult:
     """One chunk's tally and the index of its ε."""
 
     eps_index: int
+    tally: Tally
 
 
 @dataclass(frozen=True)
@@ -61,9 +62,9 @@ def mechanisms_for(template: AboveThreshold, epsilons: tuple[Fraction, ...], sen
     return [dataclasses.replace(template, epsilon=e, **changes) for e in eps_list]
 
 
-def fold_chunk(total: Tally, r: ChunkResult, cap: int) -> None:
+def fold_chunk(totals: list[Tally], r: ChunkResult, cap: int) -> None:
     """Fold a finished chunk into its ε's running total."""
-    total.fold(r, cap)
+    totals[r.eps_index] = totals[r.eps_index].plus(r.tally, cap)
 
 
 def drive(kind: str, run: Callable[[Task], ChunkResult], spec, mechs: list[AboveThreshold], executor: Executor | None,
@@ -85,12 +86,12 @@ def drive(kind: str, run: Callable[[Task], ChunkResult], spec, mechs: list[Above
         with executor_for(executor, workers, scheduler) as (ex, runner):
             window = 4 * (workers or 2) + 2
             for r in ordered_results(run_task, tasks, ex, window=window):
-                fold_chunk(totals[r.eps_index], r, spec.max_listed_violations)
+                fold_chunk(totals, r, spec.max_listed_violations)
                 done += 1
                 bar.update(1)
     except KeyboardInterrupt:
         pass
     finally:
         bar.close()
-    summaries = tuple(t.summary(m.epsilon) for t, m in zip(totals, mechs))
+    summaries = tuple(EpsilonSummary.of(m.epsilon, t) for t, m in zip(totals, mechs))
     return SweepResult(kind, mechs[0], spec, summaries, done, len(tasks), time.perf_counter() - t0, runner)

@@ -48,7 +48,6 @@ def outputs_chunk(task: Task) -> ChunkResult:
     inv = inv.reshape(-1)
     logp, refined = fast_log_distribution(mech, uniq / den)
     lr = log_ratio_from_logs(logp[inv[:n]], logp[inv[n:]])
-    res = ChunkResult(eps_index=task.eps_index, points=n * (k + 1), refined_by_mpmath=int(refined))
     cache: dict[int, list] = {}
 
     def dist(u: int) -> list:
@@ -65,8 +64,8 @@ def outputs_chunk(task: Task) -> ChunkResult:
         qq = tuple(Fraction(int(x), den) for x in pn[r])
         return output_witness(mech, q, qq, column_output(c, k), spec.digits, kind)
 
-    decide(res, lr, mech.epsilon, spec.digits, spec.max_listed_violations, exact_lr, make_witness)
-    return res
+    return ChunkResult(task.eps_index, decide(lr, mech.epsilon, spec.digits, spec.max_listed_violations, exact_lr, make_witness,
+                                              n * (k + 1), int(refined)))
 
 
 def sweep(mechanism: AboveThreshold, spec: GridSpec | None = None, executor: Executor | None = None, workers: int | None = None,

@@ -1,7 +1,7 @@
 """What a sweep found: witnesses, per-ε summaries and the result, each serialising itself.
 
-All result types are frozen: the driver folds chunk tallies (`Tally`, the one
-mutable accumulator) and freezes them into `EpsilonSummary` once per ε.
+All result types are frozen: the driver folds chunk tallies (`Tally.plus`, a
+pure function) and labels each ε's total an `EpsilonSummary`.
 Exact numbers are printed by `verify.serialize` so that they parse back to the
 checked values; high-precision values at their ``digits``.
 """
@@ -9,7 +9,7 @@ checked values; high-precision values at their ``digits``.
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass, field
+from dataclasses import dataclass, fields, replace
 from enum import StrEnum
 from fractions import Fraction
 from typing import Any
@@ -78,48 +78,10 @@ class Witness:
         return out
 
 
-@dataclass(kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class Tally:
-    """Counts and witnesses of checked points: one chunk's, or one ε's running total
-    (the only mutable type here: the driver folds chunks into it, then freezes it)."""
+    """Counts and witnesses of checked points: one chunk's, or several chunks' folded total."""
 
-    points: int = 0
-    violation_count: int = 0
-    violations: list[Witness] = field(default_factory=list)
-    near_bound_reevaluated: int = 0
-    at_bound: int = 0
-    at_bound_example: Witness | None = None
-    fast_path_disagreements: int = 0
-    refined_by_mpmath: int = 0
-    witness: Witness | None = None
-
-    def fold(self, r: Tally, cap: int) -> None:
-        """Add chunk ``r`` (chunks folded in grid order; at most ``cap`` violations listed)."""
-        self.points += r.points
-        self.violation_count += r.violation_count
-        room = cap - len(self.violations)
-        if room > 0:
-            self.violations.extend(r.violations[:room])
-        self.near_bound_reevaluated += r.near_bound_reevaluated
-        self.at_bound += r.at_bound
-        self.fast_path_disagreements += r.fast_path_disagreements
-        self.refined_by_mpmath += r.refined_by_mpmath
-        if self.at_bound_example is None and r.at_bound_example is not None:
-            self.at_bound_example = r.at_bound_example
-        if r.witness is not None and (self.witness is None or r.witness.abs_log_ratio > self.witness.abs_log_ratio):
-            self.witness = r.witness
-
-    def summary(self, epsilon: Fraction) -> EpsilonSummary:
-        return EpsilonSummary(epsilon, self.points, self.violation_count, tuple(self.violations), self.near_bound_reevaluated,
-                              self.at_bound, self.at_bound_example, self.fast_path_disagreements, self.refined_by_mpmath,
-                              self.witness)
-
-
-@dataclass(frozen=True)
-class EpsilonSummary:
-    """Folded results for one ε."""
-
-    epsilon: Fraction
     points: int = 0
     violation_count: int = 0
     violations: tuple[Witness, ...] = ()
@@ -129,6 +91,36 @@ class EpsilonSummary:
     fast_path_disagreements: int = 0
     refined_by_mpmath: int = 0
     witness: Witness | None = None
+
+    def plus(self, r: Tally, cap: int) -> Tally:
+        """This total followed by chunk ``r`` (chunks are folded in grid order): counts add, at most
+        ``cap`` violations are listed, the first at-bound example and the larger witness are kept."""
+        witness = self.witness
+        if r.witness is not None and (witness is None or r.witness.abs_log_ratio > witness.abs_log_ratio):
+            witness = r.witness
+        return replace(
+            self,
+            points=self.points + r.points,
+            violation_count=self.violation_count + r.violation_count,
+            violations=self.violations + r.violations[: max(0, cap - len(self.violations))],
+            near_bound_reevaluated=self.near_bound_reevaluated + r.near_bound_reevaluated,
+            at_bound=self.at_bound + r.at_bound,
+            at_bound_example=self.at_bound_example if self.at_bound_example is not None else r.at_bound_example,
+            fast_path_disagreements=self.fast_path_disagreements + r.fast_path_disagreements,
+            refined_by_mpmath=self.refined_by_mpmath + r.refined_by_mpmath,
+            witness=witness,
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class EpsilonSummary(Tally):
+    """Folded results for one ε."""
+
+    epsilon: Fraction
+
+    @classmethod
+    def of(cls, epsilon: Fraction, tally: Tally) -> EpsilonSummary:
+        return cls(epsilon=epsilon, **{f.name: getattr(tally, f.name) for f in fields(Tally)})
 
     def to_json(self) -> dict[str, Any]:
         w = self.witness

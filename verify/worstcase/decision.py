@@ -79,7 +79,7 @@ def _worst_case(mech: AboveThreshold, max_queries: int, seed: int, grid: int, st
         wn = witness_from_best(mech, k, False, bn, unit, digits)
         if k <= full_dimensional_up_to and not mpmath.isinf(wh.loss):
             val, x, xn = full_dimensional(mech, k, wh.queries, wh.neighbour_queries, box, starts, rng)
-            if val > float(wh.loss) + 1e-9:
+            if val > float(wh.loss) + 1e-9:  # an improvement beyond float64 noise of the objective
                 q = tuple(nice(float(v), unit) for v in x)
                 qn = tuple(a + nice(float(b - a), mech.sensitivity) for a, b in zip(q, xn))
                 qn = tuple(a + max(-mech.sensitivity, min(mech.sensitivity, b - a)) for a, b in zip(q, qn))

@@ -17,7 +17,7 @@ import numpy as np
 
 from verify.exact import fmt
 from verify.mechanism import AboveThreshold
-from verify.screen import confirm_tolerance
+from verify.screen import confirm_tolerance, float_margin
 from verify.verdicts import MechanismVerdict, Tightness
 from verify.worstcase.family import family_log_ratio
 from verify.worstcase.results import VIOLATION_DIGITS, KRow, LossWitness, epsilon_mpf
@@ -98,7 +98,7 @@ def study_tightness(mech: AboveThreshold, verdict: MechanismVerdict, witness: Lo
 
 def moderate_at_bound(mech: AboveThreshold, scale: float, unit: Fraction) -> tuple | None:
     """The structured witness with the smallest |queries - t| whose float64 loss is within
-    1e-9 of ε, over k <= 3 and the grid u, v ∈ unit·{-2..2}/2 (None if none)."""
+    `verify.screen.float_margin` of ε, over k <= 3 and the grid u, v ∈ unit·{-2..2}/2 (None if none)."""
     eps = float(mech.epsilon)
     delta = float(mech.sensitivity)
     vals = sorted({Fraction(j, 2) * unit for j in range(-4, 5)} | {Fraction(0)}, key=lambda x: (abs(x), x))
@@ -108,7 +108,7 @@ def moderate_at_bound(mech: AboveThreshold, scale: float, unit: Fraction) -> tup
             for v in vals:
                 for s1, s2 in SHIFT_PATTERNS:
                     lr = family_log_ratio(mech, k - 1, np.array([float(u)]), np.array([float(v)]), s1 * delta, s2 * delta)[0]
-                    if abs(abs(lr) - eps) <= 1e-9 * max(1, eps):
+                    if abs(abs(lr) - eps) <= float_margin(eps):
                         size = max(abs(u), abs(v))
                         if best is None or size < best[0]:
                             q, qn, out = family_vectors(mech, k - 1, True, u, v, s1, s2)
