@@ -85,7 +85,7 @@ def test_100000_character_values_refused(capsys, command, flag):
     assert_refused(code, err, flag)
 
 
-@pytest.mark.parametrize("argv", [["proofs", HUGE], [HUGE], ["prob", "--" + HUGE]])
+@pytest.mark.parametrize("argv", [["proofs", HUGE], [HUGE], ["prob", "--" + HUGE], ["--"], ["--", "prob"], ["-x"]])
 def test_huge_positional_and_unknown_tokens(capsys, argv):
     code, _, err = run(capsys, argv)
     assert_refused(code, err)
