@@ -22,7 +22,7 @@ PROB_MAX_QUERIES = {"symbolic": 6, "mpmath": 50, "fast": 16}
 #: Largest k of ``ratio`` (two mpmath distributions).
 RATIO_MAX_QUERIES = 32
 #: Largest --max-queries of ``worst-case``.
-WORST_CASE_MAX_QUERIES = 16
+WORST_CASE_MAX_QUERIES = 12
 #: ``worst-case`` integrates between kinks Δ apart in steps of the noise scale: a scale below Δ/100
 #: (e.g. ε > 300 with the seed's 3Δ/ε) makes its quadrature hundreds of times slower.
 WORST_CASE_MIN_SCALE_OVER_DELTA = Fraction(1, 100)
@@ -31,7 +31,7 @@ REPORT_EPSILON_RANGE = (Fraction(1, 10**8), Fraction(300))
 #: Largest --max-queries of ``report``.
 REPORT_MAX_QUERIES = 10
 #: Largest number of points (per ε, times the number of ε) of one ``sweep``.
-SWEEP_MAX_POINTS = 20_000_000
+SWEEP_MAX_POINTS = 12_000_000
 #: Below this ε the float64 screen (margin 1e-9) cannot tell |log ratio| from ε, so every point of a
 #: sweep is re-evaluated by mpmath (~0.7 ms a point at 30 digits): the grid is limited much more.
 SWEEP_SCREEN_EPSILON = Fraction(1, 10**8)
