@@ -6,6 +6,7 @@ import argparse
 
 import mpmath
 
+from verify.cli import flags, limits
 from verify.cli.common import (
     add_mechanism_flags,
     emit_json,
@@ -13,11 +14,11 @@ from verify.cli.common import (
     mechanism_json,
     mp_str,
     output_json,
-    parse_digits,
     parse_output,
-    parse_queries_flag,
 )
+from verify.cli.progress import stages
 from verify.mechanism import output_label
+from verify.probabilities import MAX_DIGITS, MIN_DIGITS
 from verify.ratio import privacy_ratio
 
 
@@ -25,22 +26,27 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("ratio", help="privacy ratio Pr[A(D)=s]/Pr[A(D')=s] for neighbouring query vectors",
                        description="Pr[A(D)=s]/Pr[A(D')=s] and its log for every output s, at high precision (mpmath path).")
     add_mechanism_flags(p)
-    p.add_argument("--queries", required=True, metavar="Q1,Q2,...", help="query values q_j(D)")
-    p.add_argument("--neighbour-queries", required=True, metavar="Q1,Q2,...", help="query values q_j(D'), each within Δ of q_j(D)")
+    p.add_argument("--queries", type=flags.vector(), required=True, metavar="Q1,Q2,...",
+                   help=f"query values q_j(D) (at most {limits.RATIO_MAX_QUERIES})")
+    p.add_argument("--neighbour-queries", type=flags.vector(), required=True, metavar="Q1,Q2,...",
+                   help="query values q_j(D'), each within Δ of q_j(D)")
     p.add_argument("--output", default="all", metavar="{i|none|all}", help="which output (default all)")
-    p.add_argument("--digits", default="30", help="significant digits (5..1000, default 30)")
+    p.add_argument("--digits", type=flags.integer(MIN_DIGITS, MAX_DIGITS), default="30",
+                   help=f"significant digits ({MIN_DIGITS}..{MAX_DIGITS}, default 30)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     mech = mechanism_from_args(args)
-    q = parse_queries_flag(args.queries)
-    qn = parse_queries_flag(args.neighbour_queries, "--neighbour-queries")
+    q, qn = args.queries, args.neighbour_queries
+    limits.check_queries(len(q), limits.RATIO_MAX_QUERIES, "ratio")
     mech.check_neighbours(q, qn)
     out = parse_output(args.output, len(q), allow_all=True)
-    digits = parse_digits(args.digits)
-    rep = privacy_ratio(mech, q, qn, None if out is None else [out], digits)
+    digits = args.digits
+    with stages(f"ratio (k = {len(q)})", 1) as bar:
+        rep = privacy_ratio(mech, q, qn, None if out is None else [out], digits)
+        bar.update(1)
     rows = [
         {
             "output": output_json(o.output),
