@@ -24,9 +24,9 @@ import numpy as np
 from verify.family.fast import (
     EPS,
     FastResult,
-    _rates,
     gl_relative_error,
     left_tail_mask,
+    noise_rates,
     panels,
     tail_edges,
     variation_bound,
@@ -76,10 +76,10 @@ def halting_distribution(mech: SparseVector, q: np.ndarray) -> FastResult:
     a = q - float(mech.threshold)
     points = np.sort(np.concatenate([a, np.zeros((n, 1))], axis=1), axis=1)
     edges = tail_edges(mech, points)
-    _, lx = _rates(mech)
+    _, lx = noise_rates(mech)
     var = variation_bound(mech, edges, np.sort(a, axis=1), extra=lx)
     h = edges[:, 1:] - edges[:, :-1]
-    rz, _ = _rates(mech)
+    rz, _ = noise_rates(mech)
     var = np.where(left_tail_mask(edges, points), h * (rz + lx), var)
     z, w, per_panel = panels(edges, var)
     weight = zn.pdf(z) * w  # (n, N)
