@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import sys
 from collections import Counter
 from typing import Any
 
@@ -98,7 +99,11 @@ def run(args: argparse.Namespace) -> int:
             for c in claims:
                 print(f"{c.id:34s} {c.title}")
         return 0
-    verdicts = [(c, c.check()) for c in claims]
+    from tqdm import tqdm
+
+    # checking every claim takes ~30 s: a progress bar on a terminal
+    bar = tqdm(claims, unit="claim", desc="proofs", leave=False, disable=not sys.stderr.isatty())
+    verdicts = [(c, c.check()) for c in bar]
     summary = dict(Counter(v.verdict for _, v in verdicts))
     if args.json:
         emit_json({"claims": [claim_json(c, v) for c, v in verdicts], "summary": summary})

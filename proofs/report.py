@@ -18,6 +18,7 @@ from collections import Counter
 from dataclasses import asdict
 from typing import Any
 
+from verify.cli import flags, limits
 from verify.cli.common import emit_json
 
 VERDICT_ORDER = ("proved", "certified", "consistent", "undecided", "refuted")
@@ -30,27 +31,27 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Check both seed mechanisms and the negative controls (sweeps and worst-case search), then every claim "
         "of the seed's proofs with its verdict.",
     )
-    p.add_argument("--epsilon", default="1", metavar="E", help="ε of the mechanism checks (default 1)")
-    p.add_argument("--max-queries", type=int, default=5, metavar="K", help="worst-case search up to K queries (default 5)")
-    p.add_argument("--workers", type=int, default=None, metavar="N", help="processes for the mechanism checks (default all cores)")
+    lo, hi = limits.REPORT_EPSILON_RANGE
+    p.add_argument("--epsilon", type=flags.number_range(lo, hi), default="1", metavar="E",
+                   help="ε of the mechanism checks (1e-8..300, default 1)")
+    p.add_argument("--max-queries", type=flags.integer(1, limits.REPORT_MAX_QUERIES), default="5", metavar="K",
+                   help=f"worst-case search up to K queries (1..{limits.REPORT_MAX_QUERIES}, default 5)")
+    p.add_argument("--workers", type=flags.integer(1, limits.MAX_WORKERS), default=None, metavar="N",
+                   help="processes for the mechanism checks (default all cores)")
     p.add_argument("--no-claims", action="store_true", help="skip the claims of the proofs (mechanism checks only)")
     p.add_argument("--json", action="store_true", help="print one JSON object: mechanisms, claims, summary, seconds")
     p.set_defaults(func=run)
 
 
-def build_report(epsilon: str = "1", max_queries: int = 5, workers: int | None = None, claims: bool = True) -> dict[str, Any]:
+def build_report(epsilon: object = "1", max_queries: int = 5, workers: int | None = None, claims: bool = True) -> dict[str, Any]:
     """The report as a dict (also what ``--json`` prints)."""
-    from verify.errors import InputError
-    from verify.exact import parse_number
+    from verify import validate
     from verify.seed_check import check_seed_mechanisms
 
-    eps = parse_number(epsilon, "--epsilon")
-    if eps <= 0:
-        raise InputError(f"--epsilon: {epsilon} must be > 0")
-    if not 1 <= max_queries <= 30:
-        raise InputError(f"--max-queries: {max_queries} must be from 1 to 30")
-    if workers is not None and workers < 1:
-        raise InputError(f"--workers: {workers} must be >= 1")
+    eps = validate.number_in(epsilon, "--epsilon", lo=limits.REPORT_EPSILON_RANGE[0], hi=limits.REPORT_EPSILON_RANGE[1])
+    validate.integer_in(max_queries, "--max-queries", 1, limits.REPORT_MAX_QUERIES)
+    if workers is not None:
+        validate.integer_in(workers, "--workers", 1, limits.MAX_WORKERS)
     t0 = time.perf_counter()
     rows = check_seed_mechanisms(eps, max_queries=max_queries, workers=workers)
     t1 = time.perf_counter()

@@ -8,11 +8,14 @@ conditional claims vary Δ and t anyway, as a check of that invariance.
 Each sweep evaluates log ratios with the library's vectorised float64 path
 (`verify.ratio.fast_log_ratios`, `verify.probabilities.fast_log_conditional`,
 relative error <= 1e-11 per probability, re-evaluated by mpmath where the
-float64 closed form is ill-conditioned).  A point whose float64 log ratio lies
-beyond the bound by more than `FLOAT_SLACK` is re-evaluated with mpmath at 40
-digits; it is a violation only if it still lies beyond the bound there by
-more than 10^-30.  The worst point is always re-evaluated with mpmath, and
-the margin (bound - |log ratio|, in nats) reported is the mpmath value's.
+float64 closed form is ill-conditioned) and decides them with the library's
+one "screen in float64, confirm at high precision" engine, `verify.screen`: a
+point whose float64 log ratio lies beyond the bound by more than
+`verify.screen.float_margin` is re-evaluated with mpmath at `DIGITS` digits; it
+is a violation only if `verify.screen.classify` places it beyond the bound
+there (by more than `verify.screen.confirm_tolerance`).  The worst point is
+always re-evaluated with mpmath, and the margin (bound - |log ratio|, in nats)
+reported is the mpmath value's.
 """
 
 from __future__ import annotations
@@ -28,11 +31,11 @@ import mpmath
 import numpy as np
 
 from verify.mechanism import AboveThreshold
+from verify.screen import first_violation, screen
 
 #: ε values of the sweeps (Δ = 1, t = 0 by scale invariance).
 EPSILONS: tuple[Fraction, ...] = (Fraction(1, 10), Fraction(1, 2), Fraction(1), Fraction(2), Fraction(5))
-#: Float64 log ratios beyond the bound by less than this are rounding, not violations.
-FLOAT_SLACK = 1e-9
+#: Digits of the high-precision confirmation.
 DIGITS = 40
 SEED = 20240611
 
@@ -127,23 +130,25 @@ def theorem_sweep(family: str, which: str = "halt", n_random: int = 1500, kmax: 
             lr = fast_log_ratios(mech, Q, Qn)
             cols = list(range(k)) if which == "halt" else [k]
             sub = lr[:, cols]
-            total += sub.size
-            absl = np.abs(sub)
-            absl = np.where(np.isnan(absl), np.inf, absl)
-            margin = float(eps) - absl
-            r, c = np.unravel_index(np.argmin(margin), margin.shape)
-            if best is None or margin[r, c] < best[0]:
-                best = (float(margin[r, c]), eps, Q[r], Qn[r], cols[c], k)
-            for rr, cc in zip(*np.nonzero(margin < -FLOAT_SLACK)):
-                candidates.append((float(margin[rr, cc]), eps, Q[rr], Qn[rr], cols[cc], k))
+            margin = float(eps) - np.abs(sub)
+            s = screen(margin, float(eps))
+            total += s.points
+            m = np.where(np.isnan(margin), -np.inf, margin)
+            r, c = np.unravel_index(s.worst, margin.shape)
+            if best is None or s.worst_margin < best[0]:
+                best = (s.worst_margin, eps, Q[r], Qn[r], cols[c], k)
+            for flat in s.candidates:
+                rr, cc = np.unravel_index(int(flat), margin.shape)
+                candidates.append((float(m[rr, cc]), eps, Q[rr], Qn[rr], cols[cc], k))
     candidates.sort(key=lambda c: c[0])
-    violation = None
-    for cand in candidates[:5]:
+
+    def confirm(cand: tuple) -> tuple[SweepPoint, mpmath.mpf, Fraction]:
         _, eps, q, qn, col, k = cand
         pt = _confirm_point(family, eps, q, qn, col, k)
-        if abs(pt.log_ratio) > mpmath.mpf(eps.numerator) / eps.denominator + mpmath.mpf(10) ** -30:
-            violation = pt
-            break
+        return pt, pt.log_ratio, eps
+
+    found = first_violation(candidates, confirm, DIGITS)
+    violation = None if found is None else found.point
     assert best is not None
     _, eps, q, qn, col, k = best
     worst = _confirm_point(family, eps, q, qn, col, k)
@@ -206,6 +211,7 @@ def conditional_sweep(family: str, n_random: int = 20000) -> ConditionalSweep:
     """Sweep |ln Pr[A(D)=s_i|x]/Pr[A(D')=s_i|x]| over m = M(D,x)-t, d = q_i(D)-t and
     neighbours m - κ, d - δ with κ, δ ∈ [-Δ, Δ] (extremes included); i = 1 (m = -∞) too."""
     from verify.probabilities import fast_log_conditional
+    from verify.ratio import log_ratio_from_logs
 
     rng = np.random.default_rng(SEED + 1)
     total = 0
@@ -227,17 +233,14 @@ def conditional_sweep(family: str, n_random: int = 20000) -> ConditionalSweep:
         dl = np.concatenate([dl, L.ravel(), np.repeat([-1.0, 0.0, 1.0], 3)])
         a = fast_log_conditional(mech, m, d)
         c = fast_log_conditional(mech, m - kap, d - dl)
-        with np.errstate(invalid="ignore"):
-            lr = a - c
-        lr = np.where(np.isneginf(a) & np.isneginf(c), 0.0, lr)
-        absl = np.where(np.isnan(lr), np.inf, np.abs(lr))
-        margin = float(eps) - absl
-        total += len(margin)
-        r = int(np.argmin(margin))
-        if best is None or margin[r] < best[0]:
-            best = (float(margin[r]), eps, m[r], d[r], m[r] - kap[r], d[r] - dl[r])
-        for rr in np.nonzero(margin < -FLOAT_SLACK)[0][:50]:
-            candidates.append((float(margin[rr]), eps, m[rr], d[rr], m[rr] - kap[rr], d[rr] - dl[rr]))
+        margin = float(eps) - np.abs(log_ratio_from_logs(a, c))
+        s = screen(margin, float(eps))
+        total += s.points
+        r = s.worst
+        if best is None or s.worst_margin < best[0]:
+            best = (s.worst_margin, eps, m[r], d[r], m[r] - kap[r], d[r] - dl[r])
+        for rr in s.candidates[:50]:
+            candidates.append((-np.inf if np.isnan(margin[rr]) else float(margin[rr]), eps, m[rr], d[rr], m[rr] - kap[rr], d[rr] - dl[rr]))
     candidates.sort(key=lambda c: c[0])
 
     def confirm_pt(c: tuple) -> ConditionalPoint:
@@ -250,12 +253,12 @@ def conditional_sweep(family: str, n_random: int = 20000) -> ConditionalSweep:
         dnf = min(max(dnf, df - 1), df + 1)
         return ConditionalPoint(eps, mf, df, mnf, dnf, mp_conditional_log_ratio(family, eps, mf, df, mnf, dnf))
 
-    violation = None
-    for cand in candidates[:5]:
+    def confirm(cand: tuple) -> tuple[ConditionalPoint, mpmath.mpf, Fraction]:
         pt = confirm_pt(cand)
-        if abs(pt.log_ratio) > mpmath.mpf(pt.eps.numerator) / pt.eps.denominator + mpmath.mpf(10) ** -30:
-            violation = pt
-            break
+        return pt, pt.log_ratio, pt.eps
+
+    found = first_violation(candidates, confirm, DIGITS)
+    violation = None if found is None else found.point
     worst = confirm_pt(best)
     with mpmath.workdps(DIGITS):
         mm = mpmath.mpf(worst.eps.numerator) / worst.eps.denominator - abs(worst.log_ratio)
@@ -285,8 +288,8 @@ def pointwise_sweep(
 ) -> PointwiseSweep:
     """Evaluate a float64 log ratio at sampled points; margin = distance to the nearest bound.
 
-    Violations are points beyond a bound by more than `FLOAT_SLACK` (to be
-    confirmed at high precision by the caller)."""
+    Violations are points beyond a bound by more than `verify.screen.float_margin`
+    of the bound (`verify.screen.screen`; to be confirmed at high precision by the caller)."""
     rng = np.random.default_rng(seed)
     pts = sample(rng)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -296,11 +299,12 @@ def pointwise_sweep(
         if lower is not None:
             margin = np.minimum(margin, lr - lower(pts))
     margin = np.where(np.isnan(margin), -np.inf, margin)
-    n = len(margin)
-    i = int(np.argmin(margin))
+    scale = np.where(np.isfinite(up), up, 1.0) if np.ndim(up) else (up if np.isfinite(up) else 1.0)
+    s = screen(margin, np.broadcast_to(scale, margin.shape))
+    n = s.points
+    i = s.worst
     worst = {k: float(v[i]) for k, v in pts.items()}
-    bad = np.nonzero(margin < -FLOAT_SLACK)[0]
-    order = bad[np.argsort(margin[bad])][:20]
+    order = s.candidates[:20]
     violations = [{**{k: float(v[j]) for k, v in pts.items()}, "_margin": float(margin[j])} for j in order]
     return PointwiseSweep(n, float(margin[i]), worst, violations)
 

@@ -82,15 +82,15 @@ def test_non_private_variants_are_never_certified(name: str) -> None:
     cx = c.counterexample
     assert cx is not None and cx.digits == 50
     with mpmath.workdps(60):
-        lr = cx.value("log_ratio")
-        assert lr == "inf" or mpmath.mpf(lr) > mpmath.mpf(cx.value("bound"))
+        lr = cx.values["log_ratio"]
+        assert lr == "inf" or mpmath.mpf(lr) > mpmath.mpf(cx.values["bound"])
         # the counterexample is re-evaluated independently through the public mpmath path
-        mech = CertifySpec.of(NON_PRIVATE[name]).mechanism(Fraction(cx.value("epsilon")))
-        gm = None if cx.value("gap_max") == "-inf" else Fraction(cx.value("gap_max"))
-        ngm = None if cx.value("neighbour_gap_max") == "-inf" else Fraction(cx.value("neighbour_gap_max"))
-        p = mp_conditional(mech, gm, Fraction(cx.value("gap_query")), 50)
-        p2 = mp_conditional(mech, ngm, Fraction(cx.value("neighbour_gap_query")), 50)
-        eps = mpmath.mpf(Fraction(cx.value("epsilon")).numerator) / Fraction(cx.value("epsilon")).denominator
+        mech = CertifySpec.of(NON_PRIVATE[name]).mechanism(Fraction(cx.values["epsilon"]))
+        gm = None if cx.values["gap_max"] == "-inf" else Fraction(cx.values["gap_max"])
+        ngm = None if cx.values["neighbour_gap_max"] == "-inf" else Fraction(cx.values["neighbour_gap_max"])
+        p = mp_conditional(mech, gm, Fraction(cx.values["gap_query"]), 50)
+        p2 = mp_conditional(mech, ngm, Fraction(cx.values["neighbour_gap_query"]), 50)
+        eps = mpmath.mpf(Fraction(cx.values["epsilon"]).numerator) / Fraction(cx.values["epsilon"]).denominator
         assert p > mpmath.exp(eps) * p2
 
 
@@ -132,7 +132,7 @@ def test_factor_bounds_mechanism_two_pointwise_comparison_fails() -> None:
     for nf in (fb.threshold, fb.query):
         assert nf.density_ratio.verdict == "refuted"
         cx = nf.density_ratio.counterexample
-        assert cx.value("p(y)") in ("0.0", "0") and mpmath.mpf(cx.value("p(y+s)")) > 0 and cx.value("ratio") == "inf"
+        assert cx.values["p(y)"] in ("0.0", "0") and mpmath.mpf(cx.values["p(y+s)"]) > 0 and cx.values["ratio"] == "inf"
         assert nf.survival_ratio.verdict == "certified"
         assert nf.cdf_ratio.verdict == "refuted"
     assert fb.product.verdict == "certified"

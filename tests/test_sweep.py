@@ -131,9 +131,9 @@ def test_random_samples_are_seeded_and_independent_of_chunking():
 
 
 def test_interrupt_returns_partial_result(monkeypatch):
-    import verify.sweep as sw
+    import verify.sweep.driver as sw
 
-    real = sw._fold
+    real = sw.fold_chunk
     calls = {"n": 0}
 
     def fold(*a):
@@ -142,7 +142,7 @@ def test_interrupt_returns_partial_result(monkeypatch):
             raise KeyboardInterrupt
         real(*a)
 
-    monkeypatch.setattr(sw, "_fold", fold)
+    monkeypatch.setattr(sw, "fold_chunk", fold)
     r = sweep(M1, GridSpec(k=2, chunk_size=100), workers=1)
     assert not r.complete and r.chunks_done == 2 and r.points == 200 * 3
 

@@ -2,54 +2,18 @@
 
 Numbers on the command line and in the API are decimals (``0.25``, ``1e-3``)
 or fractions (``1/3``); they are parsed into `fractions.Fraction` exactly and
-nothing is ever passed to ``eval`` or ``sympify``.  Floats given to the API are
+nothing is ever passed to ``eval`` or ``sympify``.  The parsers live in
+`verify.validate` (ASCII only, bounded size and magnitude); this module keeps
+the names the library has always used.  Floats given to the API are
 converted exactly (``Fraction(0.1)`` is the binary double nearest 1/10).
 """
 
 from __future__ import annotations
 
-import math
-import re
 from fractions import Fraction
-from numbers import Rational, Real
 
 from verify.errors import InputError
-
-_DECIMAL = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
-_FRACTION = re.compile(r"^[+-]?\d+/\d+$")
-
-#: Decimal exponents beyond this are rejected: they are almost surely typos and
-#: would make exact rationals with millions of digits.
-MAX_EXPONENT = 1000
-
-
-def parse_number(text: str, name: str = "value") -> Fraction:
-    """Parse a decimal or a fraction exactly.
-
-    >>> parse_number("0.1")
-    Fraction(1, 10)
-    >>> parse_number("1/3")
-    Fraction(1, 3)
-    >>> parse_number("nan", "epsilon")
-    Traceback (most recent call last):
-    ...
-    verify.errors.InputError: epsilon: 'nan' is not a finite number (write a decimal such as 0.5 or a fraction such as 1/3)
-    """
-    s = text.strip()
-    if _FRACTION.match(s):
-        num, den = s.split("/")
-        if int(den) == 0:
-            raise InputError(f"{name}: {text!r} has a zero denominator")
-        return Fraction(int(num), int(den))
-    if _DECIMAL.match(s):
-        mantissa, _, exponent = s.lower().partition("e")
-        if exponent and abs(int(exponent)) > MAX_EXPONENT:
-            raise InputError(f"{name}: {text!r} has a decimal exponent beyond ±{MAX_EXPONENT}")
-        return Fraction(s)
-    raise InputError(
-        f"{name}: {text!r} is not a finite number "
-        "(write a decimal such as 0.5 or a fraction such as 1/3)"
-    )
+from verify.validate import MAX_EXPONENT, parse_list, parse_number, to_number  # noqa: F401  (one parser: verify.validate)
 
 
 def to_fraction(value: object, name: str = "value") -> Fraction:
@@ -62,20 +26,7 @@ def to_fraction(value: object, name: str = "value") -> Fraction:
     ...
     verify.errors.InputError: threshold: inf is not a finite number
     """
-    if isinstance(value, bool):
-        raise InputError(f"{name}: {value!r} is a bool, not a number")
-    if isinstance(value, Fraction):
-        return value
-    if isinstance(value, Rational):
-        return Fraction(int(value.numerator), int(value.denominator))
-    if isinstance(value, str):
-        return parse_number(value, name)
-    if isinstance(value, Real):
-        f = float(value)
-        if not math.isfinite(f):
-            raise InputError(f"{name}: {value!r} is not a finite number")
-        return Fraction(f)
-    raise InputError(f"{name}: {value!r} is not a number")
+    return to_number(value, name)
 
 
 def positive(value: object, name: str) -> Fraction:
@@ -95,27 +46,52 @@ def non_negative(value: object, name: str) -> Fraction:
 
 
 def parse_vector(text: str, name: str = "queries") -> tuple[Fraction, ...]:
-    """Parse a comma-separated list of numbers, e.g. ``"0,1/2,1.5"``."""
-    if not text.strip():
-        raise InputError(f"{name}: the list is empty (give numbers separated by commas)")
-    parts = text.split(",")
-    out = []
-    for pos, part in enumerate(parts, start=1):
-        if not part.strip():
-            raise InputError(f"{name}: entry {pos} of {text!r} is empty")
-        out.append(parse_number(part, f"{name}[{pos}]"))
-    return tuple(out)
+    """Parse a comma-separated list of numbers, e.g. ``"0,1/2,1.5"`` (`verify.validate.parse_list`)."""
+    return parse_list(text, name)
+
+
+#: An exact decimal longer than this (sign, point and digits) is printed as p/q instead.
+MAX_DECIMAL_CHARS = 24
+
+
+def exact_decimal(x: Fraction) -> str | None:
+    """The terminating decimal expansion of ``x``, written out exactly (no exponent), or None
+    if ``x`` has none (its denominator has a prime factor other than 2 and 5).
+
+    >>> exact_decimal(Fraction(1, 2**10)), exact_decimal(Fraction(-5, 2)), exact_decimal(Fraction(1, 3))
+    ('0.0009765625', '-2.5', None)
+    """
+    den = x.denominator
+    twos = fives = 0
+    while den % 2 == 0:
+        den //= 2
+        twos += 1
+    while den % 5 == 0:
+        den //= 5
+        fives += 1
+    if den != 1:
+        return None
+    places = max(twos, fives)
+    scaled = abs(x.numerator) * 10**places // x.denominator  # exact: x.denominator divides 10**places
+    sign = "-" if x < 0 else ""
+    if places == 0:
+        return f"{sign}{scaled}"
+    whole, frac = divmod(scaled, 10**places)
+    return f"{sign}{whole}.{frac:0{places}d}"
 
 
 def fmt(x: Fraction) -> str:
-    """Short exact text for a Fraction: ``3``, ``1/3``, ``0.25``."""
+    """Short exact text for a Fraction that `parse_number` reads back to the identical value:
+    an integer, an exact decimal (at most `MAX_DECIMAL_CHARS` characters) or ``p/q``.
+
+    >>> fmt(Fraction(3)), fmt(Fraction(1, 3)), fmt(Fraction(1, 4)), fmt(Fraction(1, 2**39))
+    ('3', '1/3', '0.25', '1/549755813888')
+    >>> parse_number(fmt(Fraction(1, 2**39))) == Fraction(1, 2**39)
+    True
+    """
     if x.denominator == 1:
         return str(x.numerator)
-    d = x.denominator
-    while d % 2 == 0:
-        d //= 2
-    while d % 5 == 0:
-        d //= 5
-    if d == 1 and x.denominator <= 10**12:
-        return str(float(x)) if abs(x) < 10**15 else f"{x.numerator}/{x.denominator}"
+    text = exact_decimal(x)
+    if text is not None and len(text) <= MAX_DECIMAL_CHARS:
+        return text
     return f"{x.numerator}/{x.denominator}"

@@ -127,6 +127,7 @@ class FastIntegrator:
         self.log_half = np.log(dtype(0.5))
         zn, xn = mech.threshold_noise, mech.query_noise
         self.zfamily, self.xfamily = zn.family, xn.family
+        self.query_noise = xn
         rate_x = xn.rate if not xn.is_none else (zn.rate if not zn.is_none else Fraction(1))
         rho = zn.rate / rate_x if not zn.is_none else Fraction(1)
         self.lam = _in(dtype, rate_x)
@@ -279,26 +280,10 @@ class FastIntegrator:
         logprod = np.zeros(n) if c is None else np.where(0 > c, 0.0, -np.inf)
         for i in range(k):
             d = -a[:, i]
-            out[:, i] = logprod + self._log_point_reach(d)
-            logprod = logprod + self._log_point_below(d)
+            out[:, i] = logprod + self.query_noise.log_sf(d)
+            logprod = logprod + self.query_noise.log_cdf(d)
         out[:, k] = logprod
         return out
-
-    def _log_point_below(self, d):
-        y = self.lam * d
-        if self.xfamily == "laplace":
-            return np.where(d < 0, self.log_half + np.minimum(y, 0), np.log1p(-0.5 * np.exp(-np.maximum(y, 0))))
-        if self.xfamily == "exponential":
-            return np.where(d > 0, np.log(-np.expm1(-np.maximum(y, 0))), -np.inf)
-        return np.where(d > 0, 0.0, -np.inf)
-
-    def _log_point_reach(self, d):
-        y = self.lam * d
-        if self.xfamily == "laplace":
-            return np.where(d < 0, np.log1p(-0.5 * np.exp(np.minimum(y, 0))), self.log_half - np.maximum(y, 0))
-        if self.xfamily == "exponential":
-            return np.where(d > 0, -np.maximum(y, 0), 0.0)
-        return np.where(d <= 0, 0.0, -np.inf)
 
 
 def _in(dtype: type, x: Fraction):

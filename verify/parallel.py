@@ -9,18 +9,83 @@ result is therefore the same, bit for bit.
 
 `ordered_results` keeps at most ``window`` tasks in flight, so memory stays
 bounded however many chunks there are, and shuts down only what it started.
+
+A Dask scheduler address is checked before Dask sees it (`probe_scheduler`):
+the address must be ``tcp://HOST:PORT`` or ``tls://HOST:PORT``; the scheduler
+must accept a connection and send its greeting within `SCHEDULER_TIMEOUT`
+seconds, and that greeting (Dask's frame header: a byte count, a frame count,
+the frame lengths) must declare at most `MAX_GREETING_BYTES` in total, so that
+nothing is allocated from sizes a stranger reports.  Then a worker must join
+within the same timeout.  Each failure is one `InputError` line.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import socket
+import struct
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from typing import Any
 
 from verify.errors import InputError
+from verify.validate import scheduler_address
+
+#: Seconds allowed to connect to a Dask scheduler, to receive its greeting, and for a worker to be there.
+SCHEDULER_TIMEOUT = 10.0
+#: Largest greeting accepted from a scheduler (Dask's handshake is under 1 kB).
+MAX_GREETING_BYTES = 1 << 16
+_WORD = struct.Struct("<Q")  # Dask's TCP frames: native unsigned 64-bit lengths (little-endian on every supported host)
+
+
+def _recv_exactly(sock: socket.socket, n: int, deadline: float) -> bytes:
+    buf = bytearray()
+    while len(buf) < n:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        sock.settimeout(left)
+        chunk = sock.recv(n - len(buf))
+        if not chunk:
+            raise ConnectionResetError("connection closed")
+        buf += chunk
+    return bytes(buf)
+
+
+def probe_scheduler(address: str, timeout: float | None = None, name: str = "--scheduler") -> None:
+    """Check that a Dask scheduler answers at ``address`` before Dask connects (see the module docstring).
+
+    ``inproc://`` addresses (a cluster in this process) are not probed.
+    """
+    if isinstance(address, str) and address.startswith("inproc://"):
+        return
+    scheme, host, port = scheduler_address(address, name)
+    timeout = SCHEDULER_TIMEOUT if timeout is None else timeout
+    deadline = time.monotonic() + timeout
+    where = f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as sock:
+            if scheme != "tcp":
+                return  # TLS: the greeting comes after the TLS handshake, which Dask does
+            (total,) = _WORD.unpack(_recv_exactly(sock, _WORD.size, deadline))
+            if not 2 * _WORD.size <= total <= MAX_GREETING_BYTES:
+                raise InputError(f"{name}: {where} sent a message header of {total} bytes: not a Dask scheduler "
+                                 f"(a greeting has at most {MAX_GREETING_BYTES} bytes)")
+            body = _recv_exactly(sock, total, deadline)
+    except TimeoutError:
+        raise InputError(f"{name}: no Dask scheduler answered at {where} within {timeout:g} s") from None
+    except OSError as exc:
+        raise InputError(f"{name}: cannot connect to {where} ({exc.strerror or type(exc).__name__})") from None
+    (frames,) = _WORD.unpack_from(body)
+    if not 1 <= frames <= 64 or _WORD.size * (1 + frames) > total:
+        raise InputError(f"{name}: {where} sent a greeting with {frames} frames: not a Dask scheduler")
+    lengths = struct.unpack_from(f"<{frames}Q", body, _WORD.size)
+    if sum(lengths) > MAX_GREETING_BYTES:
+        raise InputError(f"{name}: {where} declared {sum(lengths)} bytes of frames: not a Dask scheduler "
+                         f"(a greeting has at most {MAX_GREETING_BYTES} bytes)")
 
 
 def _ignore_sigint() -> None:
@@ -54,13 +119,19 @@ def executor_for(executor: Executor | None = None, workers: int | None = None, s
         yield executor, type(executor).__name__
         return
     if scheduler is not None:
+        probe_scheduler(scheduler)
         from dask.distributed import Client
 
         try:
-            client = Client(scheduler, timeout="10s")
+            client = Client(scheduler, timeout=f"{SCHEDULER_TIMEOUT:g}s")
         except (OSError, TimeoutError, ValueError) as exc:
             raise InputError(f"--scheduler: cannot connect to {scheduler!r} ({type(exc).__name__})") from None
         try:
+            try:
+                client.wait_for_workers(1, timeout=SCHEDULER_TIMEOUT)
+            except (OSError, TimeoutError) as exc:
+                raise InputError(f"--scheduler: no worker joined {scheduler!r} within {SCHEDULER_TIMEOUT:g} s "
+                                 f"({type(exc).__name__})") from None
             yield client.get_executor(), f"dask {scheduler}"
         finally:
             client.close()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import mpmath
 import numpy as np
@@ -25,6 +26,7 @@ import numpy as np
 from verify.mechanism import AboveThreshold, Output, all_outputs, output_column, parse_queries
 from verify.precision import MPMATH_LOCK
 from verify.probabilities import DEFAULT_DIGITS, check_digits, fast_log_distribution, mp_distribution
+from verify.serialize import frac_str, mechanism_json, mp_str, output_json
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,31 @@ class RatioReport:
     @property
     def max_abs_log_ratio(self) -> mpmath.mpf:
         return max(abs(o.log_ratio) for o in self.outputs)
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as ``svt-verify ratio --json`` prints it: exact queries (p/q), values at ``digits`` digits."""
+        rows = [
+            {
+                "output": output_json(o.output),
+                "probability": mp_str(o.probability, self.digits),
+                "neighbour_probability": mp_str(o.neighbour_probability, self.digits),
+                "ratio": mp_str(o.ratio, self.digits),
+                "log_ratio": mp_str(o.log_ratio, self.digits),
+                "within_bounds": o.within_bounds,
+                "at_bound": o.at_bound,
+            }
+            for o in self.outputs
+        ]
+        return {
+            "mechanism": mechanism_json(self.mechanism),
+            "queries": [frac_str(x) for x in self.queries],
+            "neighbour_queries": [frac_str(x) for x in self.neighbour_queries],
+            "digits": self.digits,
+            "epsilon": frac_str(self.mechanism.epsilon),
+            "outputs": rows,
+            "max_abs_log_ratio": mp_str(self.max_abs_log_ratio, self.digits),
+            "all_within_bounds": all(r["within_bounds"] for r in rows),
+        }
 
 
 def log_ratio(p: mpmath.mpf, p_neighbour: mpmath.mpf) -> mpmath.mpf:
@@ -105,11 +132,22 @@ def _ratio_report(mech, q, qn, chosen, cols, digits, resolution) -> RatioReport:
     return RatioReport(mech, q, qn, digits, tuple(rows))
 
 
+def log_ratio_from_logs(log_p: np.ndarray | float, log_p_neighbour: np.ndarray | float) -> np.ndarray:
+    """log p - log p' in float64 from the two logs, with the same conventions as
+    `log_ratio`: both probabilities zero (both logs -inf) -> 0, one zero -> ±inf.
+
+    >>> log_ratio_from_logs(np.array([-np.inf, -np.inf, 0.0]), np.array([-np.inf, 0.0, -np.inf])).tolist()
+    [0.0, -inf, inf]
+    """
+    a = np.asarray(log_p, dtype=float)
+    b = np.asarray(log_p_neighbour, dtype=float)
+    with np.errstate(invalid="ignore"):
+        out = a - b
+    return np.where(np.isneginf(a) & np.isneginf(b), 0.0, out)
+
+
 def fast_log_ratios(mech: AboveThreshold, queries: np.ndarray, neighbour_queries: np.ndarray) -> np.ndarray:
     """Vectorised log ratios (n, k+1) in float64 (-inf/+inf/0 conventions as above)."""
     a, _ = fast_log_distribution(mech, queries)
     b, _ = fast_log_distribution(mech, neighbour_queries)
-    with np.errstate(invalid="ignore"):
-        out = a - b
-    both_zero = np.isneginf(a) & np.isneginf(b)
-    return np.where(both_zero, 0.0, out)
+    return log_ratio_from_logs(a, b)

@@ -28,6 +28,7 @@ import mpmath
 from verify.exact import fmt
 from verify.mechanism import AboveThreshold
 from verify.parallel import default_workers
+from verify.verdicts import MechanismVerdict, SweepVerdict, Tightness
 
 
 @dataclass(frozen=True)
@@ -38,14 +39,14 @@ class SeedCheckRow:
     sweep_points: int
     sweep_max_over_epsilon: float
     sweep_violations: int
-    sweep_verdict: str
+    sweep_verdict: SweepVerdict
     conditional_max_over_epsilon: float
     conditional_violations: int
-    verdict: str
+    verdict: MechanismVerdict
     loss_over_epsilon: float
     upper_bound: str | None
     unbounded: bool
-    tightness: str | None
+    tightness: Tightness | None
     witness: str
 
     def to_json(self) -> dict:

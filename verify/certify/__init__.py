@@ -14,16 +14,18 @@ undecided), the method, the number of boxes, the minimum margin (nats) and a
 counterexample confirmed at 50 digits when refuted.
 """
 
+from verify.certify.bounds import ProvenBound, proven_upper_bound
 from verify.certify.conditional import certify_conditional_ratio
 from verify.certify.factors import FactorBounds, NoiseFactors, certify_factor_bounds
 from verify.certify.results import (
     DEFAULT_EPSILON_RANGE,
     Certificate,
     CertifySpec,
-    Counterexample,
     ProofStep,
     SearchSummary,
+    counterexample_json,
 )
+from verify.verdicts import Counterexample
 
 
 def clear_caches() -> None:
@@ -39,11 +41,14 @@ __all__ = [
     "Certificate",
     "CertifySpec",
     "Counterexample",
+    "ProvenBound",
     "FactorBounds",
     "NoiseFactors",
     "ProofStep",
     "SearchSummary",
     "certify_conditional_ratio",
     "certify_factor_bounds",
+    "counterexample_json",
+    "proven_upper_bound",
     "clear_caches",
 ]

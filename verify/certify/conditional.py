@@ -56,7 +56,6 @@ from verify.certify.results import (
     DEFAULT_EPSILON_RANGE,
     Certificate,
     CertifySpec,
-    Counterexample,
     ProofStep,
     SearchSummary,
     check_epsilon_range,
@@ -65,6 +64,7 @@ from verify.certify.search import Piece, SupResult, certify_sup
 from verify.errors import InputError
 from verify.exact import fmt
 from verify.probabilities import mp_conditional
+from verify.verdicts import CertificateVerdict, Counterexample, StepStatus
 
 CONFIRM_DIGITS = 50
 CLAIM = ("e^{-ε} <= Pr[A(D)=s_i | X_<i=x] / Pr[A(D')=s_i | X_<i=x] <= e^{ε} for every real M(D,x)-t (or -∞), "
@@ -82,7 +82,7 @@ def rates(spec: CertifySpec) -> tuple[str, Fraction, Fraction]:
                      "give both as multiples (--threshold-scale/--query-scale) or both absolute")
 
 
-def _summary(name: str, function: str, res: SupResult) -> SearchSummary:
+def search_summary(name: str, function: str, res: SupResult) -> SearchSummary:
     def show(b: Fraction | None, inf: str) -> str:
         return inf if b is None else fmt(b)
 
@@ -152,8 +152,8 @@ def confirm_point(spec: CertifySpec, epsilon: Fraction, m: Fraction | None, d: F
             return mpmath.nstr(v, CONFIRM_DIGITS)
 
         return Counterexample(
-            description=description,
-            values=(
+            detail=description,
+            params=(
                 ("epsilon", fmt(epsilon)),
                 ("sensitivity", fmt(spec.sensitivity)),
                 ("threshold", "0"),
@@ -180,13 +180,13 @@ def _reduction_steps(units: str) -> list[ProofStep]:
                   "for all κ, δ in [-Δ, Δ]: C(m+Δ, d-Δ) <= C(m-κ, d+δ) <= C(m-Δ, d+Δ); so the claim is equivalent to "
                   "C(m, d) <= e^ε C(m+Δ, d-Δ) for every m in [-∞, ∞) and real d (the lower bound at (m, d) is the "
                   "upper bound at (m-Δ, d+Δ))",
-                  "∂C/∂m = -p_Z(m) S_X(m-d) <= 0 and ∂C/∂d = ∫_m^∞ p_Z(z) p_X(z-d) dz >= 0", "exact"),
+                  "∂C/∂m = -p_Z(m) S_X(m-d) <= 0 and ∂C/∂d = ∫_m^∞ p_Z(z) p_X(z-d) dz >= 0", StepStatus.EXACT),
         ProofStep("scale invariance",
                   f"C depends on m, d only through m/b, d/b; shift {shift}",
-                  "substitute z = u·w in the integral (Jacobian u > 0)", "exact"),
+                  "substitute z = u·w in the integral (Jacobian u > 0)", StepStatus.EXACT),
         ProofStep("mean value",
                   "log C(m,d) - log C(m+h, d-h) = ∫_0^h L(m+t, d-t) dt, L = [∫_m^∞ p_Z(z) p_X(z-d) dz + p_Z(m) S_X(m-d)] / C(m,d)",
-                  "C > 0 and Lipschitz in (m, d); fundamental theorem of calculus along the segment", "exact"),
+                  "C > 0 and Lipschitz in (m, d); fundamental theorem of calculus along the segment", StepStatus.EXACT),
     ]
 
 
@@ -195,7 +195,7 @@ def certify_conditional_ratio(mech_or_spec: Any, epsilon_range: Any = DEFAULT_EP
 
     >>> from verify.mechanism import AboveThreshold
     >>> c = certify_conditional_ratio(AboveThreshold.mechanism_one(1))
-    >>> c.verdict, c.min_margin, c.sup_log_ratio_per_epsilon
+    >>> str(c.verdict), c.min_margin, c.sup_log_ratio_per_epsilon
     ('certified', Fraction(0, 1), Fraction(1, 1))
     """
     start = time.perf_counter()
@@ -209,23 +209,23 @@ def certify_conditional_ratio(mech_or_spec: Any, epsilon_range: Any = DEFAULT_EP
     haz = hazard_search(xf)
     phi = tilted_hazard_search(zf, beta / alpha)
     searches = (
-        _summary("hazard of X", f"b_X · p_X(x) / S_X(x), X ~ {xf}", haz),
-        _summary("tilted hazard of Z", f"φ(m)/(α+β), Z ~ {zf}, β/α = {fmt(beta / alpha)}", phi),
+        search_summary("hazard of X", f"b_X · p_X(x) / S_X(x), X ~ {xf}", haz),
+        search_summary("tilted hazard of Z", f"φ(m)/(α+β), Z ~ {zf}, β/α = {fmt(beta / alpha)}", phi),
     )
     steps.append(ProofStep("hazard of X", "p_X(x) <= β S_X(x) for every real x",
                            f"1-D branch and bound in ball arithmetic over all of ℝ ({haz.count} boxes)", haz.verdict))
     steps.append(ProofStep("tilted hazard of Z", "φ(m) = p_Z(m) e^{-βm} / ∫_m^∞ p_Z(z) e^{-βz} dz <= α + β for every real m",
                            f"1-D branch and bound in ball arithmetic over all of ℝ ({phi.count} boxes)", phi.verdict))
-    both = haz.verdict == "certified" and phi.verdict == "certified"
+    both = haz.verdict == CertificateVerdict.CERTIFIED and phi.verdict == CertificateVerdict.CERTIFIED
     steps.append(ProofStep("bound on L", "L(m, d) <= β + φ(m) <= α + 2β for all m, d, so every log ratio is <= (α + 2β)·h",
                            "∫ p_Z p_X(z-d) <= β C (hazard); S_X(z-d) >= S_X(m-d) e^{-β(z-m)} for z >= m (log S_X is "
-                           "β-Lipschitz), so p_Z(m) S_X(m-d) / C <= φ(m)", "exact" if both else "undecided"))
+                           "β-Lipschitz), so p_Z(m) S_X(m-d) / C <= φ(m)", StepStatus.EXACT if both else StepStatus.UNDECIDED))
     ok, form = _tail_identity(zf, xf)
     if not ok:  # pragma: no cover - would be a bug in the closed forms
         raise ArithmeticError(f"tail-cell identity failed for Z ~ {zf}, X ~ {xf}")
     steps.append(ProofStep("attained on the tail cell",
                            f"for m >= 0, d <= m: C(m, d) = {form}, so the log ratio equals (α + 2β)·h exactly there",
-                           "sympy: closed form of C on both orders of the cell minus the tail form simplifies to 0", "symbolic"))
+                           "sympy: closed form of C on both orders of the cell minus the tail form simplifies to 0", StepStatus.SYMBOLIC))
     s = alpha + 2 * beta
     if units == "relative":
         holds, bound_text = s <= 1, f"(α + 2β)·ε = {fmt(s)}·ε <= ε  ⟺  1/c_Z + 2/c_X = {fmt(s)} <= 1"
@@ -233,7 +233,7 @@ def certify_conditional_ratio(mech_or_spec: Any, epsilon_range: Any = DEFAULT_EP
     else:
         holds, bound_text = s <= eps_lo, f"α + 2β = {fmt(s)} <= min ε = {fmt(eps_lo)}"
         margin = eps_lo - s
-    steps.append(ProofStep("comparison", bound_text, "exact rational arithmetic", "exact" if holds else "refuted"))
+    steps.append(ProofStep("comparison", bound_text, "exact rational arithmetic", StepStatus.EXACT if holds else StepStatus.REFUTED))
     boxes = haz.count + phi.count
     common = dict(claim=CLAIM, spec=spec, epsilon_range=(eps_lo, eps_hi), boxes=boxes, steps=tuple(steps), searches=searches,
                   sup_log_ratio_per_epsilon=s if units == "relative" else None,
@@ -245,17 +245,17 @@ def certify_conditional_ratio(mech_or_spec: Any, epsilon_range: Any = DEFAULT_EP
                             f"the log ratio is (1/c_Z + 2/c_X)·ε = {fmt(s)}·ε > ε" if units == "relative" else
                             f"a point of the tail cell, κ = δ = -Δ: the log ratio is α + 2β = {fmt(s)} > ε")
         if cex is not None:
-            return Certificate(verdict="refuted", method="exact tail-cell closed form, confirmed by mp_conditional at 50 digits",
+            return Certificate(verdict=CertificateVerdict.REFUTED, method="exact tail-cell closed form, confirmed by mp_conditional at 50 digits",
                                min_margin=None, counterexample=cex, seconds=time.perf_counter() - start, **common)
-        return Certificate(verdict="undecided", method="the tail-cell value exceeds the bound but mpmath did not confirm it",
+        return Certificate(verdict=CertificateVerdict.UNDECIDED, method="the tail-cell value exceeds the bound but mpmath did not confirm it",
                            min_margin=None, counterexample=None, seconds=time.perf_counter() - start, **common)
     if not both:
         undecided = tuple(f"{sm.name}: {b}" for sm in searches for b in sm.undecided)
-        return Certificate(verdict="undecided", method="monotone reduction + hazard bounds (1-D boxes not all settled)",
+        return Certificate(verdict=CertificateVerdict.UNDECIDED, method="monotone reduction + hazard bounds (1-D boxes not all settled)",
                            min_margin=None, counterexample=None, seconds=time.perf_counter() - start,
                            undecided_boxes=undecided, **{k: v for k, v in common.items()})
     return Certificate(
-        verdict="certified",
+        verdict=CertificateVerdict.CERTIFIED,
         method="monotone reduction + mean value + hazard bounds certified by 1-D ball-arithmetic branch and bound "
                "+ sympy tail-cell identity + exact rational comparison",
         min_margin=margin,
@@ -278,10 +278,10 @@ def _none_certificate(spec: CertifySpec, eps_range: tuple[Fraction, Fraction], s
         why = ("X = 0: C(m, d) = Pr[m < Z <= d]; at m = 0, d = Δ it is positive, while the neighbour "
                "(κ = δ = -Δ) has m' = Δ > d' = 0 and C = 0")
     cex = confirm_point(spec, eps_range[0], m, d, kappa, dd, why + " (infinite ratio)")
-    steps = (ProofStep("support gap", why, "exact: indicator of the event", "refuted" if cex else "undecided"),)
+    steps = (ProofStep("support gap", why, "exact: indicator of the event", StepStatus.REFUTED if cex else StepStatus.UNDECIDED),)
     common = dict(claim=CLAIM, spec=spec, epsilon_range=eps_range, boxes=0, steps=steps, min_margin=None,
                   seconds=time.perf_counter() - start)
     if cex is None:  # pragma: no cover - the closed forms make this impossible
-        return Certificate(verdict="undecided", method="support argument not confirmed", counterexample=None, **common)
-    return Certificate(verdict="refuted", method="exact support argument, confirmed by mp_conditional at 50 digits",
+        return Certificate(verdict=CertificateVerdict.UNDECIDED, method="support argument not confirmed", counterexample=None, **common)
+    return Certificate(verdict=CertificateVerdict.REFUTED, method="exact support argument, confirmed by mp_conditional at 50 digits",
                        counterexample=cex, **common)

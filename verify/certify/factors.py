@@ -37,19 +37,20 @@ import mpmath
 import sympy
 
 from verify.certify import closed_forms as cf
-from verify.certify.conditional import _summary, rates
+from verify.certify.conditional import rates, search_summary
 from verify.certify.results import (
     DEFAULT_EPSILON_RANGE,
     Certificate,
     CertifySpec,
-    Counterexample,
     ProofStep,
     SearchSummary,
     check_epsilon_range,
+    counterexample_json,
 )
 from verify.certify.search import Piece, SupResult, certify_sup
 from verify.exact import fmt
 from verify.noise import NoiseSpec
+from verify.verdicts import CertificateVerdict, Counterexample, StepStatus
 
 DIGITS = 50
 KINDS = ("density", "survival", "cdf")
@@ -91,9 +92,9 @@ class FactorBounds:
     def verdict(self) -> str:
         """refuted if any factor claim is refuted, certified if all are, else undecided."""
         vs = [c.verdict for c in (*self.threshold.all(), *self.query.all(), self.product)]
-        if "refuted" in vs:
-            return "refuted"
-        return "certified" if all(v == "certified" for v in vs) else "undecided"
+        if CertificateVerdict.REFUTED in vs:
+            return CertificateVerdict.REFUTED
+        return CertificateVerdict.CERTIFIED if all(v == CertificateVerdict.CERTIFIED for v in vs) else CertificateVerdict.UNDECIDED
 
     def parts(self) -> tuple[Certificate, ...]:
         return (*self.threshold.all(), *self.query.all(), self.product)
@@ -109,19 +110,19 @@ class FactorBounds:
     @property
     def min_margin(self) -> Fraction | None:
         """Smallest margin (nats) over the parts when all are certified, else None."""
-        if self.verdict != "certified":
+        if self.verdict != CertificateVerdict.CERTIFIED:
             return None
         return min(c.min_margin for c in self.parts())
 
     @property
     def counterexample(self) -> Counterexample | None:
         """The first refuted part's counterexample, if any."""
-        return next((c.counterexample for c in self.parts() if c.verdict == "refuted"), None)
+        return next((c.counterexample for c in self.parts() if c.verdict == CertificateVerdict.REFUTED), None)
 
     def to_json(self) -> dict[str, Any]:
         return {"verdict": self.verdict, "method": self.method, "boxes": self.boxes, "seconds": round(self.seconds, 4),
                 "min_margin": None if self.min_margin is None else float(self.min_margin),
-                "counterexample": None if self.counterexample is None else self.counterexample.to_json(),
+                "counterexample": None if self.counterexample is None else counterexample_json(self.counterexample),
                 "threshold_noise": self.threshold.to_json(), "query_noise": self.query.to_json(),
                 "product": self.product.to_json()}
 
@@ -206,10 +207,10 @@ def _refute_support(kind: str, family: str, spec: NoiseSpec, which: str, eps: Fr
                  if kind == "density" else
                  "F(y) = 0 for y <= 0: the ratio F(y+s)/F(y) is ∞ whenever y <= 0 < y + s, and unbounded as y -> 0+")
         return Counterexample(
-            description=f"{which}: {name}(y) = {mpmath.nstr(fy, 10)} and {name}(y+s) = {mpmath.nstr(fys, 10)}: "
+            detail=f"{which}: {name}(y) = {mpmath.nstr(fy, 10)} and {name}(y+s) = {mpmath.nstr(fys, 10)}: "
                         f"the ratio {name}(y+s)/{name}(y) is {ratio}, outside [e^-|s|/b, e^|s|/b] "
                         f"(support mismatch: {where}; the pointwise comparison is refuted)",
-            values=(("epsilon", fmt(eps)), ("sensitivity", fmt(delta)), ("scale", fmt(scale)), ("y", fmt(y)), ("s", fmt(s)),
+            params=(("epsilon", fmt(eps)), ("sensitivity", fmt(delta)), ("scale", fmt(scale)), ("y", fmt(y)), ("s", fmt(s)),
                     (f"{name}(y)", mpmath.nstr(fy, DIGITS)), (f"{name}(y+s)", mpmath.nstr(fys, DIGITS)),
                     ("ratio", ratio), ("log_ratio", log_ratio), ("bound_log", mpmath.nstr(bound, DIGITS))),
             digits=DIGITS,
@@ -224,8 +225,8 @@ def _factor_certificate(kind: str, spec: NoiseSpec, which: str, cspec: CertifySp
     base = dict(claim=claim, spec=cspec, epsilon_range=eps_range, every_epsilon=True)
     if family == "none":
         step = ProofStep("not applicable", "the noise is identically 0 (scale 0): no density, and e^{|s|/b} is not finite",
-                         "definition", "undecided")
-        return Certificate(verdict="undecided", method="not applicable: point mass", boxes=0, min_margin=None,
+                         "definition", StepStatus.UNDECIDED)
+        return Certificate(verdict=CertificateVerdict.UNDECIDED, method="not applicable: point mass", boxes=0, min_margin=None,
                            counterexample=None, steps=(step,), seconds=time.perf_counter() - start, **base)
     delta = cspec.sensitivity
     if not _positive_everywhere(kind, family):
@@ -233,30 +234,30 @@ def _factor_certificate(kind: str, spec: NoiseSpec, which: str, cspec: CertifySp
         y, s = (-delta / 2, delta) if kind == "density" else (-delta, 2 * delta)
         cex = _refute_support(kind, family, spec, which, eps_range[0], delta, y, s)
         step = ProofStep("support", f"{kind} of {family} noise vanishes on a half-line, positive on the other",
-                         "closed form", "refuted" if cex else "undecided")
+                         "closed form", StepStatus.REFUTED if cex else StepStatus.UNDECIDED)
         if cex is not None:
-            return Certificate(verdict="refuted", method="exact support argument, values at 50 digits", boxes=0,
+            return Certificate(verdict=CertificateVerdict.REFUTED, method="exact support argument, values at 50 digits", boxes=0,
                                min_margin=None, counterexample=cex, steps=(step,), seconds=time.perf_counter() - start, **base)
-        return Certificate(verdict="undecided", method="support argument not confirmed", boxes=0, min_margin=None,
+        return Certificate(verdict=CertificateVerdict.UNDECIDED, method="support argument not confirmed", boxes=0, min_margin=None,
                            counterexample=None, steps=(step,), seconds=time.perf_counter() - start, **base)
     up, down = _slope_searches(kind, family)
     searches: tuple[SearchSummary, ...] = (
-        _summary(f"{kind}: b·(log f)' <= 1", f"b · d/dy log {kind}", up),
-        _summary(f"{kind}: -b·(log f)' <= 1", f"-b · d/dy log {kind}", down),
+        search_summary(f"{kind}: b·(log f)' <= 1", f"b · d/dy log {kind}", up),
+        search_summary(f"{kind}: -b·(log f)' <= 1", f"-b · d/dy log {kind}", down),
     )
     steps = (
-        ProofStep("continuity", f"the {kind} is positive on ℝ and log of it is continuous at the joints", "sympy, exact", "exact"),
+        ProofStep("continuity", f"the {kind} is positive on ℝ and log of it is continuous at the joints", "sympy, exact", StepStatus.EXACT),
         ProofStep("log-Lipschitz", "|b · d/dy log f(y)| <= 1 on every piece", "1-D branch and bound in ball arithmetic",
-                  "certified" if up.verdict == down.verdict == "certified" else "undecided"),
-        ProofStep("mean value", "|log f(y+s) - log f(y)| <= |s|/b for every y and s", "mean value theorem", "exact"),
+                  StepStatus.CERTIFIED if up.verdict == down.verdict == CertificateVerdict.CERTIFIED else StepStatus.UNDECIDED),
+        ProofStep("mean value", "|log f(y+s) - log f(y)| <= |s|/b for every y and s", "mean value theorem", StepStatus.EXACT),
     )
     boxes = up.count + down.count
-    if up.verdict == down.verdict == "certified":
+    if up.verdict == down.verdict == CertificateVerdict.CERTIFIED:
         # the bound is attained (slope exactly ±1/b on a half-line) and trivially at s = 0: margin 0
-        return Certificate(verdict="certified", method="exact continuity + 1-D ball-arithmetic branch and bound + mean value",
+        return Certificate(verdict=CertificateVerdict.CERTIFIED, method="exact continuity + 1-D ball-arithmetic branch and bound + mean value",
                            boxes=boxes, min_margin=Fraction(0), counterexample=None, steps=steps, searches=searches,
                            seconds=time.perf_counter() - start, **base)
-    return Certificate(verdict="undecided", method="1-D boxes not all settled", boxes=boxes, min_margin=None, counterexample=None,
+    return Certificate(verdict=CertificateVerdict.UNDECIDED, method="1-D boxes not all settled", boxes=boxes, min_margin=None, counterexample=None,
                        steps=steps, searches=searches, seconds=time.perf_counter() - start,
                        undecided_boxes=tuple(b for sm in searches for b in sm.undecided), **base)
 
@@ -270,8 +271,8 @@ def _product_certificate(cspec: CertifySpec, eps_range: tuple[Fraction, Fraction
     claim = "e^{Δ/b_Z} · e^{2Δ/b_X} <= e^ε (the proofs' product of factor bounds) for every ε in the range"
     base = dict(claim=claim, spec=cspec, epsilon_range=eps_range, boxes=0)
     if cspec.threshold.is_none or cspec.query.is_none:
-        step = ProofStep("not applicable", "a noise of scale 0 makes a factor bound infinite", "definition", "undecided")
-        return Certificate(verdict="undecided", method="not applicable: point mass", min_margin=None, counterexample=None,
+        step = ProofStep("not applicable", "a noise of scale 0 makes a factor bound infinite", "definition", StepStatus.UNDECIDED)
+        return Certificate(verdict=CertificateVerdict.UNDECIDED, method="not applicable: point mass", min_margin=None, counterexample=None,
                            steps=(step,), seconds=time.perf_counter() - start, **base)
     units, alpha, beta = rates(cspec)
     s = alpha + 2 * beta
@@ -279,17 +280,17 @@ def _product_certificate(cspec: CertifySpec, eps_range: tuple[Fraction, Fraction
         ok, text, margin = s <= 1, f"1/c_Z + 2/c_X = {fmt(s)} <= 1", eps_range[0] * (1 - s)
     else:
         ok, text, margin = s <= eps_range[0], f"Δ/B_Z + 2Δ/B_X = {fmt(s)} <= min ε = {fmt(eps_range[0])}", eps_range[0] - s
-    step = ProofStep("product", text, "exact rational arithmetic", "exact" if ok else "refuted")
+    step = ProofStep("product", text, "exact rational arithmetic", StepStatus.EXACT if ok else StepStatus.REFUTED)
     if ok:
-        return Certificate(verdict="certified", method="exact rational arithmetic", min_margin=margin, counterexample=None,
+        return Certificate(verdict=CertificateVerdict.CERTIFIED, method="exact rational arithmetic", min_margin=margin, counterexample=None,
                            steps=(step,), seconds=time.perf_counter() - start, every_epsilon=units == "relative",
                            sup_log_ratio_per_epsilon=s if units == "relative" else None, **base)
     eps = eps_range[0]
-    cex = Counterexample(description=f"at ε = {fmt(eps)} the product of the factor bounds is e^{{{fmt(s)}·ε}} > e^ε"
+    cex = Counterexample(detail=f"at ε = {fmt(eps)} the product of the factor bounds is e^{{{fmt(s)}·ε}} > e^ε"
                          if units == "relative" else f"the product of the factor bounds is e^{fmt(s)} > e^{fmt(eps)}",
-                         values=(("epsilon", fmt(eps)), ("log_product", fmt(s * eps if units == "relative" else s)),
-                                 ("bound", fmt(eps))), digits=0)
-    return Certificate(verdict="refuted", method="exact rational arithmetic", min_margin=None, counterexample=cex,
+                         params=(("epsilon", fmt(eps)), ("log_product", fmt(s * eps if units == "relative" else s)),
+                                 ("bound", fmt(eps))), digits=DIGITS)  # exact rationals: correct to any number of digits
+    return Certificate(verdict=CertificateVerdict.REFUTED, method="exact rational arithmetic", min_margin=None, counterexample=cex,
                        steps=(step,), seconds=time.perf_counter() - start, **base)
 
 
@@ -298,8 +299,8 @@ def certify_factor_bounds(mech_or_spec: Any, epsilon_range: Any = DEFAULT_EPSILO
 
     >>> from verify.mechanism import AboveThreshold
     >>> fb = certify_factor_bounds(AboveThreshold.mechanism_two(1))
-    >>> fb.threshold.density_ratio.verdict, fb.query.survival_ratio.verdict, fb.product.verdict
-    ('refuted', 'certified', 'certified')
+    >>> [str(v) for v in (fb.threshold.density_ratio.verdict, fb.query.survival_ratio.verdict, fb.product.verdict)]
+    ['refuted', 'certified', 'certified']
     """
     start = time.perf_counter()
     cspec = CertifySpec.of(mech_or_spec)

@@ -17,8 +17,9 @@ from verify.errors import InputError
 from verify.exact import fmt, to_fraction
 from verify.mechanism import AboveThreshold
 from verify.noise import NoiseSpec
+from verify.verdicts import CertificateVerdict, Counterexample, StepStatus
 
-VERDICTS = ("certified", "refuted", "undecided")
+VERDICTS: tuple[CertificateVerdict, ...] = tuple(CertificateVerdict)
 #: The issue's default range of ε.
 DEFAULT_EPSILON_RANGE = (Fraction(1, 100), Fraction(10))
 
@@ -87,25 +88,19 @@ class ProofStep:
     name: str
     statement: str
     justification: str
-    status: str  # exact | symbolic | certified | refuted | undecided
+    status: StepStatus
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", StepStatus(self.status))
 
     def to_json(self) -> dict[str, str]:
         return {"name": self.name, "statement": self.statement, "justification": self.justification, "status": self.status}
 
 
-@dataclass(frozen=True)
-class Counterexample:
-    """A concrete point where a claim fails, with its values at ``digits`` significant digits."""
-
-    description: str
-    values: tuple[tuple[str, str], ...]
-    digits: int = 50
-
-    def to_json(self) -> dict[str, Any]:
-        return {"description": self.description, "digits": self.digits, **dict(self.values)}
-
-    def value(self, key: str) -> str:
-        return dict(self.values)[key]
+def counterexample_json(cx: Counterexample) -> dict[str, Any]:
+    """A certificate's counterexample as JSON: ``description``, ``digits`` and its named values (exact
+    rationals as `verify.exact.fmt` prints them, high-precision values to ``digits`` digits)."""
+    return {"description": cx.detail, "digits": cx.digits, **cx.values}
 
 
 @dataclass(frozen=True)
@@ -115,7 +110,7 @@ class SearchSummary:
     name: str
     function: str
     bound: Fraction
-    verdict: str
+    verdict: CertificateVerdict
     boxes: int
     min_margin: Fraction | None
     attained: bool
@@ -141,7 +136,7 @@ class Certificate:
     claim: str
     spec: CertifySpec
     epsilon_range: tuple[Fraction, Fraction]
-    verdict: str
+    verdict: CertificateVerdict
     method: str
     boxes: int
     min_margin: Fraction | None
@@ -157,14 +152,15 @@ class Certificate:
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
             raise ValueError(f"certificate verdict: {self.verdict!r} is not one of {', '.join(VERDICTS)}")
-        if self.verdict == "refuted" and self.counterexample is None:
+        object.__setattr__(self, "verdict", CertificateVerdict(self.verdict))
+        if self.verdict == CertificateVerdict.REFUTED and self.counterexample is None:
             raise ValueError("certificate: a refuted claim needs a counterexample")
-        if self.verdict != "certified" and self.min_margin is not None:
+        if self.verdict != CertificateVerdict.CERTIFIED and self.min_margin is not None:
             raise ValueError("certificate: only a certified claim has a margin")
 
     @property
     def certified(self) -> bool:
-        return self.verdict == "certified"
+        return self.verdict == CertificateVerdict.CERTIFIED
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -175,7 +171,7 @@ class Certificate:
             "seconds": round(self.seconds, 4),
             "min_margin": None if self.min_margin is None else float(self.min_margin),
             "min_margin_exact": frac_json(self.min_margin),
-            "counterexample": None if self.counterexample is None else self.counterexample.to_json(),
+            "counterexample": None if self.counterexample is None else counterexample_json(self.counterexample),
             "epsilon_range": [frac_json(self.epsilon_range[0]), frac_json(self.epsilon_range[1])],
             "holds_for_every_epsilon": self.every_epsilon,
             "sup_log_ratio_per_epsilon": frac_json(self.sup_log_ratio_per_epsilon),

@@ -36,6 +36,7 @@ from fractions import Fraction
 import sympy
 
 from verify.certify.interval import INF, EvaluationError, Interval, endpoint_lt, evaluate, to_fraction
+from verify.verdicts import CertificateVerdict
 
 #: Boxes narrower than this are not split further (reported undecided).
 MIN_WIDTH = Fraction(1, 2**40)
@@ -83,7 +84,7 @@ class SupResult:
     @property
     def min_margin(self) -> Fraction | None:
         """bound - (largest certified upper bound); exact rational, a lower bound of the true gap."""
-        if self.verdict != "certified" or not self.boxes:
+        if self.verdict != CertificateVerdict.CERTIFIED or not self.boxes:
             return None
         return self.bound - max(b.upper for b in self.boxes)
 
@@ -314,11 +315,11 @@ def certify_sup(pieces: list[Piece], x: sympy.Symbol, bound: Fraction, max_boxes
             s = _split_point(lo, hi)
             stack += [(s, hi), (lo, s)]
     if witness is not None:
-        verdict = "refuted"
+        verdict = CertificateVerdict.REFUTED
     elif undecided:
-        verdict = "undecided"
+        verdict = CertificateVerdict.UNDECIDED
     else:
-        verdict = "certified"
+        verdict = CertificateVerdict.CERTIFIED
     return SupResult(
         verdict=verdict,
         bound=bound,

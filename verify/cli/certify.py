@@ -7,10 +7,13 @@ import time
 from fractions import Fraction
 
 from verify.certify import certify_conditional_ratio, certify_factor_bounds
-from verify.certify.results import CertifySpec, frac_json
+from verify.certify.results import CertifySpec, counterexample_json, frac_json
 from verify.cli.common import add_mechanism_flags, emit_json, mechanism_from_args
+from verify.cli.flags import Flag
+from verify.cli.progress import stages
 from verify.errors import InputError
-from verify.exact import fmt, parse_number
+from verify.exact import fmt
+from verify.validate import parse_number, shown
 
 WHAT = ("all", "ratio", "factors")
 
@@ -25,31 +28,42 @@ def register(sub: argparse._SubParsersAction) -> None:
                      "The mechanism's --epsilon is not used: give --epsilon-range."),
     )
     add_mechanism_flags(p)
-    p.add_argument("--epsilon-range", default="0.01:10", metavar="LO:HI", help="range of ε, 0 < LO <= HI (default 0.01:10)")
+    p.add_argument("--epsilon-range", type=EPSILON_RANGE, default="0.01:10", metavar="LO:HI",
+                   help="range of ε, 0 < LO <= HI (default 0.01:10)")
     p.add_argument("--what", choices=WHAT, default="all", help="what to certify (default all: the ratio and the factors)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
 
-def parse_epsilon_range(text: str) -> tuple[Fraction, Fraction]:
+def parse_epsilon_range(text: str, name: str = "--epsilon-range") -> tuple[Fraction, Fraction]:
+    """``LO:HI`` with 0 < LO <= HI."""
     parts = text.split(":")
     if len(parts) != 2 or not all(s.strip() for s in parts):
-        raise InputError(f"--epsilon-range: {text!r} is not LO:HI (two numbers separated by a colon)")
-    lo = parse_number(parts[0], "--epsilon-range LO")
-    hi = parse_number(parts[1], "--epsilon-range HI")
+        raise InputError(f"{name}: {shown(text)} is not LO:HI (two numbers separated by a colon)")
+    lo = parse_number(parts[0], f"{name} LO")
+    hi = parse_number(parts[1], f"{name} HI")
     if lo <= 0:
-        raise InputError(f"--epsilon-range: LO = {parts[0].strip()} must be > 0")
+        raise InputError(f"{name}: LO = {parts[0].strip()} must be > 0")
     if hi < lo:
-        raise InputError(f"--epsilon-range: HI = {parts[1].strip()} is below LO = {parts[0].strip()}")
+        raise InputError(f"{name}: HI = {parts[1].strip()} is below LO = {parts[0].strip()}")
     return lo, hi
+
+
+EPSILON_RANGE = Flag(parse_epsilon_range, "LO:HI")
 
 
 def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
-    eps_range = parse_epsilon_range(args.epsilon_range)
+    eps_range = args.epsilon_range
     spec = CertifySpec.of(mechanism_from_args(args))
-    ratio = certify_conditional_ratio(spec, eps_range) if args.what in ("all", "ratio") else None
-    factors = certify_factor_bounds(spec, eps_range) if args.what in ("all", "factors") else None
+    with stages("certify", 2 if args.what == "all" else 1, unit="certificate") as bar:
+        ratio = factors = None
+        if args.what in ("all", "ratio"):
+            ratio = certify_conditional_ratio(spec, eps_range)
+            bar.update(1)
+        if args.what in ("all", "factors"):
+            factors = certify_factor_bounds(spec, eps_range)
+            bar.update(1)
     seconds = time.perf_counter() - start
     head = ratio
     result = {
@@ -58,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         "seconds": round(seconds, 4),
         "min_margin": (None if head is None or head.min_margin is None else float(head.min_margin)),
         "min_margin_exact": None if head is None else frac_json(head.min_margin),
-        "counterexample": None if head is None or head.counterexample is None else head.counterexample.to_json(),
+        "counterexample": None if head is None or head.counterexample is None else counterexample_json(head.counterexample),
         "what": args.what,
         "mechanism": spec.describe(),
         "epsilon_range": [frac_json(eps_range[0]), frac_json(eps_range[1])],
@@ -68,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     if args.what == "factors":
         result["min_margin"] = None if factors.min_margin is None else float(factors.min_margin)
         result["min_margin_exact"] = frac_json(factors.min_margin)
-        result["counterexample"] = None if factors.counterexample is None else factors.counterexample.to_json()
+        result["counterexample"] = None if factors.counterexample is None else counterexample_json(factors.counterexample)
     if args.json:
         emit_json(result)
         return 0
@@ -98,8 +112,8 @@ def _print_ratio(c) -> None:
         print("  undecided boxes: " + ", ".join(c.undecided_boxes))
     if c.counterexample is not None:
         cx = c.counterexample
-        print(f"  counterexample: {cx.description}")
-        for k, v in cx.values:
+        print(f"  counterexample: {cx.detail}")
+        for k, v in cx.params:
             print(f"    {k} = {v}")
 
 
@@ -110,5 +124,5 @@ def _print_factors(fb) -> None:
             f"{name} ratio {c.verdict}" for name, c in zip(("density", "survival", "CDF"), nf.all())))
         for c in nf.all():
             if c.counterexample is not None:
-                print(f"    {c.counterexample.description}")
+                print(f"    {c.counterexample.detail}")
     print(f"  product e^(Δ/b_Z)·e^(2Δ/b_X) <= e^ε: {fb.product.verdict} ({fb.product.steps[0].statement})")

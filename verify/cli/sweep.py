@@ -6,9 +6,9 @@ import argparse
 import sys
 from fractions import Fraction
 
+from verify.cli import flags, limits
 from verify.cli.common import add_mechanism_flags, emit_json, mechanism_from_args
-from verify.errors import InputError
-from verify.exact import fmt, parse_number, parse_vector
+from verify.exact import fmt
 from verify.mechanism import output_label
 
 
@@ -21,29 +21,8 @@ def _point(w) -> str:
     return f"m = {m}, κ = {fmt(w.kappa)}, d = {fmt(w.gap_query)}, δ = {fmt(w.delta)}"
 
 
-def parse_values(text: str, flag: str) -> tuple[Fraction, ...]:
-    """``a,b,c`` or ``LO:HI:STEP`` (inclusive of HI when on the grid)."""
-    if ":" in text:
-        parts = text.split(":")
-        if len(parts) != 3:
-            raise InputError(f"{flag}: {text!r} is not LO:HI:STEP")
-        lo, hi, step = (parse_number(p, flag) for p in parts)
-        if step <= 0:
-            raise InputError(f"{flag}: step {fmt(step)} must be > 0")
-        if hi < lo:
-            raise InputError(f"{flag}: {fmt(hi)} is below {fmt(lo)}")
-        n = int((hi - lo) // step) + 1
-        if n > 100_000:
-            raise InputError(f"{flag}: {n} values is too many (at most 100000)")
-        return tuple(lo + j * step for j in range(n))
-    return parse_vector(text, flag)
-
-
-def _int_flag(text: str, flag: str, lo: int) -> int:
-    s = text.strip()
-    if not s.isdigit() or int(s) < lo:
-        raise InputError(f"{flag}: {text!r} must be an integer >= {lo}")
-    return int(s)
+#: Largest k of a sweep (the grid's index must fit in int64 for any k <= this).
+MAX_K = 64
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -52,29 +31,40 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "or within 1e-9 of the bound are re-evaluated at 30+ digits).")
     add_mechanism_flags(p)
     g = p.add_argument_group("grid")
-    g.add_argument("--epsilons", metavar="E1,E2,...", help="several ε values (overrides --epsilon)")
-    g.add_argument("--k", default="3", help="number of queries k (default 3)")
-    g.add_argument("--query-values", metavar="LIST|LO:HI:STEP", help="values of every query coordinate (default t-6Δ..t+6Δ step Δ)")
-    g.add_argument("--random", metavar="N", help="N seeded random query vectors instead of a grid")
-    g.add_argument("--random-range", metavar="LO,HI", help="range of the random queries (default t-6Δ,t+6Δ)")
-    g.add_argument("--resolution", metavar="R", help="random queries are multiples of R (default Δ/64)")
-    g.add_argument("--seed", default="0", help="seed of the random queries (default 0)")
-    g.add_argument("--shift-steps", default="0", metavar="N", help="0: corners {-Δ,0,Δ}^k (default); N >= 2: N shifts per coordinate in [-Δ,Δ]")
+    g.add_argument("--epsilons", type=flags.grid(limits.SWEEP_MAX_EPSILONS, positive=True), metavar="E1,E2,...",
+                   help=f"several ε values, at most {limits.SWEEP_MAX_EPSILONS} (overrides --epsilon)")
+    g.add_argument("--k", type=flags.integer(1, MAX_K), default="3", help=f"number of queries k, 1..{MAX_K} (default 3)")
+    g.add_argument("--query-values", type=flags.grid(), metavar="LIST|LO:HI:STEP",
+                   help="values of every query coordinate (default t-6Δ..t+6Δ step Δ)")
+    g.add_argument("--random", type=flags.integer(1, limits.SWEEP_MAX_RANDOM), metavar="N",
+                   help=f"N seeded random query vectors instead of a grid (N <= {limits.SWEEP_MAX_RANDOM:,})")
+    g.add_argument("--random-range", type=flags.pair(","), metavar="LO,HI", help="range of the random queries (default t-6Δ,t+6Δ)")
+    g.add_argument("--resolution", type=flags.POSITIVE, metavar="R", help="random queries are multiples of R (default Δ/64)")
+    g.add_argument("--seed", type=flags.integer(0, 2**63 - 1), default="0", help="seed of the random queries (default 0)")
+    g.add_argument("--shift-steps", type=flags.integer(0, 1001), default="0", metavar="N",
+                   help="0: corners {-Δ,0,Δ}^k (default); N >= 2: N shifts per coordinate in [-Δ,Δ]")
     c = p.add_argument_group("conditional sweep (the proofs' integrals)")
     c.add_argument("--conditional", action="store_true", help="sweep cond(m,d)/cond(m-κ,d+δ) instead of the outputs")
-    c.add_argument("--gap-max", metavar="LIST|LO:HI:STEP", help="m = M(D,x)-t values (default -6Δ..6Δ step Δ/2; -∞ is added)")
-    c.add_argument("--gap-query", metavar="LIST|LO:HI:STEP", help="d = q_i(D)-t values (default -6Δ..6Δ step Δ/2)")
-    c.add_argument("--kappa-steps", default="9", metavar="N", help="κ grid size in [-Δ,Δ] (default 9)")
-    c.add_argument("--delta-steps", default="9", metavar="N", help="δ grid size in [-Δ,Δ] (default 9)")
+    c.add_argument("--gap-max", type=flags.grid(), metavar="LIST|LO:HI:STEP",
+                   help="m = M(D,x)-t values (default -6Δ..6Δ step Δ/2; -∞ is added)")
+    c.add_argument("--gap-query", type=flags.grid(), metavar="LIST|LO:HI:STEP", help="d = q_i(D)-t values (default -6Δ..6Δ step Δ/2)")
+    c.add_argument("--kappa-steps", type=flags.integer(1, 1001), default="9", metavar="N", help="κ grid size in [-Δ,Δ] (default 9)")
+    c.add_argument("--delta-steps", type=flags.integer(1, 1001), default="9", metavar="N", help="δ grid size in [-Δ,Δ] (default 9)")
     r = p.add_argument_group("running and output")
-    r.add_argument("--workers", metavar="N", help="worker processes (default: all cores; 1 = serial)")
-    r.add_argument("--scheduler", metavar="ADDRESS", help="run on a Dask distributed cluster (e.g. tcp://127.0.0.1:8786)")
-    r.add_argument("--chunk-size", default="20000", metavar="N", help="grid points (pairs) per chunk (default 20000)")
-    r.add_argument("--max-violations", default="20", metavar="N", help="violations listed (confirmed at high precision) per ε (default 20)")
-    r.add_argument("--digits", default="30", help="digits of the high-precision re-evaluation (30..1000, default 30)")
+    r.add_argument("--workers", type=flags.integer(1, limits.MAX_WORKERS), metavar="N",
+                   help="worker processes (default: all cores; 1 = serial)")
+    r.add_argument("--scheduler", type=flags.SCHEDULER, metavar="ADDRESS",
+                   help="run on a Dask distributed cluster (tcp://HOST:PORT, e.g. tcp://127.0.0.1:8786)")
+    r.add_argument("--chunk-size", type=flags.integer(1, 10_000_000), default="20000", metavar="N",
+                   help="grid points (pairs) per chunk (default 20000)")
+    r.add_argument("--max-violations", type=flags.integer(0, limits.SWEEP_MAX_LISTED), default="20", metavar="N",
+                   help=f"violations listed (confirmed at high precision) per ε (0..{limits.SWEEP_MAX_LISTED}, default 20)")
+    r.add_argument("--digits", type=flags.integer(30, 1000), default="30",
+                   help="digits of the high-precision re-evaluation (30..1000, default 30)")
     r.add_argument("--json", action="store_true", help="print one JSON object")
-    r.add_argument("--csv", metavar="FILE", help="write the witness, at-bound example and listed violations as CSV")
-    r.add_argument("--plot", metavar="FILE.png", help="draw the privacy-loss landscape around the witness")
+    r.add_argument("--csv", type=flags.output_file(), metavar="FILE",
+                   help="write the witness, at-bound example and listed violations as CSV")
+    r.add_argument("--plot", type=flags.output_file(".png"), metavar="FILE.png", help="draw the privacy-loss landscape around the witness")
     p.set_defaults(func=run)
 
 
@@ -82,36 +72,22 @@ def run(args: argparse.Namespace) -> int:
     from verify.sweep import ConditionalGridSpec, GridSpec, conditional_sweep, sweep
 
     mech = mechanism_from_args(args)
-    eps = parse_values(args.epsilons, "--epsilons") if args.epsilons else (mech.epsilon,)
-    digits = _int_flag(args.digits, "--digits", 30)
-    chunk = _int_flag(args.chunk_size, "--chunk-size", 1)
-    cap = _int_flag(args.max_violations, "--max-violations", 0)
-    workers = _int_flag(args.workers, "--workers", 1) if args.workers is not None else None
-    if args.plot and not args.plot.lower().endswith(".png"):
-        raise InputError(f"--plot: {args.plot!r} must end in .png")
+    eps = args.epsilons if args.epsilons is not None else (mech.epsilon,)
+    common = dict(epsilons=eps, sensitivity=mech.sensitivity, chunk_size=args.chunk_size,
+                  max_listed_violations=args.max_violations, digits=args.digits)
     if args.conditional:
         spec = ConditionalGridSpec(
-            epsilons=eps, sensitivity=mech.sensitivity,
-            gap_max=parse_values(args.gap_max, "--gap-max") if args.gap_max else None,
-            gap_query=parse_values(args.gap_query, "--gap-query") if args.gap_query else None,
-            kappas=_steps(args.kappa_steps, "--kappa-steps", mech.sensitivity),
-            deltas=_steps(args.delta_steps, "--delta-steps", mech.sensitivity),
-            chunk_size=chunk, max_listed_violations=cap, digits=digits)
+            gap_max=args.gap_max, gap_query=args.gap_query,
+            kappas=_steps(args.kappa_steps, mech.sensitivity), deltas=_steps(args.delta_steps, mech.sensitivity), **common)
         run_fn = conditional_sweep
     else:
-        random_n = _int_flag(args.random, "--random", 1) if args.random else 0
         spec = GridSpec(
-            epsilons=eps, sensitivity=mech.sensitivity, threshold=mech.threshold, k=_int_flag(args.k, "--k", 1),
-            query_values=parse_values(args.query_values, "--query-values") if args.query_values else None,
-            random_samples=random_n,
-            random_range=parse_vector(args.random_range, "--random-range") if args.random_range else None,
-            random_resolution=parse_number(args.resolution, "--resolution") if args.resolution else None,
-            seed=_int_flag(args.seed, "--seed", 0), shift_steps=_int_flag(args.shift_steps, "--shift-steps", 0),
-            chunk_size=chunk, max_listed_violations=cap, digits=digits)
-        if spec.random_range is not None and len(spec.random_range) != 2:
-            raise InputError("--random-range: give two numbers LO,HI")
+            threshold=mech.threshold, k=args.k, query_values=args.query_values, random_samples=args.random or 0,
+            random_range=args.random_range, random_resolution=args.resolution, seed=args.seed, shift_steps=args.shift_steps,
+            **common)
         run_fn = sweep
-    result = run_fn(mech, spec, workers=workers, scheduler=args.scheduler, progress=sys.stderr.isatty())
+    limits.check_sweep_points(spec.points_per_epsilon * len(eps), min(eps), args.digits)
+    result = run_fn(mech, spec, workers=args.workers, scheduler=args.scheduler, progress=sys.stderr.isatty())
     if args.csv:
         result.write_csv(args.csv)
     if args.plot and result.witness is not None:
@@ -128,11 +104,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _steps(text: str, flag: str, delta: Fraction) -> tuple[Fraction, ...]:
-    from verify.sweep import _shift_values
+def _steps(n: int, delta: Fraction) -> tuple[Fraction, ...]:
+    """``n`` equally spaced values in [-Δ, Δ] (0 alone for n = 1)."""
+    from verify.sweep import shift_values
 
-    n = _int_flag(text, flag, 1)
-    return (Fraction(0),) if n == 1 else _shift_values(delta, n)
+    return (Fraction(0),) if n == 1 else shift_values(delta, n)
 
 
 def print_result(result) -> None:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from verify.cli import flags, limits
 from verify.cli.common import add_mechanism_flags, emit_json, mechanism_from_args
-from verify.errors import InputError
+from verify.cli.progress import stages
 from verify.exact import fmt
 from verify.mechanism import output_label
 
@@ -15,10 +16,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Structured search (extreme shifts, pushed queries) plus scipy.optimize for sup |log ratio| "
                                    "over k = 1..K; the best witness is confirmed by the mpmath path.")
     add_mechanism_flags(p)
-    p.add_argument("--max-queries", default="10", metavar="K", help="largest number of queries searched (1..64, default 10)")
-    p.add_argument("--seed", default="0", help="seed of the random starts (default 0)")
+    p.add_argument("--max-queries", type=flags.integer(1, limits.WORST_CASE_MAX_QUERIES), default="10", metavar="K",
+                   help=f"largest number of queries searched (1..{limits.WORST_CASE_MAX_QUERIES}, default 10)")
+    p.add_argument("--seed", type=flags.integer(0, 2**63 - 1), default="0", help="seed of the random starts (default 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--plot", metavar="FILE.png", help="draw the loss against k and against how far the queries are pushed")
+    p.add_argument("--plot", type=flags.output_file(".png"), metavar="FILE.png", help="draw the loss against k and against how far the queries are pushed")
     p.set_defaults(func=run)
 
 
@@ -28,12 +30,11 @@ def run(args: argparse.Namespace) -> int:
     from verify.worstcase import worst_case
 
     mech = mechanism_from_args(args)
-    for flag, text in (("--max-queries", args.max_queries), ("--seed", args.seed)):
-        if not text.strip().isdigit():
-            raise InputError(f"{flag}: {text!r} must be a non-negative integer")
-    if args.plot and not args.plot.lower().endswith(".png"):
-        raise InputError(f"--plot: {args.plot!r} must end in .png")
-    res = worst_case(mech, max_queries=int(args.max_queries), seed=int(args.seed))
+    limits.check_worst_case_scales(mech)
+    # one stage per k, and one for the decision and the tightness study
+    with stages(f"worst-case (k = 1..{args.max_queries})", args.max_queries + 1, unit="k") as bar:
+        res = worst_case(mech, max_queries=args.max_queries, seed=args.seed, progress=lambda k: bar.update(1))
+        bar.update(bar.total - bar.n)
     if args.plot:
         from verify.plots import plot_worst_case
 

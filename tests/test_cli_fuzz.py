@@ -1,0 +1,177 @@
+"""Property test (Hypothesis): hostile argument vectors for every command, run in-process.
+
+For every generated vector: the exit status is 0, 2 or 130; nothing escapes
+as an exception (no traceback); exit 2 writes exactly one line on stderr; the
+case finishes within `CASE_SECONDS` (a hang guard enforced by an alarm, not a
+speed target).
+
+Vectors mix valid small values, hostile values (empty, ``--``, huge and tiny
+numbers, 5,000-digit numbers, non-ASCII digits, control characters, random
+unicode), duplicated flags, missing required flags, stray
+``--`` and unknown options.  Sizes: valid values are small, and hostile
+integers are 0, negative or at least 10^6 (which the limits refuse), so that a
+case never legitimately runs for long.  ``report`` and ``certify`` take
+10-30 s whenever their input is valid, so their vectors always carry one value
+that must be refused; ``worst-case`` (3-6 s when valid) does so in 3 of 4
+vectors.  The assertion is the same for every vector.
+
+Seeded (``derandomize``): the same vectors on every run.  Default
+`DEFAULT_EXAMPLES` cases (< 40 s on the 2-core CI machine); a larger run:
+``SVT_FUZZ_EXAMPLES=2000 python -m pytest tests/test_cli_fuzz.py``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import shutil
+import signal
+import tempfile
+import time
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from verify.cli.main import main
+
+DEFAULT_EXAMPLES = 150
+EXAMPLES = int(os.environ.get("SVT_FUZZ_EXAMPLES", DEFAULT_EXAMPLES))
+#: Hang guard per case (seconds).
+CASE_SECONDS = 60
+
+OUT_DIR = tempfile.mkdtemp(prefix="svt-fuzz-")
+
+HOSTILE_TEXT = [
+    "", " ", "--", "-", "-1", "0", "-0", "1/0", "0/0", "nan", "NaN", "inf", "-inf", "1e999", "1e-999", "-1e999",
+    "1e50", "1e-50", "1e51", "1e-51", "1e1000", "1e1001", "١٢", "١", "１２", "٣/٤", "²", "9" * 5000, "1" * 1001, "0x10",
+    "1_000", "1,", ",1", ",", ",,", ":", "1:2", "0:1:0", "1:0:1", "0:10000000:1", "1:2:3:4", "\x00", "\n", "a\nb", "é",
+    "💥", "tcp://127.0.0.1:1", "tcp://127.0.0.1:0", "none", "all", "1.5", "+3", "  7  ", "1e3", "99999999999999999999",
+    ".5", "5.", "1//2", "e5", "1e", "--json", "-h", "=", "'", '"', "\\", "$(id)", "__import__('os')", "1 2", "0,0,0,0,0,0,0,0,0,0,0,0",
+]
+NO_DIGITS = st.characters(blacklist_categories=("Nd", "Cs"))
+HOSTILE = st.one_of(
+    st.sampled_from(HOSTILE_TEXT),
+    st.text(alphabet=NO_DIGITS, max_size=12),
+    st.one_of(st.integers(max_value=0), st.integers(min_value=10**6)).map(str),  # refused by every integer flag's range
+    st.builds(lambda a, b: f"{a}/{b}", st.integers(-(10**60), 10**60), st.integers(0, 10**60)),
+    st.builds(lambda m, e: f"{m}e{e}", st.integers(-99, 99), st.integers(-2000, 2000)),
+)
+#: Values that every flag of report/certify/worst-case refuses.
+MUST_REFUSE = st.sampled_from(["", "--", "١٢", "1e999", "abc", "9" * 2000, "\x00"])
+
+SMALL_NUM = st.sampled_from(["0", "1", "-1", "1/2", "2", "0.25", "3", "-3/2", "1e-3", "10"])
+POS_NUM = st.sampled_from(["1", "1/2", "2", "0.1", "3", "1e-3", "5"])
+SMALL_LIST = st.lists(SMALL_NUM, min_size=1, max_size=3).map(",".join)
+MECH_VALID = {
+    "--noise": st.sampled_from(["laplace", "exponential"]),
+    "--threshold-noise": st.sampled_from(["laplace", "exponential", "none"]),
+    "--query-noise": st.sampled_from(["laplace", "exponential", "none"]),
+    "--threshold-scale": st.sampled_from(["0", "1", "3", "1/2"]),
+    "--query-scale": st.sampled_from(["0", "1", "3", "2"]),
+    "--threshold-absolute-scale": st.sampled_from(["0", "1", "3"]),
+    "--query-absolute-scale": st.sampled_from(["0", "1", "3"]),
+    "--epsilon": POS_NUM, "--sensitivity": POS_NUM, "--threshold": SMALL_NUM,
+}
+VALID = {
+    "prob": {**MECH_VALID, "--queries": SMALL_LIST, "--output": st.sampled_from(["1", "2", "3", "none"]),
+             "--method": st.sampled_from(["symbolic", "mpmath", "fast"]), "--digits": st.sampled_from(["5", "15", "30", "60"])},
+    "ratio": {**MECH_VALID, "--queries": SMALL_LIST, "--neighbour-queries": SMALL_LIST,
+              "--output": st.sampled_from(["1", "2", "none", "all"]), "--digits": st.sampled_from(["5", "30", "50"])},
+    "sweep": {**MECH_VALID, "--epsilons": st.lists(POS_NUM, min_size=1, max_size=2).map(",".join),
+              "--k": st.sampled_from(["1", "2"]), "--query-values": st.sampled_from(["0", "-1,0,1", "-2:2:1", "0:1:1/2"]),
+              "--random": st.sampled_from(["1", "5", "20"]), "--random-range": st.sampled_from(["-1,1", "0,5", "-6,6"]),
+              "--resolution": st.sampled_from(["1/4", "1/64", "1"]), "--seed": st.sampled_from(["0", "7"]),
+              "--shift-steps": st.sampled_from(["0", "2", "3"]), "--gap-max": st.sampled_from(["0", "-1,1", "0:1:1/2"]),
+              "--gap-query": st.sampled_from(["0", "-1,0"]), "--kappa-steps": st.sampled_from(["1", "2", "3"]),
+              "--delta-steps": st.sampled_from(["1", "3"]), "--workers": st.just("1"),
+              "--scheduler": st.sampled_from(["tcp://127.0.0.1:1", "127.0.0.1:8786"]),
+              "--chunk-size": st.sampled_from(["1000", "20000"]), "--max-violations": st.sampled_from(["0", "3"]),
+              "--digits": st.sampled_from(["30", "35"]), "--csv": st.just(os.path.join(OUT_DIR, "s.csv"))},
+    "worst-case": {**MECH_VALID, "--max-queries": st.sampled_from(["1", "2"]), "--seed": st.sampled_from(["0", "3"])},
+    "certify": {**MECH_VALID, "--epsilon-range": st.sampled_from(["1:2", "0.01:10"]), "--what": st.sampled_from(["ratio", "factors"])},
+    "report": {"--epsilon": POS_NUM, "--max-queries": st.just("1"), "--workers": st.just("1")},
+    "proofs": {},
+}
+BOOL_FLAGS = {"prob": ["--json"], "ratio": ["--json"], "sweep": ["--json", "--conditional"], "worst-case": ["--json"],
+              "certify": ["--json"], "report": ["--json", "--no-claims"], "proofs": ["--json", "--list"]}
+#: Flags every vector of the command starts with (each may be overridden later: the last one wins).
+PREFIX = {"sweep": ["--k", "1", "--workers", "1", "--gap-max", "0,1", "--gap-query", "0"], "worst-case": ["--max-queries", "1"],
+          "report": ["--no-claims", "--max-queries", "1", "--workers", "1"], "proofs": ["--list"]}
+REQUIRED = {"prob": ["--queries", "--output"], "ratio": ["--queries", "--neighbour-queries"]}
+COMMANDS = ["prob", "prob", "ratio", "ratio", "sweep", "sweep", "proofs", "report", "certify", "worst-case"]
+CLAIM_IDS = st.sampled_from(["P1.chain.6", "M1.example.D", "U.tail_*", "P1.*", "*", "nothing-matches", "P[", "?"])
+
+
+def _pair(draw, flag: str, value: str) -> list[str]:
+    return [f"{flag}={value}"] if draw(st.booleans()) else [flag, value]
+
+
+@st.composite
+def argv(draw) -> list[str]:
+    command = draw(st.sampled_from(COMMANDS))
+    valid = VALID[command]
+    out = [command, *PREFIX.get(command, [])]
+    for flag in REQUIRED.get(command, []):
+        if draw(st.integers(0, 9)) > 0:  # 1 in 10: the required flag is missing
+            out += _pair(draw, flag, draw(valid[flag]))
+    flags = sorted(valid) + BOOL_FLAGS[command]
+    for _ in range(draw(st.integers(0, 5))):
+        flag = draw(st.sampled_from(flags))
+        if flag in BOOL_FLAGS[command]:
+            out.append(flag)
+            continue
+        value = draw(valid[flag]) if draw(st.integers(0, 3)) < 3 else draw(HOSTILE)
+        out += _pair(draw, flag, value)
+    if command == "proofs":
+        out += draw(st.lists(st.one_of(CLAIM_IDS, HOSTILE), max_size=3))
+    if draw(st.integers(0, 5)) == 0:  # stray tokens: '--', an unknown option, a bare value
+        junk = draw(st.sampled_from(["--", "--nope", "-x", "value", "--epsilon", "--queries=1", "-1"]))
+        out.insert(draw(st.integers(1, len(out))), junk)
+    must_refuse = command in ("report", "certify") or (command == "worst-case" and draw(st.integers(0, 3)) < 3)
+    if must_refuse:
+        flag = draw(st.sampled_from(sorted(valid)))
+        out += _pair(draw, flag, draw(MUST_REFUSE))
+    return out
+
+
+class _Hang(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise _Hang(f"case still running after {CASE_SECONDS} s")
+
+
+def run_case(args: list[str]) -> tuple[int, str, str, float]:
+    out, err = io.StringIO(), io.StringIO()
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, CASE_SECONDS)
+    t0 = time.monotonic()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(list(args))
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    return code, out.getvalue(), err.getvalue(), time.monotonic() - t0
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _clean_out_dir():
+    yield
+    shutil.rmtree(OUT_DIR, ignore_errors=True)
+
+
+@settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database=None, print_blob=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
+@given(args=argv())
+def test_every_command_survives_hostile_argument_vectors(args):
+    code, _, err, seconds = run_case(args)
+    event(f"{args[0]}: exit {code}")  # shown by --hypothesis-show-statistics
+    assert code in (0, 2, 130), (code, err[-2000:])
+    assert "Traceback" not in err
+    if code == 2:
+        assert err.count("\n") == 1 and err.endswith("\n"), err[-2000:]
+    assert seconds < CASE_SECONDS

@@ -1,0 +1,128 @@
+"""The one parsing layer of the command line: every flag value goes through here.
+
+Each flag's ``type=`` is a `Flag` built from a `verify.validate` function, so
+the CLI and the library refuse a value for the same reason.  A refused value
+is one line naming the flag, the value and the rule, exit status 2:
+
+    svt-verify prob: error: --epsilon: '1e999' is outside the supported magnitudes: 0 or 1e-50 <= |x| <= 1e50
+
+`Store` is the default action of every svt-verify parser (`verify.cli.main.OneLineParser`
+registers it): a flag declared without a ``type`` gets `TEXT` (non-empty,
+bounded, no control characters), a ``type`` that is not a `Flag` is a
+programming error caught when the parser is built, and ``--flag=--`` is
+refused.  A new flag therefore gets the same guarantees without new code; a
+numeric flag picks its kind here.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+from verify import validate
+from verify.errors import InputError
+
+
+class Flag:
+    """How one kind of flag value is parsed: ``parse(text, name)`` from `verify.validate`,
+    raising `InputError` whose message starts with ``name`` (the flag)."""
+
+    def __init__(self, parse: Callable[[str, str], Any], kind: str) -> None:
+        self.parse = parse
+        self.kind = kind
+
+    def __repr__(self) -> str:
+        return f"Flag({self.kind})"
+
+
+TEXT = Flag(validate.text_value, "text")
+NUMBER = Flag(validate.parse_number, "number")
+POSITIVE = Flag(validate.positive, "positive number")
+NON_NEGATIVE = Flag(validate.non_negative, "non-negative number")
+
+
+def number_range(lo: Fraction, hi: Fraction) -> Flag:
+    """A number in [lo, hi]."""
+    return Flag(lambda text, name: validate.number_in(text, name, lo=lo, hi=hi), "number in a range")
+
+
+def integer(lo: int, hi: int) -> Flag:
+    """An integer in [lo, hi], ASCII digits."""
+    return Flag(lambda text, name: validate.integer_in(text, name, lo, hi), f"integer {lo}..{hi}")
+
+
+def vector(max_len: int = validate.MAX_LIST) -> Flag:
+    """``Q1,Q2,...``: numbers separated by commas."""
+    return Flag(lambda text, name: validate.parse_list(text, name, max_len), "list of numbers")
+
+
+def grid(max_len: int = validate.MAX_LIST, positive: bool = False) -> Flag:
+    """``a,b,c`` or ``LO:HI:STEP``; with ``positive`` every value must be > 0."""
+
+    def parse(text: str, name: str) -> tuple[Fraction, ...]:
+        values = validate.parse_grid(text, name, max_len)
+        if positive:
+            for pos, v in enumerate(values, start=1):
+                validate.positive(v, f"value {pos}")
+        return values
+
+    return Flag(parse, "grid of numbers")
+
+
+def pair(sep: str = ",") -> Flag:
+    """``LO<sep>HI`` with LO < HI."""
+    return Flag(lambda text, name: validate.parse_pair(text, name, sep), f"LO{sep}HI")
+
+
+def output_file(suffix: str | None = None) -> Flag:
+    """A file to write (its folder must exist)."""
+    return Flag(lambda text, name: validate.output_path(text, name, suffix), "output file")
+
+
+def _scheduler(text: str, name: str) -> str:
+    validate.scheduler_address(text, name)
+    return text.strip()
+
+
+SCHEDULER = Flag(_scheduler, "scheduler address")
+
+
+class Store(argparse.Action):
+    """argparse's ``store``, converting the value with a `Flag` (`TEXT` when none is given).
+
+    The conversion happens here rather than in argparse's ``type=`` so that a
+    refused value is reported as ``--flag: rule`` (the flag, then the rule, one
+    line) and ``--flag=--`` is refused (argparse strips the ``--`` and stores an
+    empty list without calling any type).  String defaults are converted once,
+    when the parser is built.
+    """
+
+    def __init__(self, option_strings: list[str], dest: str, nargs: Any = None, type: Any = None, default: Any = None,
+                 **kwargs: Any) -> None:
+        flag = TEXT if type is None else type
+        if not isinstance(flag, Flag):
+            raise TypeError(f"{option_strings or dest}: type must be a verify.cli.flags.Flag, not {flag!r}")
+        self.flag = flag
+        self.label = option_strings[-1] if option_strings else (kwargs.get("metavar") or dest)
+        if isinstance(default, str):
+            default = flag.parse(default, self.label)
+        super().__init__(option_strings, dest, nargs=nargs, default=default, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        label = option_string or self.label
+        if self.nargs is None and isinstance(values, list):
+            parser.error(f"{label}: '--' is not a value (write the value after '=')")
+        for v in values if isinstance(values, list) else [values]:
+            if isinstance(v, str) and not v.strip():
+                parser.error(f"{label}: the value is empty (a flag given with '=' needs a value; leave the flag out for its default)")
+        try:
+            if isinstance(values, list):
+                value: Any = [self.flag.parse(v, label) for v in values]
+            else:
+                value = self.flag.parse(values, label)
+        except InputError as exc:
+            parser.error(str(exc))
+        setattr(namespace, self.dest, value)

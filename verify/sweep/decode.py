@@ -1,0 +1,73 @@
+"""Grid order and decoding of grid indices into exact numerators.
+
+Grid order (`verify.sweep.specs`): ε, then q(D) in lexicographic order, then
+the shift, then the output; a chunk is a range of pair indices
+q_index·n_shifts + shift_index.  Values are returned as int64 numerators over
+the grid's common ``denominator`` (exact: the specs reject grids whose
+numerators would not fit float64 exactly), so the float64 screen and the exact
+witness see the same point.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from verify.sweep.specs import ConditionalGridSpec, GridSpec
+
+#: Random query vectors are drawn in blocks of this many rows, each block from
+#: its own generator seeded (seed, block): independent of the chunking.
+RANDOM_BLOCK = 1024
+
+
+def base_digits(idx: np.ndarray, base: int, k: int) -> np.ndarray:
+    """The k base-``base`` digits (most significant first) of each index: (n, k)."""
+    pows = base ** np.arange(k - 1, -1, -1, dtype=np.int64)
+    return (idx[:, None] // pows[None, :]) % base
+
+
+def query_numerators(spec: GridSpec, qidx: np.ndarray) -> np.ndarray:
+    """q(D) of the query-vector indices ``qidx``, as numerators over ``spec.denominator`` (n, k)."""
+    den = spec.denominator
+    if not spec.random_samples:
+        table = np.array([int(v * den) for v in spec.query_values], dtype=np.int64)
+        return table[base_digits(qidx, len(spec.query_values), spec.k)]
+    lo, _ = spec.random_range
+    step = int(spec.random_resolution * den)
+    base = int(lo * den)
+    blocks = np.unique(qidx // RANDOM_BLOCK)
+    out = np.empty((len(qidx), spec.k), dtype=np.int64)
+    for b in blocks:
+        rng = np.random.default_rng([spec.seed, int(b)])
+        rows = rng.integers(0, spec.n_values, size=(RANDOM_BLOCK, spec.k), dtype=np.int64)
+        sel = (qidx // RANDOM_BLOCK) == b
+        out[sel] = base + step * rows[qidx[sel] % RANDOM_BLOCK]
+    return out
+
+
+def shift_numerators(spec: GridSpec, sidx: np.ndarray) -> np.ndarray:
+    """q(D') - q(D) of the shift indices ``sidx``, as numerators over ``spec.denominator`` (n, k)."""
+    den = spec.denominator
+    table = np.array([int(v * den) for v in spec.shifts], dtype=np.int64)
+    return table[base_digits(sidx, len(spec.shifts), spec.k)]
+
+
+def conditional_point(spec: ConditionalGridSpec, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(m numerators, κ, d, δ, is_first) for conditional grid indices; m unused where is_first.
+
+    Order: first the ``n_first`` points with m = -∞ (d, then δ), then m, κ, d, δ lexicographically.
+    """
+    den = spec.denominator
+
+    def table(v):
+        return np.array([int(x * den) for x in v], dtype=np.int64)
+
+    tm, tk, td, tdl = table(spec.gap_max), table(spec.kappas), table(spec.gap_query), table(spec.deltas)
+    first = idx < spec.n_first
+    rest = idx - spec.n_first
+    nd, ndl, nk = len(td), len(tdl), len(tk)
+    m = np.where(first, 0, tm[np.clip(rest // (nk * nd * ndl), 0, len(tm) - 1)])
+    kap = np.where(first, 0, tk[(np.maximum(rest, 0) // (nd * ndl)) % nk])
+    j = np.where(first, idx, np.maximum(rest, 0))
+    d = td[(j // ndl) % nd]
+    dl = tdl[j % ndl]
+    return m, kap, d, dl, first
