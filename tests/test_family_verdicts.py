@@ -321,3 +321,20 @@ def test_delta_cli(capsys):
     with pytest.raises(InputError):
         args.func(args)
     assert math.isfinite(float(j["delta"]))
+
+
+def test_witness_reproducible_with_ratio(capsys):
+    """Issue 11: every verdict is reproducible from its witness with `svt-verify ratio` (issue 10's flags)."""
+    import shlex
+
+    from verify.cli.main import main
+    from verify.family.table import preset_flags, row_mechanism
+
+    for name, c in (("lyu-4", 1), ("lyu-3", 1)):
+        res = family_worst_case(row_mechanism(name, c), max_queries=4)
+        cmd = res.witness.ratio_command(preset_flags(name, c))
+        capsys.readouterr()
+        assert main(shlex.split(cmd)[1:] + ["--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        with mpmath.workdps(60):
+            assert abs(mpmath.mpf(out["max_abs_log_ratio"]) - res.loss) < mpmath.mpf(10) ** -40
