@@ -309,7 +309,7 @@ def test_family_cli_json(capsys):
         family.parse_rows("lyu-9")
 
 
-def test_delta_cli(capsys):
+def test_delta_cli(capsys, tmp_path):
     from verify.cli import delta
 
     p = _parser(delta)
@@ -321,6 +321,10 @@ def test_delta_cli(capsys):
     with pytest.raises(InputError):
         args.func(args)
     assert math.isfinite(float(j["delta"]))
+    png = tmp_path / "delta.png"
+    args = p.parse_args(["delta", "--variant", "gaussian-svt", "--epsilon-prime", "1/2", "--queries", "-10",
+                         "--neighbour-queries", "-11", "--plot", str(png)])
+    assert args.func(args) == 0 and png.stat().st_size > 1000
 
 
 def test_witness_reproducible_with_ratio(capsys):

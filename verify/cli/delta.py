@@ -24,6 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-queries", default="2", metavar="K", help="search: largest number of queries (1..10, default 2)")
     p.add_argument("--digits", default="20", help="significant digits of the exact δ (5..60, default 20)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--plot", metavar="FILE.png", help="draw δ(ε') of the pair for ε' from 0 to 2ε' (13 points), RDP bound beside it")
     p.set_defaults(func=run)
 
 
@@ -63,6 +64,10 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"--max-queries: {args.max_queries!r} must be an integer from 1 to 10")
         res = worst_delta(mech, ep, max_queries=int(args.max_queries), digits=int(args.digits))
         how = f"largest exact δ over the structured pairs with up to {args.max_queries} queries"
+    if args.plot:
+        if not args.plot.lower().endswith(".png"):
+            raise InputError(f"--plot: {args.plot!r} must end in .png")
+        _plot(mech, res, ep, args.plot)
     j = res.to_json()
     j["variant"] = mech.describe()
     j["method"] = how
@@ -75,3 +80,31 @@ def run(args: argparse.Namespace) -> int:
     if j["rdp_delta_upper_bound"] is not None:
         print(f"  Rényi-DP upper bound (Zhu & Wang 2020, Thm 8; BBGHS conversion, α = {j['rdp_alpha']}): δ <= {j['rdp_delta_upper_bound']}")
     return 0
+
+
+def _plot(mech, res, ep, path: str) -> None:
+    from fractions import Fraction
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    from verify.family.delta import exact_delta
+
+    top = 2 * ep if ep > 0 else Fraction(1)
+    eps = [top * j / 12 for j in range(13)]
+    pts = [exact_delta(mech, res.queries, res.neighbour, e, 15) for e in eps]
+    fig = Figure(figsize=(6, 3.6))
+    ax = fig.add_subplot()
+    pos = [(float(e), float(p.delta)) for e, p in zip(eps, pts) if p.delta > 0]  # δ = 0 exactly: not drawn on a log axis
+    if pos:
+        ax.semilogy(*zip(*pos), "o-", label="exact δ(ε') of the pair (lower bound; δ = 0 not drawn)")
+    if pts[0].rdp_delta is not None:
+        ax.semilogy([float(e) for e in eps], [float(p.rdp_delta) for p in pts], "s--", label="Zhu-Wang RDP bound (upper bound)")
+    ax.set_xlabel("ε'")
+    ax.set_ylabel("δ")
+    ax.set_title(mech.name)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
