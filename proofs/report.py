@@ -30,7 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Check both seed mechanisms and the negative controls (sweeps and worst-case search), then every claim "
         "of the seed's proofs with its verdict.",
     )
-    p.add_argument("--epsilon", type=flags.POSITIVE, default="1", metavar="E", help="ε of the mechanism checks (default 1)")
+    lo, hi = limits.REPORT_EPSILON_RANGE
+    p.add_argument("--epsilon", type=flags.number_range(lo, hi), default="1", metavar="E",
+                   help="ε of the mechanism checks (1e-8..300, default 1)")
     p.add_argument("--max-queries", type=flags.integer(1, limits.REPORT_MAX_QUERIES), default="5", metavar="K",
                    help=f"worst-case search up to K queries (1..{limits.REPORT_MAX_QUERIES}, default 5)")
     p.add_argument("--workers", type=flags.integer(1, limits.MAX_WORKERS), default=None, metavar="N",
@@ -45,7 +47,7 @@ def build_report(epsilon: object = "1", max_queries: int = 5, workers: int | Non
     from verify import validate
     from verify.seed_check import check_seed_mechanisms
 
-    eps = validate.positive(epsilon, "--epsilon")
+    eps = validate.number_in(epsilon, "--epsilon", lo=limits.REPORT_EPSILON_RANGE[0], hi=limits.REPORT_EPSILON_RANGE[1])
     validate.integer_in(max_queries, "--max-queries", 1, limits.REPORT_MAX_QUERIES)
     if workers is not None:
         validate.integer_in(workers, "--workers", 1, limits.MAX_WORKERS)

@@ -85,7 +85,7 @@ def test_100000_character_values_refused(capsys, command, flag):
     assert_refused(code, err, flag)
 
 
-@pytest.mark.parametrize("argv", [["proofs", HUGE], [HUGE], ["prob", "--" + HUGE]])
+@pytest.mark.parametrize("argv", [["proofs", HUGE], [HUGE], ["prob", "--" + HUGE], ["--"], ["--", "prob"], ["-x"]])
 def test_huge_positional_and_unknown_tokens(capsys, argv):
     code, _, err = run(capsys, argv)
     assert_refused(code, err)
@@ -261,7 +261,11 @@ def _queries(k):
     (["sweep", "--conditional", "--kappa-steps", "1001", "--delta-steps", "1001"], "points"),
     (["sweep", "--query-values", "0:1000:1/100"], "at most 10000"),
     (["sweep", "--max-violations", "100000"], f"from 0 to {limits.SWEEP_MAX_LISTED}"),
-    (["report", "--max-queries", "64"], "from 1 to 30"),
+    (["report", "--max-queries", "64"], f"from 1 to {limits.REPORT_MAX_QUERIES}"),
+    (["report", "--epsilon", "1e-9"], "--epsilon"), (["report", "--epsilon", "301"], "--epsilon"),
+    (["worst-case", "--epsilon", "1e50", "--max-queries", "1"], "below Δ/100"),
+    (["worst-case", "--threshold-absolute-scale", "0.001", "--max-queries", "1"], "below Δ/100"),
+    (["sweep", "--epsilons", "1e-10", "--k", "3"], "re-evaluated"),
 ])
 def test_sizes_beyond_the_limits_refused_up_front(capsys, argv, needle):
     t0 = time.monotonic()

@@ -43,6 +43,11 @@ POSITIVE = Flag(validate.positive, "positive number")
 NON_NEGATIVE = Flag(validate.non_negative, "non-negative number")
 
 
+def number_range(lo: Fraction, hi: Fraction) -> Flag:
+    """A number in [lo, hi]."""
+    return Flag(lambda text, name: validate.number_in(text, name, lo=lo, hi=hi), "number in a range")
+
+
 def integer(lo: int, hi: int) -> Flag:
     """An integer in [lo, hi], ASCII digits."""
     return Flag(lambda text, name: validate.integer_in(text, name, lo, hi), f"integer {lo}..{hi}")

@@ -22,11 +22,16 @@ PROB_MAX_QUERIES = {"symbolic": 6, "mpmath": 50, "fast": 16}
 #: Largest k of ``ratio`` (two mpmath distributions).
 RATIO_MAX_QUERIES = 32
 #: Largest --max-queries of ``worst-case``.
-WORST_CASE_MAX_QUERIES = 24
+WORST_CASE_MAX_QUERIES = 12
+#: ``worst-case`` integrates between kinks Δ apart in steps of the noise scale: a scale below Δ/100
+#: (e.g. ε > 300 with the seed's 3Δ/ε) makes its quadrature hundreds of times slower.
+WORST_CASE_MIN_SCALE_OVER_DELTA = Fraction(1, 100)
+#: ``report`` runs sweeps and the worst-case search at its ε: 1e-8 <= ε <= 300 (the bounds above for the seed's 3Δ/ε).
+REPORT_EPSILON_RANGE = (Fraction(1, 10**8), Fraction(300))
 #: Largest --max-queries of ``report``.
-REPORT_MAX_QUERIES = 30
+REPORT_MAX_QUERIES = 10
 #: Largest number of points (per ε, times the number of ε) of one ``sweep``.
-SWEEP_MAX_POINTS = 20_000_000
+SWEEP_MAX_POINTS = 12_000_000
 #: Below this ε the float64 screen (margin 1e-9) cannot tell |log ratio| from ε, so every point of a
 #: sweep is re-evaluated by mpmath (~0.7 ms a point at 30 digits): the grid is limited much more.
 SWEEP_SCREEN_EPSILON = Fraction(1, 10**8)
@@ -47,6 +52,15 @@ def check_queries(k: int, limit: int, what: str) -> None:
     if k > limit:
         raise InputError(f"--queries: {k} queries is above the limit of {limit} for {what} "
                          f"(a run at the limit takes at most about {BUDGET_SECONDS} s; see docs/limits.md)")
+
+
+def check_worst_case_scales(mech) -> None:
+    """Refuse noise scales below Δ/100 for the worst-case search (see `WORST_CASE_MIN_SCALE_OVER_DELTA`)."""
+    for which, noise in (("threshold", mech.threshold_noise), ("query", mech.query_noise)):
+        if not noise.is_none and noise.scale < WORST_CASE_MIN_SCALE_OVER_DELTA * mech.sensitivity:
+            raise InputError(f"noise scale: the {which} noise scale {float(noise.scale):.3g} is below Δ/100 = "
+                             f"{float(mech.sensitivity / 100):.3g}, the limit of the search (for the seed's scale 3Δ/ε: "
+                             f"ε <= 300; see docs/limits.md)")
 
 
 def check_sweep_points(points: int, smallest_epsilon: Fraction, digits: int) -> None:

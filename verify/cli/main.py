@@ -101,7 +101,7 @@ def _main(argv: Sequence[str] | None) -> int:
         sys.stderr.write("svt-verify: interrupted\n")
         return 130
     if getattr(args, "func", None) is None:
-        parser.print_help()
+        sys.stderr.write("svt-verify: error: give a command (svt-verify --help lists them)\n")
         return 2
     try:
         code = int(args.func(args) or 0)

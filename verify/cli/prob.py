@@ -18,6 +18,8 @@ from verify.cli.common import (
     parse_output,
 )
 from verify.cli.progress import stages
+from verify.cli.variant import add_variant_flags, family_requested, outcome_from_args, released_from_args, variant_from_args
+from verify.errors import InputError
 from verify.mechanism import output_column, output_label
 from verify.probabilities import MAX_DIGITS, MIN_DIGITS, fast_log_distribution, mp_distribution, symbolic_distribution
 from verify.serialize import FLOAT64_DIGITS
@@ -30,15 +32,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--queries", type=flags.vector(), required=True, metavar="Q1,Q2,...",
                    help="query values q_1..q_k (decimals or fractions; k at most "
                         + ", ".join(f"{k} for {m}" for m, k in limits.PROB_MAX_QUERIES.items()) + ")")
-    p.add_argument("--output", required=True, metavar="{i|none}", help="i for s_i = ⊤^{i-1}⊥, none for ⊤^k")
+    p.add_argument("--output", metavar="{i|none}", help="i for s_i = ⊤^{i-1}⊥, none for ⊤^k (or --outcomes STRING)")
     p.add_argument("--method", choices=["symbolic", "mpmath", "fast"], default="mpmath", help="evaluation path (default mpmath)")
     p.add_argument("--digits", type=flags.integer(MIN_DIGITS, MAX_DIGITS), default="30",
                    help=f"significant digits of the result ({MIN_DIGITS}..{MAX_DIGITS}, default 30)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_variant_flags(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if family_requested(args):
+        return run_family(args)
+    if args.output is None:
+        raise InputError("--output: required (i for s_i, none for ⊤^k), or give --outcomes STRING")
     mech = mechanism_from_args(args)
     q = args.queries
     k = len(q)
@@ -96,4 +103,71 @@ def _report(args, mech, q, out, value, expression, digits) -> int:
         print(f"log Pr = {result['log_probability']}")
         if expression is not None:
             print(f"exact: {expression}")
+    return 0
+
+
+def run_family(args: argparse.Namespace) -> int:
+    """``prob`` for a member of the SVT family: one outcome string (and released values)."""
+    import numpy as np
+
+    from verify.family.fast_api import fast_log_probability
+    from verify.family.integrand import Kind
+    from verify.family.probability import evaluate, symbolic_probability
+
+    mech = variant_from_args(args)
+    q = args.queries
+    k = len(q)
+    limits.check_queries(k, limits.PROB_MAX_QUERIES[args.method], f"--method {args.method}")
+    outcome = outcome_from_args(args, mech, k)
+    if outcome == "all":
+        raise InputError("--outcomes: 'all' is for the ratio command; give one string of A and B")
+    mech.check_outcome(outcome, k)
+    released = mech.check_released(outcome, released_from_args(args))
+    kind = Kind.DENSITY if released else Kind.PROBABILITY
+    digits = args.digits
+    expression = None
+    detail = args.method
+    with stages(f"prob ({args.method}, k = {k})", 1) as bar:
+        if args.method == "symbolic":
+            expr = symbolic_probability(mech, q, outcome, released)
+            expression = str(expr)
+            with mpmath.workdps(digits + 10):
+                value = mpmath.mpf(sympy.N(expr, digits + 10)) if expr != 0 else mpmath.mpf(0)
+        elif args.method == "fast":
+            logv, _ = fast_log_probability(mech, np.array([[float(x) for x in q]]), outcome,
+                                           [float(v) for v in released] if released else None)
+            digits = min(digits, FLOAT64_DIGITS)
+            with mpmath.workdps(FLOAT64_DIGITS + 10):
+                value = mpmath.exp(mpmath.mpf(float(logv[0])))
+        else:
+            ev = evaluate(mech, q, outcome, released, digits)
+            value, detail = ev.value, f"mpmath ({ev.method})"
+        bar.update(1)
+    with mpmath.workdps(digits + 10):
+        log_str = mp_str(mpmath.log(value), digits) if value > 0 else "-inf"
+    result = {
+        "mechanism": mech.to_json(),
+        "variant": mech.describe(),
+        "queries": [str(x) for x in q],
+        "outcomes": outcome,
+        "released": [str(v) for v in released],
+        "kind": kind.value,
+        "method": detail,
+        "digits": digits,
+        kind.value: mp_str(value, digits),
+        f"log_{kind.value}": log_str,
+    }
+    if expression is not None:
+        result["expression"] = expression
+    if args.json:
+        emit_json(result)
+        return 0
+    print(mech.describe())
+    rel = f"; released {', '.join(result['released'])}" if released else ""
+    print(f"queries {', '.join(result['queries'])}; outcome {outcome}{rel}; method {detail}")
+    name = "Pr" if kind is Kind.PROBABILITY else "density"
+    print(f"{name} = {result[kind.value]}")
+    print(f"log {name} = {log_str}")
+    if expression is not None:
+        print(f"exact: {expression}")
     return 0

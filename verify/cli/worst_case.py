@@ -30,6 +30,7 @@ def run(args: argparse.Namespace) -> int:
     from verify.worstcase import worst_case
 
     mech = mechanism_from_args(args)
+    limits.check_worst_case_scales(mech)
     # one stage per k, and one for the decision and the tightness study
     with stages(f"worst-case (k = 1..{args.max_queries})", args.max_queries + 1, unit="k") as bar:
         res = worst_case(mech, max_queries=args.max_queries, seed=args.seed, progress=lambda k: bar.update(1))

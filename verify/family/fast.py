@@ -96,7 +96,7 @@ def panels(edges: np.ndarray, variation: np.ndarray) -> tuple[np.ndarray, np.nda
     return z.reshape(n, -1), w.reshape(n, -1), per_panel
 
 
-def _rates(mech: SparseVector) -> tuple[float, float]:
+def noise_rates(mech: SparseVector) -> tuple[float, float]:
     """(rate of Z's density decay, λ of the query noise) in float; Gaussian: 1/σ."""
     zn, xn = mech.threshold_noise, mech.query_noise
     rz = 0.0 if zn.is_none else 1 / float(zn.scale)
@@ -113,7 +113,7 @@ def variation_bound(mech: SparseVector, edges: np.ndarray, a_sorted: np.ndarray,
     c = 1 for Laplace, 1.6 for the exponential family, whose 1 - e^{-λy} vanishes at its kink and
     is integrated as the polynomial it is there).  The sums over the sorted a_j are prefix sums:
     O(k) per row."""
-    rz, lx = _rates(mech)
+    rz, lx = noise_rates(mech)
     lo, hi = edges[:, :-1], edges[:, 1:]
     n, k = a_sorted.shape
     h = hi - lo
@@ -139,7 +139,7 @@ def tail_edges(mech: SparseVector, points: np.ndarray) -> np.ndarray:
     PANEL_VARIATION/(rate_Z + λk), keep every output's error small where it has mass
     (and `variation_bound` counts no pure exponentials there); their width is capped
     by PANEL_VARIATION/(rate_Z + λ) for the slowly decaying outputs."""
-    rz, lx = _rates(mech)
+    rz, lx = noise_rates(mech)
     n, k1 = points.shape
     left, right = tail_cuts(mech, points)
     lo, hi = points.min(axis=1), points.max(axis=1)

@@ -24,9 +24,9 @@ import numpy as np
 from verify.family.fast import (
     EPS,
     FastResult,
-    _rates,
     gl_relative_error,
     left_tail_mask,
+    noise_rates,
     panels,
     tail_edges,
     variation_bound,
@@ -59,13 +59,20 @@ def _f_and_s(noise: Noise, y: np.ndarray, e: np.ndarray | None = None) -> tuple[
     raise ValueError("gaussian: use the log-space path")
 
 
-def _laplace_e(lam: float, z: np.ndarray, a: np.ndarray) -> np.ndarray | None:
-    """e^{-λ|z - a|} for z (n, N) and a (n, b) as (n, b, N) from two outer products
-    (min(e^{λz}e^{-λa}, e^{-λz}e^{λa})), without an exp per element; None if that could overflow."""
+def _laplace_halves(lam: float, z: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(½e^{λ(z-a)}, ½e^{-λ(z-a)}) for z (n, N) and a (n, b) as (n, b, N) arrays from outer products,
+    without an exp per element; None if an exponent could overflow."""
     if lam * (np.abs(z).max() + np.abs(a).max()) > 600:
         return None
     ez, ea = np.exp(lam * z), np.exp(lam * a)
-    return np.minimum(ez[:, None, :] / ea[:, :, None], ea[:, :, None] / ez[:, None, :])
+    return (0.5 * ez)[:, None, :] * (1 / ea)[:, :, None], (0.5 / ez)[:, None, :] * ea[:, :, None]
+
+
+def _laplace_f_and_s(halves: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """F and S of Laplace noise from the two halves: z < a: F = ½e^{λ(z-a)}, S = 1 - F; else S = ½e^{-λ(z-a)}, F = 1 - S."""
+    up, down = halves
+    below = up < down  # z < a
+    return np.where(below, up, 1 - down), np.where(below, 1 - up, down)
 
 
 def halting_distribution(mech: SparseVector, q: np.ndarray) -> FastResult:
@@ -76,10 +83,10 @@ def halting_distribution(mech: SparseVector, q: np.ndarray) -> FastResult:
     a = q - float(mech.threshold)
     points = np.sort(np.concatenate([a, np.zeros((n, 1))], axis=1), axis=1)
     edges = tail_edges(mech, points)
-    _, lx = _rates(mech)
+    _, lx = noise_rates(mech)
     var = variation_bound(mech, edges, np.sort(a, axis=1), extra=lx)
     h = edges[:, 1:] - edges[:, :-1]
-    rz, _ = _rates(mech)
+    rz, _ = noise_rates(mech)
     var = np.where(left_tail_mask(edges, points), h * (rz + lx), var)
     z, w, per_panel = panels(edges, var)
     weight = zn.pdf(z) * w  # (n, N)
@@ -105,11 +112,16 @@ def halting_distribution(mech: SparseVector, q: np.ndarray) -> FastResult:
         out_mass = gw[:, :lo_col].sum(axis=1) + gw[:, hi_col:].sum(axis=1)
         skipped[:, s : s + b] = out_mass[:, None]
         zc, gc, wc = z[:, lo_col:hi_col], g[:, lo_col:hi_col], weight[:, lo_col:hi_col]
-        y = zc[:, None, :] - blk[:, :, None]
-        f, sv = _f_and_s(xn, y, _laplace_e(lam, zc, blk) if lam else None)  # (n, b, N)
-        cum = np.cumprod(f, axis=1) * gc[:, None, :]
-        prev = np.concatenate([gc[:, None, :], cum[:, :-1, :]], axis=1)
-        values[:, s : s + b] = np.einsum("nbN,nN->nb", prev * sv, wc)
+        halves = _laplace_halves(lam, zc, blk) if lam else None
+        if halves is not None:
+            f, sv = _laplace_f_and_s(halves)
+        else:
+            f, sv = _f_and_s(xn, zc[:, None, :] - blk[:, :, None])  # (n, b, N)
+        values[:, s] = np.einsum("nN,nN->n", gc * wc, sv[:, 0, :])
+        f[:, 0, :] *= gc
+        cum = np.cumprod(f, axis=1, out=f)  # G_{s}, ..., G_{s+b-1} at the nodes
+        if b > 1:
+            values[:, s + 1 : s + b] = np.einsum("nbN,nN->nb", cum[:, :-1, :] * sv[:, 1:, :], wc)
         g = np.zeros_like(g)
         g[:, lo_col:hi_col] = cum[:, -1, :]
         fl, _ = _f_and_s(xn, left[:, None] - blk)

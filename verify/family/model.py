@@ -25,7 +25,6 @@ release the mechanism is the seed's AboveThreshold: ``B^{i-1}A`` is s_i and
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
@@ -200,14 +199,16 @@ class SparseVector:
         n = self.output_count(k)
         if n > MAX_ENUMERATED:
             raise InputError(f"outputs: {n} outcome strings for k = {k} exceed the limit 2^20 = {MAX_ENUMERATED}")
-        return list(self._walk("", 0, k))
-
-    def _walk(self, prefix: str, above: int, k: int) -> Iterator[str]:
-        if self.cutoff is not None and above == self.cutoff or len(prefix) == k:
-            yield prefix
-            return
-        yield from self._walk(prefix + ABOVE, above + 1, k)
-        yield from self._walk(prefix + BELOW, above, k)
+        out: list[str] = []
+        stack = [("", 0)]  # depth-first, A before B, without recursion (k may be 1000)
+        while stack:
+            prefix, above = stack.pop()
+            if self.cutoff is not None and above == self.cutoff or len(prefix) == k:
+                out.append(prefix)
+                continue
+            stack.append((prefix + BELOW, above))
+            stack.append((prefix + ABOVE, above + 1))
+        return out
 
     def check_outcome(self, outcome: object, k: int | None = None) -> str:
         """Validate a complete outcome string (A/B letters) for k queries; returns it.

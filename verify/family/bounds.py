@@ -1,0 +1,250 @@
+"""Proven bounds on the privacy loss of SVT variants: upper bounds (for `private`) and growth (for `unbounded`).
+
+Notation: Δ sensitivity, Z threshold noise, X query noise, Y fresh release
+noise; F(y) = Pr[X < y], S(y) = Pr[X >= y]; the run compares q_i + X_i >= t + Z.
+A noise law is *log-Lipschitz with constant L* for a function g (density or
+survival) when |log g(u) - log g(u + h)| <= L|h| wherever the left side is
+finite and the step keeps inside the support in the direction used:
+
+* Laplace Lap(b): density and survival, L = 1/b;
+* exponential Exp(b): survival, L = 1/b (log S(y) = -max(0, y)/b); density not
+  usable in the threshold (the supports of z and z + Δ differ, seed Mechanism Two);
+* Gaussian, none: neither (no pure-DP bound from this argument).
+
+Upper bound (`proven_upper_bound`), the change of variables of the seed's
+Proof 2 extended as in Lyu, Su, Li (PVLDB 2017), proof of Thm 2:
+
+1. **Shared threshold, cutoff c, no release.**  Given Z = z the answers are
+   independent: Pr[a | D] = ∫ p_Z(z) Π_{i∈B} F(t+z-q_i) Π_{i∈A} S(t+z-q_i) dz,
+   with at most c aboves in a.  Substitute z = z' - Δ (Jacobian 1): the below
+   factors only grow, F(t+z-q_i) <= F(t+z+Δ-q_i') because q_i' <= q_i + Δ and F
+   is non-decreasing; each above factor's argument grows by h = Δ + q_i - q_i' in
+   [0, 2Δ], so S(t+z-q_i) <= e^{2Δ L_S} S(t+z+Δ-q_i'); and p_Z(z) <= e^{Δ L_Z}
+   p_Z(z+Δ).  Integrating, Pr[a|D] <= e^{Δ L_Z + 2cΔ L_S} Pr[a|D'], and by
+   symmetry the reverse: **Δ/b_Z + 2cΔ/b_X** for Laplace/Laplace (c = 1: the
+   seed's Δ/b_Z + 2Δ/b_X).  Lyu Alg. 1 (b_Z = 2Δ/ε, b_X = 4cΔ/ε): ε; Alg. 4
+   (b_Z = 4Δ/ε, b_X = 4Δ/(3ε)): (1 + 6c)ε/4.
+2. **Resample** (a fresh Z after each above): the output splits into at most c
+   independent segments B..BA (each an AboveThreshold run with its own Z) and a
+   trailing B..B when fewer than c aboves occurred; each B..BA segment costs
+   Δ L_Z + 2Δ L_S (case 1 with c = 1), a trailing B-run Δ L_Z, so j < c aboves
+   cost at most (j + 1)Δ L_Z + 2jΔ L_S <= c(Δ L_Z + 2Δ L_S): **c(Δ/b_Z + 2Δ/b_X)**.
+3. **Gap release** v_i = q_i + X_i - (t + Z) >= 0: the above factor S(...) becomes
+   the density p_X(v_i + t + z - q_i), whose argument moves by the same h in
+   [0, 2Δ] under the substitution; with L_p the density's constant the bound is
+   case 1/2 with L_p for L_S (Laplace: unchanged, Δ/b_Z + 2cΔ/b_X; Ding et al.,
+   PVLDB 13(3) 2019).
+4. **Fresh release** v_i = q_i + Y_i (NumericalSVT): the factor p_Y(v_i - q_i)
+   does not involve z and its argument moves by |q_i - q_i'| <= Δ: add
+   **cΔ/b_Y** (Laplace Y).  NumericalSVT (b_Z = 3Δ/ε, b_X = 6cΔ/ε, b_Y = 3cΔ/ε): ε.
+5. **Query release** v_i = q_i + X_i (Lyu Alg. 3): the density carries the
+   indicator [v_i >= t + z], which caps z from above and does not move with q;
+   the substitution z -> z + Δ leaves part of D's range without a counterpart, so
+   no bound follows: None (and `query_release_growth` proves the loss unbounded).
+6. **Monotone neighbours** (all q_i' - q_i of one sign, Lyu §4): if q' >= q,
+   for Pr[D]/Pr[D'] substitute z = z' - Δ and the above arguments move by
+   Δ - (q_i' - q_i) in [0, Δ]; for Pr[D']/Pr[D] keep z (no density cost) and the
+   below factors F(t+z-q_i') <= F(t+z-q_i), the above arguments move by q_i' - q_i
+   in [0, Δ]; q' <= q is the mirror image.  The factor 2 on the query term drops
+   to 1: Δ/b_Z + cΔ/b_X (shared), c(Δ/b_Z + Δ/b_X) (resample).
+7. **Unlimited cutoff**: the number of aboves is not bounded, the argument gives
+   Δ L_Z + 2kΔ L_S for k queries (`upper_bound_at`), no bound uniform in k: None.
+
+For the seed's own mechanisms with non-Laplace threshold noise (cutoff 1,
+shared, no release, laplace/exponential families), the seed's
+`verify.worstcase.proven_upper_bound` (certified by `verify.certify`) is used.
+
+Growth (lower bounds that are proofs, for the `unbounded` flag):
+
+* `no_cutoff_growth` (cutoff None, Laplace X, any Z): m aboves at t - L and m
+  belows at t + L, neighbour shifted by -Δ resp. +Δ; output A^m B^m.  For |z| < L
+  every factor is in its exponential piece, S(z+L)^m F(z-L)^m = 4^{-m} e^{-2mL/b_X}
+  (independent of z), so Pr[D] >= 4^{-m} e^{-2mL/b_X} Pr[|Z| < L]; for |z| >= L'
+  = L + Δ the neighbour's integrand is at most 2^{-m} e^{-2mL'/b_X} p_Z(z), so
+  Pr[D'] <= 4^{-m} e^{-2mL'/b_X} (1 + 2^m Pr[|Z| >= L']).  Hence loss(2m) >=
+  2mΔ/b_X + log Pr[|Z| < L] - log(1 + 2^m Pr[|Z| >= L]); with Laplace Z and
+  L = b_Z (m + 2) ln 2: loss(k) >= kΔ/b_X - log(5/3) for every even k.
+* `query_release_growth` (release query, Laplace X, any Z, cutoff c >= 1): i - 1
+  belows at t + L (L >= 0), then an above with released value v = t - M (M >= 0),
+  neighbour: belows shifted by +Δ, the above's query by +Δ too.  The density is
+  p_X(v - q_i) ∫_{z <= v - t} p_Z(z) Π_{j<i} F(t+z-q_j) dz and for z <= -M every
+  F is ½e^{(z-L)/b_X}, so the ratio is exactly e^{(i-1)Δ/b_X} · e^{Δ/b_X}: loss = iΔ/b_X.
+* `gaussian_tail_growth` (Gaussian Z and X, cutoff 1): one query, output A,
+  q = t - L, q' = t - L + Δ: Pr = Q((L)/σ), Q the standard normal tail, σ² = σ_Z² + σ_X²;
+  log Q is concave with slope <= -x/σ² (Mills ratio), so loss >= Δ(L - Δ)/σ²,
+  unbounded in L.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+from verify.exact import fmt
+from verify.family.shape import Law, VariantShape
+
+
+@dataclass(frozen=True)
+class ProvenBound:
+    """An upper bound (nats) on the loss of every output, with its formula and the derivation step used."""
+
+    value: Fraction
+    formula: str
+    source: str
+
+
+def _lip_density(law: Law) -> Fraction | None:
+    return 1 / law.scale if law.family == "laplace" else None
+
+
+def _lip_survival(law: Law) -> Fraction | None:
+    return 1 / law.scale if law.family in ("laplace", "exponential") else None
+
+
+def why_no_bound(shape: VariantShape, monotone: bool = False) -> str | None:
+    """The reason `proven_upper_bound` returns None (None if it returns a bound)."""
+    return _bound(shape, monotone, None)[1]
+
+
+def proven_upper_bound(shape: VariantShape, monotone: bool = False) -> ProvenBound | None:
+    """The proven bound of the module docstring (cases 1-7), or None when none is derived.
+
+    >>> from verify.family.shape import Law, VariantShape
+    >>> lap = lambda b: Law("laplace", b)
+    >>> lyu4 = VariantShape(Fraction(1, 10), 1, 1, lap(40), lap(Fraction(40, 3)), cutoff=2)
+    >>> proven_upper_bound(lyu4).value / lyu4.epsilon      # (1 + 6c)/4 at c = 2
+    Fraction(13, 4)
+    >>> proven_upper_bound(lyu4, monotone=True).value / lyu4.epsilon
+    Fraction(7, 4)
+    """
+    return _bound(shape, monotone, None)[0]
+
+
+def upper_bound_at(shape: VariantShape, k: int, monotone: bool = False) -> ProvenBound | None:
+    """The bound for runs of at most k queries (at most min(c, k) aboves); finite also for unlimited c."""
+    return _bound(shape, monotone, k)[0]
+
+
+def _bound(shape: VariantShape, monotone: bool, k: int | None) -> tuple[ProvenBound | None, str | None]:
+    d = shape.sensitivity
+    if shape.cutoff is None and k is None:
+        return None, "unlimited cutoff: the change-of-variables bound grows with the number of aboves (case 7)"
+    aboves = shape.cutoff if k is None else (k if shape.cutoff is None else min(shape.cutoff, k))
+    if shape.release == "query":
+        return None, "query release: the released value caps the threshold noise, no change of variables (case 5)"
+    lz = _lip_density(shape.threshold_noise)
+    seed = shape.cutoff == 1 and shape.policy == "shared" and shape.release == "none" and not monotone
+    if lz is None:
+        if seed and k is None:
+            return _seed_bound(shape)
+        return None, f"threshold noise {shape.threshold_noise.describe()} has no log-Lipschitz density"
+    lx = _lip_density(shape.query_noise) if shape.release == "gap" else _lip_survival(shape.query_noise)
+    if lx is None:
+        what = "density" if shape.release == "gap" else "survival function"
+        return None, f"query noise {shape.query_noise.describe()} has no log-Lipschitz {what}"
+    ly = Fraction(0)
+    if shape.release == "fresh":
+        ly_ = _lip_density(shape.release_noise)
+        if ly_ is None:
+            return None, f"release noise {shape.release_noise.describe()} has no log-Lipschitz density"
+        ly = ly_
+    w = 1 if monotone else 2
+    rel = aboves * d * ly
+    if shape.policy == "shared":
+        value = d * lz + w * aboves * d * lx + rel
+        formula = f"Δ·L_Z + {w}·{aboves}·Δ·L_X" + (f" + {aboves}·Δ·L_Y" if ly else "")
+        case = "case 1 (shared threshold)"
+    else:
+        value = aboves * (d * lz + w * d * lx) + rel
+        formula = f"{aboves}·(Δ·L_Z + {w}·Δ·L_X)" + (f" + {aboves}·Δ·L_Y" if ly else "")
+        case = "case 2 (resampled threshold)"
+    extra = {"gap": "; case 3 (gap release: density of X)", "fresh": "; case 4 (fresh release)"}.get(shape.release, "")
+    mono = "; case 6 (monotone neighbours)" if monotone else ""
+    return ProvenBound(value, f"{formula} = {fmt(value)}",
+                       f"verify.family.bounds {case}{extra}{mono}: change of variables z -> z ± Δ, log-Lipschitz noise"), None
+
+
+def _seed_bound(shape: VariantShape) -> tuple[ProvenBound | None, str | None]:
+    fams = ("laplace", "exponential", "none")
+    if shape.threshold_noise.family not in fams or shape.query_noise.family not in fams:
+        return None, "no log-Lipschitz threshold density and outside the seed's certified families"
+    from verify.mechanism import AboveThreshold
+    from verify.noise import NoiseSpec
+    from verify.worstcase import proven_upper_bound as seed_bound
+
+    mech = AboveThreshold(shape.epsilon, shape.sensitivity, shape.threshold,
+                          NoiseSpec(shape.threshold_noise.family, absolute=shape.threshold_noise.scale),
+                          NoiseSpec(shape.query_noise.family, absolute=shape.query_noise.scale))
+    b = seed_bound(mech)
+    if b is None:
+        return None, "the seed's certification engine did not certify this AboveThreshold"
+    return ProvenBound(b.value, fmt(b.value), b.source), None
+
+
+# --------------------------------------------------------------------------------------------------
+# growth: lower bounds that prove unboundedness (module docstring)
+# --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Growth:
+    """A proven lower bound on the loss along a family, growing without bound in ``parameter``."""
+
+    statement: str
+    parameter: str
+    slope: Fraction  # nats per unit of the parameter (asymptotically)
+    monotone_valid: bool = True  # the family's neighbour moves every query the same way
+
+    def __str__(self) -> str:
+        return self.statement
+
+
+def no_cutoff_growth(shape: VariantShape) -> Growth | None:
+    """Unlimited cutoff, Laplace query noise, any threshold noise: loss(k) >= kΔ/b_X - log(5/3) (Laplace Z)."""
+    if shape.cutoff is not None or shape.query_noise.family != "laplace" or shape.policy != "shared":
+        return None
+    bx = shape.query_noise.scale
+    slope = shape.sensitivity / bx
+    if shape.threshold_noise.family in ("laplace", "none"):
+        tail = "log(5/3)" if shape.threshold_noise.family == "laplace" else "0"
+        return Growth(f"no cutoff: m aboves at t - L and m belows at t + L, neighbour moved by -Δ/+Δ, output A^m B^m; "
+                      f"loss(k = 2m) >= kΔ/b_X - {tail} = k·{fmt(slope)} - {tail} nats (L = b_Z(m+2) ln 2; "
+                      f"verify.family.bounds, no_cutoff_growth)", "k", slope, monotone_valid=False)
+    return Growth(f"no cutoff: loss(k = 2m) >= kΔ/b_X + log Pr[|Z| < L] - log(1 + 2^m Pr[|Z| >= L]) for every L; "
+                  f"slope Δ/b_X = {fmt(slope)} nats per query (verify.family.bounds, no_cutoff_growth)", "k", slope,
+                  monotone_valid=False)
+
+
+def query_release_growth(shape: VariantShape) -> Growth | None:
+    """Query release (Lyu Alg. 3) with Laplace query noise: the i-th output can have loss exactly iΔ/b_X."""
+    if shape.release != "query" or shape.query_noise.family != "laplace" or shape.policy != "shared":
+        return None
+    slope = shape.sensitivity / shape.query_noise.scale
+    return Growth(f"query release: i-1 belows at t + L, an above releasing v = t - M (L, M >= 0), neighbour +Δ on every query: "
+                  f"density ratio exactly e^(iΔ/b_X), loss = i·{fmt(slope)} nats, for every c >= 1 "
+                  f"(verify.family.bounds, query_release_growth)", "i", slope)
+
+
+def gaussian_tail_growth(shape: VariantShape) -> Growth | None:
+    """Gaussian threshold and query noise: loss >= Δ(L - Δ)/σ² for one query at t - L (unbounded in L)."""
+    z, x = shape.threshold_noise, shape.query_noise
+    if z.family not in ("gaussian", "none") or x.family != "gaussian":
+        return None
+    var = z.scale**2 + x.scale**2
+    slope = shape.sensitivity / var
+    return Growth(f"Gaussian noise: one query at t - L, neighbour t - L + Δ, output A: loss >= Δ(L - Δ)/σ² with "
+                  f"σ² = σ_Z² + σ_X² = {fmt(var)} (Mills ratio; verify.family.bounds, gaussian_tail_growth)", "L", slope)
+
+
+def growth(shape: VariantShape, monotone: bool = False) -> Growth | None:
+    """The first growth family of the module docstring that applies (to monotone neighbours if asked), or None."""
+    for f in (query_release_growth, no_cutoff_growth, gaussian_tail_growth):
+        g = f(shape)
+        if g is not None and (g.monotone_valid or not monotone):
+            return g
+    return None
+
+
+def no_cutoff_push(shape: VariantShape, m: int) -> Fraction:
+    """The L of `no_cutoff_growth` for 2m queries (Laplace Z: b_Z(m+2) ln 2, rounded up to a rational)."""
+    bz = shape.threshold_noise.scale if not shape.threshold_noise.is_none else Fraction(1)
+    return Fraction(math.ceil(float(bz) * (m + 2) * math.log(2) * 1000) + 1, 1000)

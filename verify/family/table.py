@@ -1,0 +1,141 @@
+"""The `family` table (issue 11): one row per preset, exact verdicts beside the sampling tools' published lower bounds.
+
+Configuration of every row: ε = 1/10, Δ = 1, t = 1 (lyu-1: t = 1/2), at most 10
+queries: DP-Sniper's (`verify.family.literature`), so that its published lower
+bounds are comparable.  For Laplace scales that are multiples of Δ/ε the loss
+divided by ε does not depend on ε or t (queries range over all reals).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+
+from verify.exact import fmt
+from verify.family.literature import LYU_CLAIMS, published_for
+from verify.family.presets import preset
+from verify.family.worstcase import FamilyWorstCase, family_worst_case
+from verify.precision import MPMATH_LOCK
+
+EPSILON = Fraction(1, 10)
+#: (preset, cutoff) of every row; None = the preset's own (unlimited) cutoff.
+ROWS: tuple[tuple[str, int | None], ...] = (
+    ("seed-m1", 1), ("seed-m2", 1), ("dwork-roth", 1),
+    ("lyu-1", 1), ("lyu-1", 2), ("lyu-2", 1), ("lyu-2", 2), ("lyu-3", 1), ("lyu-3", 2),
+    ("lyu-4", 1), ("lyu-4", 2), ("lyu-5", None), ("lyu-6", None),
+    ("numeric-svt", 2), ("gap-svt", 1), ("gaussian-svt", 1),
+)
+
+
+def row_mechanism(name: str, cutoff: int | None):
+    """The row's variant at DP-Sniper's configuration (module docstring)."""
+    t = Fraction(1, 2) if name == "lyu-1" else Fraction(1)
+    if cutoff is None:
+        return preset(name, epsilon=EPSILON, threshold=t)
+    return preset(name, epsilon=EPSILON, threshold=t, cutoff=cutoff)
+
+
+def preset_flags(name: str, cutoff: int | None) -> str:
+    """The `svt-verify` flags naming the row's variant (issue 10's `--variant`)."""
+    t = "1/2" if name == "lyu-1" else "1"
+    cut = f" --cutoff {cutoff}" if cutoff is not None else ""
+    return f"--variant {name}{cut} --epsilon 1/10 --threshold {t}"
+
+
+@dataclass
+class FamilyRow:
+    name: str
+    cutoff: int | None
+    result: FamilyWorstCase
+
+    def to_json(self) -> dict[str, Any]:
+        r = self.result
+        j = r.to_json()
+        eps = float(r.shape.epsilon)
+        claim = next((c for c in LYU_CLAIMS if c.preset == self.name), None)
+        out = {
+            "preset": self.name,
+            "cutoff": "unlimited" if self.cutoff is None else self.cutoff,
+            "claimed_epsilon": fmt(r.shape.epsilon),
+            "verdict": j["verdict"],
+            "loss": j["loss"],
+            "loss_over_epsilon": j["loss_over_epsilon"],
+            "upper_bound": j["upper_bound"],
+            "upper_bound_over_epsilon": None if r.upper_bound is None else fmt(r.upper_bound.value / r.shape.epsilon),
+            "upper_bound_formula": j["upper_bound_formula"],
+            "no_bound_reason": j["no_bound_reason"],
+            "unbounded": r.unbounded,
+            "unbounded_evidence": r.unbounded_evidence,
+            "tightness": j["tightness"],
+            "tightness_evidence": j["tightness_evidence"],
+            "witness": j["witness"],
+            "reproduce": r.witness.ratio_command(preset_flags(self.name, self.cutoff)),
+            "seconds": j["seconds"],
+            "notes": j["notes"],
+            "paper_claim": None if claim is None else {"statement": claim.statement, "source": claim.source},
+            "published": [],
+        }
+        for tool in ("DP-Sniper", "StatDP"):
+            for p in published_for(self.name, self.cutoff, tool):
+                d = p.as_dict()
+                d["lower_bound_over_epsilon"] = p.lower_bound / float(p.epsilon)
+                d["time_ratio"] = p.seconds / max(r.seconds, 1e-9)
+                out["published"].append(d)
+        out["loss_minus_epsilon"] = None if r.unbounded and j["loss"] == "inf" else float(mpmath.mpf(j["loss"])) - eps
+        return out
+
+
+def family_table(rows=ROWS, max_queries: int = 10, monotone: bool = False) -> list[FamilyRow]:
+    """Run every row (sequentially; each row's seconds are its own wall time)."""
+    out = []
+    for name, cutoff in rows:
+        res = family_worst_case(row_mechanism(name, cutoff), max_queries=max_queries, monotone=monotone)
+        out.append(FamilyRow(name, cutoff, res))
+    return out
+
+
+def _num(x: str) -> str:
+    if x == "inf":
+        return "inf"
+    with MPMATH_LOCK, mpmath.workdps(30):
+        return mpmath.nstr(mpmath.mpf(x), 6)
+
+
+def render(rows: list[FamilyRow]) -> str:
+    k = rows[0].result.max_queries if rows else 10
+    mono = " Monotone neighbours (all q_j(D') - q_j(D) of one sign)." if rows and rows[0].result.monotone else ""
+    """A plain-text table (one line per row) plus the witnesses."""
+    head = ["variant", "c", "verdict", "loss/ε", "bound/ε", "unbounded", "tightness", "s", "DP-Sniper LB/ε (s)", "ratio", "StatDP LB/ε (s)"]
+    lines = []
+    for row in rows:
+        j = row.to_json()
+        dps = [p for p in j["published"] if p["tool"] == "DP-Sniper"]
+        st = [p for p in j["published"] if p["tool"] == "StatDP"]
+        lines.append([
+            row.name, "∞" if row.cutoff is None else str(row.cutoff), j["verdict"], _num(j["loss_over_epsilon"]),
+            "none" if j["upper_bound_over_epsilon"] is None else j["upper_bound_over_epsilon"],
+            "yes" if j["unbounded"] else "no", j["tightness"], f"{j['seconds']:.1f}",
+            "; ".join(f"{p['lower_bound_over_epsilon']:.4g} ({p['seconds']:.0f})" for p in dps) or "-",
+            "; ".join(f"{p['time_ratio']:.0f}x" for p in dps) or "-",
+            "; ".join(f"{p['lower_bound_over_epsilon']:.4g} ({p['seconds']:.0f})" for p in st) or "-",
+        ])
+    widths = [max(len(h), *(len(r[i]) for r in lines)) for i, h in enumerate(head)]
+    text = ["  ".join(h.ljust(w) for h, w in zip(head, widths)), "  ".join("-" * w for w in widths)]
+    text += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in lines]
+    text.append("")
+    text.append(f"ε = 1/10, Δ = 1, t = 1 (lyu-1: 1/2), k <= {k} queries (DP-Sniper's configuration: 10).{mono} loss/ε: confirmed at 50 digits "
+                "(Gaussian: exact erfc form). DP-Sniper/StatDP: published lower bounds (eps_lcb) and search seconds, "
+                "eth-sri/dp-sniper eval_sp2021/reference-results (verify.family.literature); ratio = their time / ours.")
+    for row in rows:
+        text.append(f"  {row.name} c={'∞' if row.cutoff is None else row.cutoff}: {row.result.witness.describe()}")
+    return "\n".join(text)
+
+
+def timed_table(**kw) -> tuple[list[FamilyRow], float]:
+    t0 = time.perf_counter()
+    rows = family_table(**kw)
+    return rows, time.perf_counter() - t0
