@@ -170,3 +170,32 @@ def test_auto_switches_to_quadrature_for_long_strings():
     assert e.method == "quadrature" and e.error_estimate < 1e-15
     with mpmath.workdps(20):
         assert _close(e.value, mpmath.mpf(1) - mpmath.exp(-5) / 2, 14)  # Pr[Z <= 10], Z ~ Lap(2)
+
+
+@pytest.mark.parametrize("name", ["seed-m1", "seed-m2", "dwork-roth", "lyu-1", "lyu-2", "lyu-3", "lyu-4", "lyu-5", "lyu-6",
+                                  "numeric-svt", "gap-svt", "gaussian-svt"])
+def test_every_preset_all_paths_agree(name):
+    """Per preset (cutoff 2 where it scales with c), two outputs of k = 3: mpmath (20 digits) against
+    sympy (exact) and the arb ball where a closed form exists, against the acb.integral ball for Gaussian
+    noise; the fast path within 1e-12."""
+    import numpy as np
+
+    from verify.family.fast_api import fast_log_probability
+
+    m = preset(name, **({} if name in ("seed-m1", "seed-m2", "dwork-roth", "lyu-5", "lyu-6") else {"cutoff": 2}))
+    q = [Fraction(1, 2), Fraction(-1), Fraction(3, 2)]
+    for s in m.outputs(3)[1:3]:
+        released = [Fraction(1, 4) * (j + 1) for j in range(s.count("A"))] if m.releases_values else None
+        value = evaluate(m, q, s, released, 20).value
+        ball = arb_probability(m, q, s, released, prec=120)
+        assert _in_ball(ball, value, 18)
+        if m.is_piecewise:
+            exact = symbolic_probability(m, q, s, released)
+            with mpmath.workdps(30):
+                assert _close(value, mpmath.mpf(sympy.N(exact, 30)), 19)
+        logv, _ = fast_log_probability(m, np.array([[float(x) for x in q]]), s, None if released is None else [float(v) for v in released])
+        if value == 0:  # e.g. lyu-5 (no query noise): an exact zero is -inf in log space
+            assert logv[0] == -np.inf
+            continue
+        with mpmath.workdps(30):
+            assert abs(float(mpmath.expm1(mpmath.mpf(float(logv[0])) - mpmath.log(value)))) <= 1e-12
