@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import argparse
 
+from verify.cli import flags
 from verify.cli.common import emit_json
+from verify.cli.variant import CUTOFF
 from verify.errors import InputError
+from verify.family.presets import NAMES
+
+#: Largest number of queries the δ search accepts (the Gaussian search at 2 queries already takes about a minute).
+MAX_DELTA_QUERIES = 10
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -14,59 +20,43 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "largest δ(ε') over structured pairs with up to --max-queries queries, recomputed exactly. "
                                    "For gaussian-svt (cutoff 1) the Rényi-DP upper bound of Zhu & Wang (NeurIPS 2020, Thm 8) "
                                    "is printed beside it.")
-    p.add_argument("--variant", required=True, metavar="NAME", help="a preset of the SVT family (e.g. gaussian-svt, lyu-6)")
-    p.add_argument("--cutoff", metavar="C|unlimited", help="cutoff c (default: the preset's)")
-    p.add_argument("--epsilon", default="1", metavar="E", help="the variant's ε (scales are multiples of Δ/ε; default 1)")
-    p.add_argument("--threshold", default="0", metavar="T", help="threshold t (default 0)")
-    p.add_argument("--epsilon-prime", required=True, metavar="E", help="ε' >= 0 of the (ε', δ) guarantee")
-    p.add_argument("--queries", metavar="Q1,Q2,...", help="q_j(D) (with --neighbour-queries: exact δ of this pair)")
-    p.add_argument("--neighbour-queries", metavar="Q1,Q2,...", help="q_j(D'), each within Δ of q_j(D)")
-    p.add_argument("--max-queries", default="2", metavar="K", help="search: largest number of queries (1..10, default 2)")
-    p.add_argument("--digits", default="20", help="significant digits of the exact δ (5..60, default 20)")
+    p.add_argument("--variant", required=True, choices=NAMES, metavar="NAME", help="a preset of the SVT family (e.g. gaussian-svt, lyu-6)")
+    p.add_argument("--cutoff", type=CUTOFF, default=argparse.SUPPRESS, metavar="C|unlimited", help="cutoff c (default: the preset's)")
+    p.add_argument("--epsilon", type=flags.POSITIVE, default="1", metavar="E", help="the variant's ε (scales are multiples of Δ/ε; default 1)")
+    p.add_argument("--threshold", type=flags.NUMBER, default="0", metavar="T", help="threshold t (default 0)")
+    p.add_argument("--epsilon-prime", type=flags.NON_NEGATIVE, required=True, metavar="E", help="ε' >= 0 of the (ε', δ) guarantee")
+    p.add_argument("--queries", type=flags.vector(), metavar="Q1,Q2,...", help="q_j(D) (with --neighbour-queries: exact δ of this pair)")
+    p.add_argument("--neighbour-queries", type=flags.vector(), metavar="Q1,Q2,...", help="q_j(D'), each within Δ of q_j(D)")
+    p.add_argument("--max-queries", type=flags.integer(1, MAX_DELTA_QUERIES), default="2", metavar="K", help="search: largest number of queries (1..10, default 2)")
+    p.add_argument("--digits", type=flags.integer(5, 60), default="20", help="significant digits of the exact δ (5..60, default 20)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--plot", metavar="FILE.png", help="draw δ(ε') of the pair for ε' from 0 to 2ε' (13 points), RDP bound beside it")
+    p.add_argument("--plot", type=flags.output_file(".png"), metavar="FILE.png", help="draw δ(ε') of the pair for ε' from 0 to 2ε' (13 points), RDP bound beside it")
     p.set_defaults(func=run)
 
 
 def _mech(args: argparse.Namespace):
-    from verify.exact import parse_number
-    from verify.family.presets import NAMES, preset
+    from verify.family.presets import preset
 
-    if args.variant not in NAMES:
-        raise InputError(f"--variant: {args.variant!r} is not one of {', '.join(NAMES)}")
-    kw = {"epsilon": parse_number(args.epsilon, "--epsilon"), "threshold": parse_number(args.threshold, "--threshold")}
-    if args.cutoff is not None:
-        if args.cutoff == "unlimited":
-            kw["cutoff"] = None
-        elif args.cutoff.isdigit() and int(args.cutoff) >= 1:
-            kw["cutoff"] = int(args.cutoff)
-        else:
-            raise InputError(f"--cutoff: {args.cutoff!r} must be an integer >= 1 or 'unlimited'")
+    kw = {"epsilon": args.epsilon, "threshold": args.threshold}
+    if "cutoff" in vars(args):  # given: an integer, or None for 'unlimited'
+        kw["cutoff"] = args.cutoff
     return preset(args.variant, **kw)
 
 
 def run(args: argparse.Namespace) -> int:
-    from verify.exact import parse_number, parse_vector
     from verify.family.delta import exact_delta, worst_delta
 
     mech = _mech(args)
-    ep = parse_number(args.epsilon_prime, "--epsilon-prime")
-    if not args.digits.isdigit() or not 5 <= int(args.digits) <= 60:
-        raise InputError(f"--digits: {args.digits!r} must be an integer from 5 to 60")
+    ep = args.epsilon_prime
     if (args.queries is None) != (args.neighbour_queries is None):
         raise InputError("--queries and --neighbour-queries: give both (an exact pair) or neither (a search)")
     if args.queries is not None:
-        res = exact_delta(mech, parse_vector(args.queries, "--queries"), parse_vector(args.neighbour_queries, "--neighbour-queries"),
-                          ep, int(args.digits))
+        res = exact_delta(mech, list(args.queries), list(args.neighbour_queries), ep, args.digits)
         how = "exact δ of the given pair"
     else:
-        if not args.max_queries.isdigit():
-            raise InputError(f"--max-queries: {args.max_queries!r} must be an integer from 1 to 10")
-        res = worst_delta(mech, ep, max_queries=int(args.max_queries), digits=int(args.digits))
+        res = worst_delta(mech, ep, max_queries=args.max_queries, digits=args.digits)
         how = f"largest exact δ over the structured pairs with up to {args.max_queries} queries"
     if args.plot:
-        if not args.plot.lower().endswith(".png"):
-            raise InputError(f"--plot: {args.plot!r} must end in .png")
         _plot(mech, res, ep, args.plot)
     j = res.to_json()
     j["variant"] = mech.describe()

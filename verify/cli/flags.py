@@ -106,7 +106,7 @@ class Store(argparse.Action):
             raise TypeError(f"{option_strings or dest}: type must be a verify.cli.flags.Flag, not {flag!r}")
         self.flag = flag
         self.label = option_strings[-1] if option_strings else (kwargs.get("metavar") or dest)
-        if isinstance(default, str):
+        if isinstance(default, str) and default != argparse.SUPPRESS:
             default = flag.parse(default, self.label)
         super().__init__(option_strings, dest, nargs=nargs, default=default, **kwargs)
 
