@@ -9,7 +9,7 @@ from verify.cli.common import emit_json
 from verify.errors import InputError
 
 #: Largest number of queries the family search accepts on the command line.
-MAX_FAMILY_QUERIES = 64
+MAX_FAMILY_QUERIES = 20
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="One row per preset at DP-Sniper's configuration (ε = 1/10, t = 1, 10 queries): verdict, "
                                    "loss found (confirmed at 50 digits), proven upper bound, tightness, witness, seconds, "
                                    "and the published lower bound and time of DP-Sniper and StatDP (cited).")
-    p.add_argument("--max-queries", type=flags.integer(1, MAX_FAMILY_QUERIES), default="10", metavar="K", help="largest number of queries searched (1..64, default 10)")
+    p.add_argument("--max-queries", type=flags.integer(1, MAX_FAMILY_QUERIES), default="10", metavar="K", help=f"largest number of queries searched (1..{MAX_FAMILY_QUERIES}, default 10)")
     p.add_argument("--monotone", action="store_true", help="neighbours with all q_j(D') - q_j(D) of one sign (Lyu et al. §4)")
     p.add_argument("--rows", metavar="NAME[:C],...", help="only these presets (e.g. lyu-3:1,lyu-6); default every row")
     p.add_argument("--json", action="store_true", help="print one JSON object")

@@ -106,9 +106,9 @@ def _num(x: str) -> str:
 
 
 def render(rows: list[FamilyRow]) -> str:
+    """A plain-text table (one line per row) plus the witnesses."""
     k = rows[0].result.max_queries if rows else 10
     mono = " Monotone neighbours (all q_j(D') - q_j(D) of one sign)." if rows and rows[0].result.monotone else ""
-    """A plain-text table (one line per row) plus the witnesses."""
     head = ["variant", "c", "verdict", "loss/ε", "bound/ε", "unbounded", "tightness", "s", "DP-Sniper LB/ε (s)", "ratio", "StatDP LB/ε (s)"]
     lines = []
     for row in rows:
