@@ -36,7 +36,7 @@ SWEEP_MAX_POINTS = 12_000_000
 #: sweep is re-evaluated by mpmath (~0.7 ms a point at 30 digits): the grid is limited much more.
 SWEEP_SCREEN_EPSILON = Fraction(1, 10**8)
 #: Largest number of points of a sweep whose points all go to mpmath (at 30 digits; scaled by 30/digits).
-SWEEP_MAX_MPMATH_POINTS = 50_000
+SWEEP_MAX_MPMATH_POINTS = 20_000
 #: Largest number of ε values of ``sweep --epsilons``.
 SWEEP_MAX_EPSILONS = 100
 #: Largest --random of ``sweep`` (query vectors).
