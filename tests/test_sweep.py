@@ -194,3 +194,33 @@ def test_cli_bad_input_one_line_exit_2(capsys, argv, needle):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert needle in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_confirmation_is_decided_at_full_precision_against_exact_epsilon():
+    """verify.screen.classify: the sweep's old classifier took |log r| at the ambient 15 digits and ε as a
+    double, so an excess of 1e-20 over ε = 1 counted as 'at the bound'; at 30 digits (tol 1e-25) it is a
+    violation, and a value equal to ε = 3/10 to 30 digits is at the bound (not beyond the double 0.3)."""
+    from verify.screen import Position, classify
+
+    with mpmath.workdps(40):
+        assert classify(mpmath.mpf(1) + mpmath.mpf("1e-20"), Fraction(1), 30) is Position.VIOLATION
+        assert classify(mpmath.mpf(1) + mpmath.mpf("1e-27"), Fraction(1), 30) is Position.AT_BOUND
+        assert classify(-(mpmath.mpf(3) / 10), Fraction(3, 10), 30) is Position.AT_BOUND
+        assert classify(mpmath.mpf(3) / 10 - mpmath.mpf("1e-20"), Fraction(3, 10), 30) is Position.INSIDE
+        assert classify(mpmath.inf, Fraction(1), 30) is Position.VIOLATION
+
+
+def test_screen_orders_candidates_and_never_passes_nan():
+    import numpy as np
+
+    from verify.screen import first_violation, screen
+
+    s = screen(np.array([[0.5, -2e-9], [np.nan, -0.5]]), 1.0)
+    assert s.worst == 2 and s.candidates.tolist() == [2, 3, 1] and s.points == 4
+    assert screen(np.array([-2e-9]), 5.0).candidates.tolist() == []  # within 1e-9·ε of the bound: not a candidate
+
+    def confirm(c):
+        return c, mpmath.mpf(c), Fraction(1)
+
+    assert first_violation([0.5, 1.5, 2.0], confirm, 30).point == 1.5
+    assert first_violation([0.5, 1.5], confirm, 30, limit=1) is None

@@ -28,6 +28,7 @@ import mpmath
 from verify.exact import fmt
 from verify.mechanism import AboveThreshold
 from verify.parallel import default_workers
+from verify.serialize import float_or_str
 from verify.verdicts import MechanismVerdict, SweepVerdict, Tightness
 
 
@@ -50,7 +51,8 @@ class SeedCheckRow:
     witness: str
 
     def to_json(self) -> dict:
-        return dict(self.__dict__)
+        """The row as JSON (infinite floats as "inf", verdicts as their words)."""
+        return {k: float_or_str(v) if isinstance(v, float) else v for k, v in self.__dict__.items()}
 
 
 def variants(epsilon: object = 1, include_controls: bool = True) -> list[tuple[str, str, AboveThreshold]]:

@@ -65,6 +65,10 @@ class KRow:
     def loss(self) -> mpmath.mpf:
         return max(self.halt.loss, self.no_halt.loss)
 
+    def to_json(self) -> dict[str, Any]:
+        return {"k": self.k, "loss_s_k": mp_number(self.halt.loss), "loss_top_k": mp_number(self.no_halt.loss),
+                "witness_s_k": self.halt.to_json(), "witness_top_k": self.no_halt.to_json()}
+
 
 @dataclass(frozen=True)
 class WorstCaseResult:
@@ -110,11 +114,7 @@ class WorstCaseResult:
             "unbounded": self.unbounded,
             "unbounded_evidence": self.unbounded_evidence,
             "witness": self.witness.to_json(),
-            "loss_by_k": [
-                {"k": r.k, "loss_s_k": mp_number(r.halt.loss), "loss_top_k": mp_number(r.no_halt.loss),
-                 "witness_s_k": r.halt.to_json(), "witness_top_k": r.no_halt.to_json()}
-                for r in self.by_k
-            ],
+            "loss_by_k": [r.to_json() for r in self.by_k],
             "push_family": self.push_family,
             "loss_by_push": [{"k": k, "push": fmt(p), "loss": mp_str(v, 30),
                               "gap_to_epsilon": mp_str(epsilon_mpf(self.mechanism) - v, 5) if not mpmath.isinf(v) else "-inf"}
