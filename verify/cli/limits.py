@@ -29,7 +29,7 @@ WORST_CASE_MIN_SCALE_OVER_DELTA = Fraction(1, 100)
 #: ``report`` runs sweeps and the worst-case search at its ε: 1e-8 <= ε <= 300 (the bounds above for the seed's 3Δ/ε).
 REPORT_EPSILON_RANGE = (Fraction(1, 10**8), Fraction(300))
 #: Largest --max-queries of ``report``.
-REPORT_MAX_QUERIES = 10
+REPORT_MAX_QUERIES = 8
 #: Largest number of points (per ε, times the number of ε) of one ``sweep``.
 SWEEP_MAX_POINTS = 12_000_000
 #: Below this ε the float64 screen (margin 1e-9) cannot tell |log ratio| from ε, so every point of a
