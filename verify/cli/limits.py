@@ -2,10 +2,10 @@
 
 The library accepts larger problems from Python; the command line refuses
 them before any work, with the limit in the message.  The limits are chosen so
-that a run at the limit takes at most about `BUDGET_SECONDS` on the project's
-2-core machine (measured figures and commands: docs/limits.md).  Runs that can
-take more than a few seconds (sweep, worst-case, proofs) draw a tqdm progress
-bar on a terminal.
+that a run at the limit needs at most about `BUDGET_SECONDS` of CPU time on the
+project's 2-core machine (measured figures and commands: docs/limits.md).
+Runs that can take more than a few seconds draw a tqdm progress bar on a
+terminal (`verify.cli.progress`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from fractions import Fraction
 
 from verify.errors import InputError
 
-#: Wall-clock budget of one command at its limits (seconds, 2-core machine).
+#: CPU-time budget of one command at its limits (seconds, 2-core machine; docs/limits.md).
 BUDGET_SECONDS = 60
 
 #: Largest number of queries k of ``prob`` per --method.
