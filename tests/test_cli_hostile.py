@@ -261,6 +261,7 @@ def _queries(k):
     (["sweep", "--conditional", "--kappa-steps", "1001", "--delta-steps", "1001"], "points"),
     (["sweep", "--query-values", "0:1000:1/100"], "at most 10000"),
     (["sweep", "--max-violations", "100000"], f"from 0 to {limits.SWEEP_MAX_LISTED}"),
+    (["sweep", "--workers", "256"], f"from 1 to {limits.MAX_WORKERS}"),
     (["report", "--max-queries", "64"], f"from 1 to {limits.REPORT_MAX_QUERIES}"),
     (["report", "--epsilon", "1e-9"], "--epsilon"), (["report", "--epsilon", "301"], "--epsilon"),
     (["worst-case", "--epsilon", "1e50", "--max-queries", "1"], "below Δ/100"),

@@ -43,8 +43,8 @@ SWEEP_MAX_EPSILONS = 100
 SWEEP_MAX_RANDOM = 10_000_000
 #: Largest --max-violations of ``sweep`` (each listed violation is re-evaluated at high precision).
 SWEEP_MAX_LISTED = 1000
-#: Largest --workers.
-MAX_WORKERS = 256
+#: Largest --workers (each worker process imports numpy, mpmath and sympy: ~80 MB).
+MAX_WORKERS = 16
 
 
 def check_queries(k: int, limit: int, what: str) -> None:
