@@ -184,7 +184,8 @@ def short_timeout(monkeypatch):
 
 @pytest.mark.parametrize("reply, needle", [
     (None, "within 1 s"),                                              # accepts, never answers
-    (b"\xff" * 8, "not a Dask scheduler"),                             # 3.07 EiB header: refused, nothing allocated
+    (b"\xff" * 8, "not a Dask scheduler"),                             # 16 EiB header: refused, nothing allocated
+    (b"HTTP/1.1 400 Bad Request\r\n\r\n", "not a Dask scheduler"),      # read as a 3.07 EiB frame by Dask (the issue)
     (struct.pack("<Q", 58), "within 1 s"),                             # a header, then silence
     (struct.pack("<QQQ", 16, 1, 2**62), "not a Dask scheduler"),       # a frame of 2^62 bytes declared
     (struct.pack("<QQ", 8, 2**40), "not a Dask scheduler"),            # 2^40 frames declared
