@@ -71,9 +71,12 @@ def build_report(epsilon: object = "1", max_queries: int = 5, workers: int | Non
 
 
 def run(args: argparse.Namespace) -> int:
+    from verify.cli.progress import stages
     from verify.seed_check import render_table
 
-    rep = build_report(args.epsilon, args.max_queries, args.workers, claims=not args.no_claims)
+    with stages("report", 1) as bar:  # ~10-60 s: the elapsed time on a terminal
+        rep = build_report(args.epsilon, args.max_queries, args.workers, claims=not args.no_claims)
+        bar.update(1)
     rows = rep.pop("mechanism_rows")
     if args.json:
         emit_json(rep)

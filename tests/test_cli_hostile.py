@@ -184,7 +184,8 @@ def short_timeout(monkeypatch):
 
 @pytest.mark.parametrize("reply, needle", [
     (None, "within 1 s"),                                              # accepts, never answers
-    (b"\xff" * 8, "not a Dask scheduler"),                             # 3.07 EiB header: refused, nothing allocated
+    (b"\xff" * 8, "not a Dask scheduler"),                             # 16 EiB header: refused, nothing allocated
+    (b"HTTP/1.1 400 Bad Request\r\n\r\n", "not a Dask scheduler"),      # read as a 3.07 EiB frame by Dask (the issue)
     (struct.pack("<Q", 58), "within 1 s"),                             # a header, then silence
     (struct.pack("<QQQ", 16, 1, 2**62), "not a Dask scheduler"),       # a frame of 2^62 bytes declared
     (struct.pack("<QQ", 8, 2**40), "not a Dask scheduler"),            # 2^40 frames declared
@@ -261,6 +262,7 @@ def _queries(k):
     (["sweep", "--conditional", "--kappa-steps", "1001", "--delta-steps", "1001"], "points"),
     (["sweep", "--query-values", "0:1000:1/100"], "at most 10000"),
     (["sweep", "--max-violations", "100000"], f"from 0 to {limits.SWEEP_MAX_LISTED}"),
+    (["sweep", "--workers", "256"], f"from 1 to {limits.MAX_WORKERS}"),
     (["report", "--max-queries", "64"], f"from 1 to {limits.REPORT_MAX_QUERIES}"),
     (["report", "--epsilon", "1e-9"], "--epsilon"), (["report", "--epsilon", "301"], "--epsilon"),
     (["worst-case", "--epsilon", "1e50", "--max-queries", "1"], "below Δ/100"),

@@ -9,14 +9,15 @@ it arrives.  Conventions (docs/limits.md):
 * Numbers are decimals (``0.25``, ``1e-3``) or fractions (``1/3``), parsed
   exactly into `fractions.Fraction`; never ``eval``/``sympify``.  A number token
   has at most `MAX_NUMBER_CHARS` characters and a decimal exponent within
-  ±`MAX_EXPONENT`; its value is 0 or has magnitude in
-  [10^-`MAX_MAGNITUDE_DIGITS`, 10^`MAX_MAGNITUDE_DIGITS`].  The magnitude bound is
-  what makes every number supported end to end: a product or quotient of up to
-  six such numbers (scale = c·Δ/ε, (q - t)/scale, ...) stays inside float64's
-  range (about 1.8e308), which the fast path and the plots need.  ``1e999`` is
-  refused with the bound in the message.  Exact values given from Python (and
-  values derived from three numbers, such as a noise scale c·Δ/ε) are bounded by
-  10^±`MAX_VALUE_DIGITS` instead.
+  ±`MAX_EXPONENT`.  On the command line its value is 0 or has magnitude in
+  [10^-`MAX_MAGNITUDE_DIGITS`, 10^`MAX_MAGNITUDE_DIGITS`].  That bound is what
+  makes every number supported end to end: a product or quotient of up to six
+  such numbers (scale = c·Δ/ε, (q - t)/scale, ...) stays inside float64's range
+  (about 1.8e308), which the fast path and the plots need.  ``1e999`` is
+  refused with the bound in the message.  Values the library takes from Python
+  (`to_number`; also values derived from three numbers, such as a noise scale
+  c·Δ/ε) are bounded by 10^±`MAX_VALUE_DIGITS`.  `parse_number` without a
+  bound reads back every exact value the program prints.
 * Integers are ASCII digits only (no sign, no exponent, no underscores) within
   an explicit range per value.
 * Lists have at most `MAX_LIST` entries; text values are non-empty, at most
@@ -101,14 +102,17 @@ def check_magnitude(x: Fraction, name: str, shown_as: str | None = None, digits:
     return x
 
 
-def parse_number(text: str, name: str = "value") -> Fraction:
-    """Parse a decimal or a fraction exactly (ASCII only, bounded size and magnitude).
+def parse_number(text: str, name: str = "value", digits: int | None = None) -> Fraction:
+    """Parse a decimal or a fraction exactly (ASCII only, bounded size); with ``digits``,
+    also 0 or 10^-digits <= |x| <= 10^digits (the command line uses `MAX_MAGNITUDE_DIGITS`).
+
+    Without ``digits`` every printed exact value parses back (``parse_number(fmt(x)) == x``).
 
     >>> parse_number("0.1")
     Fraction(1, 10)
     >>> parse_number("1/3")
     Fraction(1, 3)
-    >>> parse_number("1e999", "--epsilon")
+    >>> parse_number("1e999", "--epsilon", MAX_MAGNITUDE_DIGITS)
     Traceback (most recent call last):
     ...
     verify.errors.InputError: --epsilon: '1e999' is outside the supported magnitudes: 0 or 1e-50 <= |x| <= 1e50
@@ -128,12 +132,14 @@ def parse_number(text: str, name: str = "value") -> Fraction:
         num, den = s.split("/")
         if int(den) == 0:
             raise fail(name, f"{shown(text)} has a zero denominator")
-        return check_magnitude(Fraction(int(num), int(den)), name, shown(text))
+        x = Fraction(int(num), int(den))
+        return x if digits is None else check_magnitude(x, name, shown(text), digits)
     if _DECIMAL.fullmatch(s):
         _, _, exponent = s.lower().partition("e")
         if exponent and abs(int(exponent)) > MAX_EXPONENT:  # at most MAX_NUMBER_CHARS digits: int() is safe
             raise fail(name, f"{shown(text)} has a decimal exponent beyond ±{MAX_EXPONENT}")
-        return check_magnitude(Fraction(s), name, shown(text))
+        x = Fraction(s)
+        return x if digits is None else check_magnitude(x, name, shown(text), digits)
     raise fail(name, f"{shown(text)} is not a finite number "
                      "(write ASCII digits: a decimal such as 0.5 or a fraction such as 1/3)")
 
@@ -151,7 +157,7 @@ def to_number(value: object, name: str = "value") -> Fraction:
     if isinstance(value, bool):
         raise fail(name, f"{value!r} is a bool, not a number")
     if isinstance(value, str):
-        return parse_number(value, name)
+        return parse_number(value, name, MAX_VALUE_DIGITS)
     if isinstance(value, Fraction):
         x = value
     elif isinstance(value, Rational):
@@ -167,9 +173,10 @@ def to_number(value: object, name: str = "value") -> Fraction:
 
 
 def number_in(value: object, name: str, *, lo: Fraction | int | None = None, hi: Fraction | int | None = None,
-              lo_open: bool = False) -> Fraction:
-    """A number with ``lo <= x`` (``lo < x`` when ``lo_open``) and ``x <= hi``."""
-    x = to_number(value, name)
+              lo_open: bool = False, digits: int | None = None) -> Fraction:
+    """A number with ``lo <= x`` (``lo < x`` when ``lo_open``) and ``x <= hi`` (text: magnitude
+    bound 10^±``digits`` when given)."""
+    x = parse_number(value, name, digits) if isinstance(value, str) and digits is not None else to_number(value, name)
     what = (value.strip() if len(value.strip()) <= 40 else shown(value.strip())) if isinstance(value, str) else _short(x)
     if lo is not None and (x <= lo if lo_open else x < lo):
         raise fail(name, f"{what} must be {'>' if lo_open else '>='} {_short(Fraction(lo))}")
@@ -178,14 +185,14 @@ def number_in(value: object, name: str, *, lo: Fraction | int | None = None, hi:
     return x
 
 
-def positive(value: object, name: str) -> Fraction:
+def positive(value: object, name: str, digits: int | None = None) -> Fraction:
     """A number > 0."""
-    return number_in(value, name, lo=0, lo_open=True)
+    return number_in(value, name, lo=0, lo_open=True, digits=digits)
 
 
-def non_negative(value: object, name: str) -> Fraction:
+def non_negative(value: object, name: str, digits: int | None = None) -> Fraction:
     """A number >= 0."""
-    return number_in(value, name, lo=0)
+    return number_in(value, name, lo=0, digits=digits)
 
 
 def _short(x: Fraction) -> str:
@@ -241,7 +248,7 @@ def sequence(values: object, name: str, max_len: int | None = None) -> tuple:
     return out
 
 
-def parse_list(text: str, name: str, max_len: int = MAX_LIST) -> tuple[Fraction, ...]:
+def parse_list(text: str, name: str, max_len: int = MAX_LIST, digits: int | None = None) -> tuple[Fraction, ...]:
     """A comma-separated list of numbers, e.g. ``"0,1/2,1.5"`` (1..max_len entries)."""
     if not isinstance(text, str):
         raise fail(name, f"{shown(text)} is not text")
@@ -253,29 +260,29 @@ def parse_list(text: str, name: str, max_len: int = MAX_LIST) -> tuple[Fraction,
     for pos, part in enumerate(text.split(","), start=1):
         if not part.strip():
             raise fail(name, f"entry {pos} of {shown(text)} is empty")
-        out.append(parse_number(part, f"{name}[{pos}]" if name else f"entry {pos}"))
+        out.append(parse_number(part, f"{name}[{pos}]" if name else f"entry {pos}", digits))
     return tuple(out)
 
 
-def parse_pair(text: str, name: str, sep: str = ",") -> tuple[Fraction, Fraction]:
+def parse_pair(text: str, name: str, sep: str = ",", digits: int | None = None) -> tuple[Fraction, Fraction]:
     """``LO<sep>HI`` with LO < HI."""
     parts = text.split(sep) if isinstance(text, str) else []
     if len(parts) != 2 or not all(p.strip() for p in parts):
         raise fail(name, f"{shown(text)} is not LO{sep}HI (two numbers separated by {sep!r})")
-    lo, hi = (parse_number(p, name) for p in parts)
+    lo, hi = (parse_number(p, name, digits) for p in parts)
     if not lo < hi:
         raise fail(name, f"LO = {parts[0].strip()[:40]} must be below HI = {parts[1].strip()[:40]}")
     return lo, hi
 
 
-def parse_grid(text: str, name: str, max_len: int = MAX_LIST) -> tuple[Fraction, ...]:
+def parse_grid(text: str, name: str, max_len: int = MAX_LIST, digits: int | None = None) -> tuple[Fraction, ...]:
     """A list ``a,b,c`` or an arithmetic range ``LO:HI:STEP`` (HI included when on the grid),
     at most ``max_len`` values."""
     if isinstance(text, str) and ":" in text:
         parts = text.split(":")
         if len(parts) != 3:
             raise fail(name, f"{shown(text)} is not LO:HI:STEP")
-        lo, hi, step = (parse_number(p, name) for p in parts)
+        lo, hi, step = (parse_number(p, name, digits) for p in parts)
         if step <= 0:
             raise fail(name, f"step {_short(step)} must be > 0")
         if hi < lo:
@@ -284,7 +291,7 @@ def parse_grid(text: str, name: str, max_len: int = MAX_LIST) -> tuple[Fraction,
         if n > max_len:
             raise fail(name, f"{shown(text)} has {n if n < 10**20 else 'more than 1e20'} values; at most {max_len}")
         return tuple(lo + j * step for j in range(int(n)))
-    return parse_list(text, name, max_len)
+    return parse_list(text, name, max_len, digits)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from verify.cli.flags import Flag
 from verify.cli.progress import stages
 from verify.errors import InputError
 from verify.exact import fmt
-from verify.validate import parse_number, shown
+from verify.validate import MAX_MAGNITUDE_DIGITS, parse_number, shown
 
 WHAT = ("all", "ratio", "factors")
 
@@ -40,8 +40,8 @@ def parse_epsilon_range(text: str, name: str = "--epsilon-range") -> tuple[Fract
     parts = text.split(":")
     if len(parts) != 2 or not all(s.strip() for s in parts):
         raise InputError(f"{name}: {shown(text)} is not LO:HI (two numbers separated by a colon)")
-    lo = parse_number(parts[0], f"{name} LO")
-    hi = parse_number(parts[1], f"{name} HI")
+    lo = parse_number(parts[0], f"{name} LO", MAX_MAGNITUDE_DIGITS)
+    hi = parse_number(parts[1], f"{name} HI", MAX_MAGNITUDE_DIGITS)
     if lo <= 0:
         raise InputError(f"{name}: LO = {parts[0].strip()} must be > 0")
     if hi < lo:

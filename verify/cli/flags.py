@@ -37,15 +37,18 @@ class Flag:
         return f"Flag({self.kind})"
 
 
+#: Numbers on the command line: 0 or 1e-50 <= |x| <= 1e50 (`verify.validate.MAX_MAGNITUDE_DIGITS`).
+DIGITS = validate.MAX_MAGNITUDE_DIGITS
+
 TEXT = Flag(validate.text_value, "text")
-NUMBER = Flag(validate.parse_number, "number")
-POSITIVE = Flag(validate.positive, "positive number")
-NON_NEGATIVE = Flag(validate.non_negative, "non-negative number")
+NUMBER = Flag(lambda text, name: validate.parse_number(text, name, DIGITS), "number")
+POSITIVE = Flag(lambda text, name: validate.positive(text, name, DIGITS), "positive number")
+NON_NEGATIVE = Flag(lambda text, name: validate.non_negative(text, name, DIGITS), "non-negative number")
 
 
 def number_range(lo: Fraction, hi: Fraction) -> Flag:
     """A number in [lo, hi]."""
-    return Flag(lambda text, name: validate.number_in(text, name, lo=lo, hi=hi), "number in a range")
+    return Flag(lambda text, name: validate.number_in(text, name, lo=lo, hi=hi, digits=DIGITS), "number in a range")
 
 
 def integer(lo: int, hi: int) -> Flag:
@@ -55,14 +58,14 @@ def integer(lo: int, hi: int) -> Flag:
 
 def vector(max_len: int = validate.MAX_LIST) -> Flag:
     """``Q1,Q2,...``: numbers separated by commas."""
-    return Flag(lambda text, name: validate.parse_list(text, name, max_len), "list of numbers")
+    return Flag(lambda text, name: validate.parse_list(text, name, max_len, DIGITS), "list of numbers")
 
 
 def grid(max_len: int = validate.MAX_LIST, positive: bool = False) -> Flag:
     """``a,b,c`` or ``LO:HI:STEP``; with ``positive`` every value must be > 0."""
 
     def parse(text: str, name: str) -> tuple[Fraction, ...]:
-        values = validate.parse_grid(text, name, max_len)
+        values = validate.parse_grid(text, name, max_len, DIGITS)
         if positive:
             for pos, v in enumerate(values, start=1):
                 validate.positive(v, f"value {pos}")
@@ -73,7 +76,7 @@ def grid(max_len: int = validate.MAX_LIST, positive: bool = False) -> Flag:
 
 def pair(sep: str = ",") -> Flag:
     """``LO<sep>HI`` with LO < HI."""
-    return Flag(lambda text, name: validate.parse_pair(text, name, sep), f"LO{sep}HI")
+    return Flag(lambda text, name: validate.parse_pair(text, name, sep, DIGITS), f"LO{sep}HI")
 
 
 def output_file(suffix: str | None = None) -> Flag:

@@ -2,10 +2,10 @@
 
 The library accepts larger problems from Python; the command line refuses
 them before any work, with the limit in the message.  The limits are chosen so
-that a run at the limit takes at most about `BUDGET_SECONDS` on the project's
-2-core machine (measured figures and commands: docs/limits.md).  Runs that can
-take more than a few seconds (sweep, worst-case, proofs) draw a tqdm progress
-bar on a terminal.
+that a run at the limit needs at most about `BUDGET_SECONDS` of CPU time on the
+project's 2-core machine (measured figures and commands: docs/limits.md).
+Runs that can take more than a few seconds draw a tqdm progress bar on a
+terminal (`verify.cli.progress`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from fractions import Fraction
 
 from verify.errors import InputError
 
-#: Wall-clock budget of one command at its limits (seconds, 2-core machine).
+#: CPU-time budget of one command at its limits (seconds, 2-core machine; docs/limits.md).
 BUDGET_SECONDS = 60
 
 #: Largest number of queries k of ``prob`` per --method.
@@ -29,22 +29,22 @@ WORST_CASE_MIN_SCALE_OVER_DELTA = Fraction(1, 100)
 #: ``report`` runs sweeps and the worst-case search at its ε: 1e-8 <= ε <= 300 (the bounds above for the seed's 3Δ/ε).
 REPORT_EPSILON_RANGE = (Fraction(1, 10**8), Fraction(300))
 #: Largest --max-queries of ``report``.
-REPORT_MAX_QUERIES = 10
+REPORT_MAX_QUERIES = 8
 #: Largest number of points (per ε, times the number of ε) of one ``sweep``.
 SWEEP_MAX_POINTS = 12_000_000
 #: Below this ε the float64 screen (margin 1e-9) cannot tell |log ratio| from ε, so every point of a
 #: sweep is re-evaluated by mpmath (~0.7 ms a point at 30 digits): the grid is limited much more.
 SWEEP_SCREEN_EPSILON = Fraction(1, 10**8)
 #: Largest number of points of a sweep whose points all go to mpmath (at 30 digits; scaled by 30/digits).
-SWEEP_MAX_MPMATH_POINTS = 50_000
+SWEEP_MAX_MPMATH_POINTS = 20_000
 #: Largest number of ε values of ``sweep --epsilons``.
 SWEEP_MAX_EPSILONS = 100
 #: Largest --random of ``sweep`` (query vectors).
 SWEEP_MAX_RANDOM = 10_000_000
 #: Largest --max-violations of ``sweep`` (each listed violation is re-evaluated at high precision).
 SWEEP_MAX_LISTED = 1000
-#: Largest --workers.
-MAX_WORKERS = 256
+#: Largest --workers (each worker process imports numpy, mpmath and sympy: ~80 MB).
+MAX_WORKERS = 16
 
 
 def check_queries(k: int, limit: int, what: str) -> None:
