@@ -100,8 +100,8 @@ def locate(segments: Sequence[Segment], drop: float, step: Fraction) -> Window:
     with mpmath.workdps(SEARCH_DPS):
         h = _LogG(segments)
         s = mpmath.mpf(step.numerator) / step.denominator
-        pts = sorted({_mp(x) for seg in segments for x in (seg.lo, seg.hi) if x is not None} | {mpmath.mpf(0)})
-        pts = [p for p in pts if h(p) > mpmath.ninf] or pts
+        pts = sorted({_mp(x) for seg in segments for x in (seg.lo, seg.hi) if x is not None}
+                     | {_inside(seg, s) for seg in segments})
         vals = [h(p) for p in pts]
         j = max(range(len(pts)), key=lambda i: vals[i])
         left = pts[j - 1] if j > 0 else _outward(h, pts[0], -s)
@@ -119,6 +119,15 @@ def locate(segments: Sequence[Segment], drop: float, step: Fraction) -> Window:
                 tail += mpmath.exp(-d) / -mpmath.expm1(-d)
         m = _as_fraction(mode)
         return Window(lo, hi, lo_end, hi_end, m, peak, tail)
+
+
+def _inside(seg: Segment, s: Any) -> Any:
+    """A probe inside the segment (its ends may be zeros of g: an exponential F at 0)."""
+    if seg.lo is not None and seg.hi is not None:
+        return (_mp(seg.lo) + _mp(seg.hi)) / 2
+    if seg.lo is not None:
+        return _mp(seg.lo) + s
+    return mpmath.mpf(0) if seg.hi is None else _mp(seg.hi) - s
 
 
 def _outward(h: _LogG, start: Any, s: Any) -> Any:
