@@ -251,7 +251,7 @@ def mp_quad(mech: SparseVector, integrand: Integrand, digits: int) -> tuple[mpma
 def _piece_quad(segs: list[Segment], piece: Piece, digits: int, guard: int, step: Fraction) -> tuple[mpmath.mpf, mpmath.mpf]:
     window = locate(segs, _drop(digits), step)
     target = mpmath.mpf(10) ** -(digits + 1)
-    previous = None
+    previous, est = None, mpmath.inf
     n = first_panels(digits)
     for k in range(MAX_PASSES):
         with mpmath.workdps(digits + guard + 5 * k):
