@@ -7,7 +7,7 @@ q = (1601, -1599), output BA (gaussian-svt, ε = 1/10, Δ = 1, t = 1) it returne
 below eps, so an unscaled 1e-699 integrand is accepted at its first degree: 4e-14 relative
 error even with dense panels.  The references here are therefore (a) the exact erfc form
 for one query, (b) an independent dense-panel mpmath.quad (tanh-sinh, its own brute-force
-scan for the mass, integrand divided by its peak) at 15 more digits.
+scan for the mass, integrand divided by its peak) at 10 more digits.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def _gsvt(cutoff: int = 2):
 
 def _reference(mech, queries, outcome: str, dps: int) -> mpmath.mpf:
     """∫ φ_Z(z) Π_B Φ((z - a_i)/σ_X) Π_A Φ((a_i - z)/σ_X) dz (a_i = q_i - t, shared threshold), written
-    from scratch: the mass from a grid scan every σ_Z/2, then mpmath.quad (tanh-sinh) on panels σ_Z wide
+    from scratch: the mass from a grid scan every σ_Z, then mpmath.quad (tanh-sinh) on panels 2σ_Z wide
     with the integrand divided by its peak."""
     sz, sx = (mpmath.mpf(n.scale.numerator) / n.scale.denominator for n in (mech.threshold_noise, mech.query_noise))
     a = [mpmath.mpf((Fraction(q) - T).numerator) / (Fraction(q) - T).denominator for q in queries]
@@ -54,14 +54,14 @@ def _reference(mech, queries, outcome: str, dps: int) -> mpmath.mpf:
         return v
 
     with mpmath.workdps(dps):
-        lo, hi = min(a + [0]) - 80 * sx, max(a + [0]) + 80 * sx
-        grid = mpmath.linspace(lo, hi, int((hi - lo) / (sz / 2)) + 1)
-        with mpmath.workdps(15):
+        lo, hi = min(a + [0]) - 30 * sx, max(a + [0]) + 30 * sx  # the mode is within 8k of [min a, max a]
+        grid = mpmath.linspace(lo, hi, int((hi - lo) / sz) + 1)
+        with mpmath.workdps(12):
             vals = [logg(z) for z in grid]
         top = max(vals)
         keep = [i for i, v in enumerate(vals) if v >= top - (dps * 2.31 + 30)]
         a0, b0 = grid[max(keep[0] - 1, 0)], grid[min(keep[-1] + 1, len(grid) - 1)]
-        nodes = mpmath.linspace(a0, b0, max(2, int((b0 - a0) / sz) + 1))
+        nodes = mpmath.linspace(a0, b0, max(2, int((b0 - a0) / (2 * sz)) + 1))
         peak = logg(grid[vals.index(top)])
         v = mpmath.quad(lambda z: mpmath.exp(logg(z) - peak), nodes)
         return v * mpmath.exp(peak)
@@ -76,18 +76,20 @@ def _in_ball(ball, x: mpmath.mpf) -> bool:
 
 
 def _far_cases():
-    """Seeded far-pushed queries: every query 200 to 2000 from t, either side (outputs of 1 to 5 letters)."""
+    """Seeded far-pushed queries, 200 to 2000 from t, each on its letter's unlikely side (B above t, A
+    below) with probability 3/4 (outputs of 1 to 5 letters, probabilities down to ~1e-1000)."""
     rng = random.Random(20261201)
     cases = [([1601, -1599], "BA")]  # the colleague's point
     for outcome in ("B", "A", "AA", "BBA", "BABA", "BBBBA"):
-        cases.append(([T + rng.choice((-1, 1)) * Fraction(rng.randint(400, 4000), 2) for _ in outcome], outcome))
+        sides = [(1 if ch == "B" else -1) * (1 if rng.random() < 0.75 else -1) for ch in outcome]
+        cases.append(([T + s * Fraction(rng.randint(400, 4000), 2) for s in sides], outcome))
     return cases
 
 
 @pytest.mark.parametrize(("queries", "outcome"), _far_cases())
 def test_far_pushed_gaussian_meets_the_digits_and_the_ball_contains_it(queries, outcome):
     m = _gsvt()
-    ref = _reference(m, queries, outcome, DIGITS + 15)
+    ref = _reference(m, queries, outcome, DIGITS + 10)
     e = evaluate(m, queries, outcome, digits=DIGITS)
     assert e.method == "quadrature"
     with mpmath.workdps(DIGITS + 15):
