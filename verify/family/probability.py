@@ -10,8 +10,9 @@ product of one-dimensional integrals described in `integrand`.  Paths:
   to the digits asked); for long outcome strings (more than
   `CLOSED_FORM_MAX_LETTERS` letters, where the closed form's O(k³) expansion
   is slow) and for **Gaussian noise, where no closed form exists**, mpmath
-  quadrature with every kink as a breakpoint (`quadrature.mp_quad`; its error
-  is mpmath's estimate, reported, not a bound).
+  quadrature over the integrand's mass window with every kink as a breakpoint
+  (`quadrature.mp_quad`; its error is an estimate, reported, not a bound;
+  `mp_probability` refuses a value whose estimate exceeds 10^-digits).
 * ``symbolic`` (`symbolic_probability`): the closed form as an exact sympy
   expression (rational inputs, piecewise noise; small k).
 * ``arb`` (`arb_probability`): a rigorous enclosure, a python-flint ball that

@@ -4,17 +4,20 @@ The Gaussian CDF Φ has no elementary antiderivative against the threshold
 density, so for Gaussian noise **no closed form exists**; the integral is
 computed by quadrature instead:
 
-* `mp_quad`: mpmath's tanh-sinh quadrature on every segment between
-  consecutive kinks (0, every a_i, the cap), each factor written with the
-  branch that is analytic on that segment (Laplace: ½e^{λy} for y < 0,
-  1 - ½e^{-λy} for y >= 0; Gaussian: ½erfc(∓y/(σ√2))).  The error it reports
-  is mpmath's *estimate* (its docstring: "not very conservative"), not a bound.
+* `mp_quad`: mpmath Gauss-Legendre quadrature over the integrand's mass window
+  (`mass`: the integrand is log-concave; mode, cut 10^-(digits+5) below the peak
+  with a provable tail bound), on equal panels plus every kink, each factor
+  written with the branch that is analytic on its segment (Laplace: ½e^{λy} for
+  y < 0, 1 - ½e^{-λy} for y >= 0; Gaussian: ½erfc(∓y/(σ√2))), the integrand
+  divided by its peak; two passes (n panels / 2n panels, two precisions) must
+  agree.  The error it reports is an *estimate* (mpmath's docstring: "not very
+  conservative"), not a bound.
 * `acb_enclosure`: python-flint's ``acb.integral`` (Petras' algorithm with
   rigorous error bounds for integrands analytic near the segment; every
-  branch formula here is entire) on the same segments, the two infinite
-  tails truncated at ±L and their mass bounded above by the threshold
-  noise's tail Pr[|Z| > L] times the factors' maxima (F, S <= 1, p_X <= its
-  mode): the result is a ball that contains the exact value.
+  branch formula here is entire) on the same window's panels, the tails
+  beyond it enclosed by the log-concavity bound in ball arithmetic (or the
+  threshold noise's tail times the factors' maxima): the result is a ball
+  that contains the exact value.
 
 Both also serve Laplace and exponential noise, as a check of the closed form.
 """
