@@ -38,6 +38,10 @@ from fractions import Fraction
 from typing import Any
 
 from verify.backends import Backend
+from verify.errors import InputError
+
+#: The families whose CDFs are piecewise exponential (`verify.noise.FAMILIES`).
+PIECEWISE_FAMILIES = ("laplace", "exponential", "none")
 
 INF = None  # an open end of a segment
 
@@ -74,6 +78,10 @@ class PiecewiseIntegrator:
     """
 
     def __init__(self, backend: Backend, lam: Any, rho: Fraction, zfamily: str, xfamily: str) -> None:
+        for name, fam in (("threshold", zfamily), ("query", xfamily)):
+            if fam not in PIECEWISE_FAMILIES:
+                raise InputError(f"noise: {fam} {name} noise is not piecewise exponential; the closed form needs "
+                                 "Laplace, exponential or none (use verify.family.probability)")
         self.b = backend
         self.lam = lam
         self.rho = Fraction(rho)

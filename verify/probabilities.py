@@ -55,8 +55,18 @@ def check_digits(digits: int) -> int:
     return digits
 
 
+def require_closed_form(mech: AboveThreshold) -> None:
+    """Every path here is the seed's closed form for piecewise-exponential noise (Laplace, exponential,
+    none): refuse any other family instead of returning wrong numbers (Gaussian noise has no closed form)."""
+    for name, noise in (("threshold", mech.threshold_noise), ("query", mech.query_noise)):
+        if not noise.is_piecewise:
+            raise InputError(f"noise: {noise.family} {name} noise has no closed form here (Laplace, exponential, none "
+                             "only); use verify.family.probability with SparseVector.from_above_threshold")
+
+
 def _rates(mech: AboveThreshold) -> tuple[Fraction, Fraction]:
     """(λ, ρ): the query-noise rate (the threshold's if the queries are noiseless) and rate_Z/λ."""
+    require_closed_form(mech)
     zn, xn = mech.threshold_noise, mech.query_noise
     if not xn.is_none:
         lam = xn.rate
@@ -69,6 +79,7 @@ def _rates(mech: AboveThreshold) -> tuple[Fraction, Fraction]:
 
 
 def _positions(mech: AboveThreshold, queries: Sequence[object]) -> list[Fraction]:
+    require_closed_form(mech)
     return [q - mech.threshold for q in parse_queries(queries)]
 
 
@@ -215,6 +226,7 @@ def fast_log_distribution(
     above it by the mpmath path.  With
     ``cutoff`` (n,), the conditional form z > cutoff - t is used (one query).
     """
+    require_closed_form(mech)
     q = np.atleast_2d(np.asarray(queries, dtype=float))
     if not np.all(np.isfinite(q)):
         raise InputError("queries: every value must be a finite number")

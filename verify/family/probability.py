@@ -10,8 +10,9 @@ product of one-dimensional integrals described in `integrand`.  Paths:
   to the digits asked); for long outcome strings (more than
   `CLOSED_FORM_MAX_LETTERS` letters, where the closed form's O(k³) expansion
   is slow) and for **Gaussian noise, where no closed form exists**, mpmath
-  quadrature with every kink as a breakpoint (`quadrature.mp_quad`; its error
-  is mpmath's estimate, reported, not a bound).
+  quadrature over the integrand's mass window with every kink as a breakpoint
+  (`quadrature.mp_quad`; its error is an estimate, reported, not a bound;
+  `mp_probability` refuses a value whose estimate exceeds 10^-digits).
 * ``symbolic`` (`symbolic_probability`): the closed form as an exact sympy
   expression (rational inputs, piecewise noise; small k).
 * ``arb`` (`arb_probability`): a rigorous enclosure, a python-flint ball that
@@ -95,7 +96,11 @@ def mp_probability(mech: SparseVector, queries: Sequence[object], outcome: str, 
     >>> mpmath.nstr(mp_probability(preset("lyu-1", cutoff=2), [0, 0], "AA", digits=20), 15)
     '0.266666666666667'
     """
-    return evaluate(mech, queries, outcome, released, digits).value
+    e = evaluate(mech, queries, outcome, released, digits)
+    if e.error_estimate is not None and e.error_estimate > mpmath.mpf(10) ** -digits:
+        raise ArithmeticError(f"quadrature: estimated relative error {mpmath.nstr(e.error_estimate, 3)} exceeds "
+                              f"10^-{digits}; use evaluate() to see it, or arb_probability for a rigorous ball")
+    return e.value
 
 
 def mp_closed_form(mech: SparseVector, integ: Integrand, digits: int) -> mpmath.mpf:
@@ -138,8 +143,7 @@ def arb_probability(mech: SparseVector, queries: Sequence[object], outcome: str,
         raise InputError(f"prec: {prec!r} must be an integer number of bits from 30 to 10000")
     integ = integrand_mod.build(mech, queries, outcome, released)
     if not closed_form_applies(mech):
-        estimate = float(mp_quad(mech, integ, 15)[0])
-        return acb_enclosure(mech, integ, prec, estimate)
+        return acb_enclosure(mech, integ, prec)
     with MPMATH_LOCK:  # flint's precision is global to the process as well
         old = flint.ctx.prec
         flint.ctx.prec = prec

@@ -4,17 +4,20 @@ The Gaussian CDF Φ has no elementary antiderivative against the threshold
 density, so for Gaussian noise **no closed form exists**; the integral is
 computed by quadrature instead:
 
-* `mp_quad`: mpmath's tanh-sinh quadrature on every segment between
-  consecutive kinks (0, every a_i, the cap), each factor written with the
-  branch that is analytic on that segment (Laplace: ½e^{λy} for y < 0,
-  1 - ½e^{-λy} for y >= 0; Gaussian: ½erfc(∓y/(σ√2))).  The error it reports
-  is mpmath's *estimate* (its docstring: "not very conservative"), not a bound.
+* `mp_quad`: mpmath Gauss-Legendre quadrature over the integrand's mass window
+  (`mass`: the integrand is log-concave; mode, cut 10^-(digits+5) below the peak
+  with a provable tail bound), on equal panels plus every kink, each factor
+  written with the branch that is analytic on its segment (Laplace: ½e^{λy} for
+  y < 0, 1 - ½e^{-λy} for y >= 0; Gaussian: ½erfc(∓y/(σ√2))), the integrand
+  divided by its peak; two passes (n panels / 2n panels, two precisions) must
+  agree.  The error it reports is an *estimate* (mpmath's docstring: "not very
+  conservative"), not a bound.
 * `acb_enclosure`: python-flint's ``acb.integral`` (Petras' algorithm with
   rigorous error bounds for integrands analytic near the segment; every
-  branch formula here is entire) on the same segments, the two infinite
-  tails truncated at ±L and their mass bounded above by the threshold
-  noise's tail Pr[|Z| > L] times the factors' maxima (F, S <= 1, p_X <= its
-  mode): the result is a ball that contains the exact value.
+  branch formula here is entire) on the same window's panels, the tails
+  beyond it enclosed by the log-concavity bound in ball arithmetic (or the
+  threshold noise's tail times the factors' maxima): the result is a ball
+  that contains the exact value.
 
 Both also serve Laplace and exponential noise, as a check of the closed form.
 """
@@ -28,6 +31,7 @@ from typing import Any
 import mpmath
 
 from verify.family.integrand import Integrand, Piece, TermKind
+from verify.family.mass import Segment, Window, locate, panels
 from verify.family.model import SparseVector
 from verify.noise import Noise
 from verify.precision import MPMATH_LOCK
@@ -184,15 +188,52 @@ def constants(ops: Any, integrand: Integrand) -> Any:
     return value
 
 
-# --- mpmath ----------------------------------------------------------------------------------------------
-def mp_quad(mech: SparseVector, integrand: Integrand, digits: int) -> tuple[mpmath.mpf, mpmath.mpf]:
-    """(value, estimated relative error) by mpmath quadrature at ``digits`` + 15 working digits.
+# --- the mass window ---------------------------------------------------------------------------------------
+def _step(mech: SparseVector) -> Fraction:
+    scales = [n.scale for n in (mech.threshold_noise, mech.query_noise) if not n.is_none]
+    return max(scales) if scales else Fraction(1)
 
-    The degree is raised until mpmath's error estimate is below 10^-(digits+3) relative
-    (an estimate, not a bound)."""
+
+def _live(ops: Any, mech: SparseVector, piece: Piece) -> list[Segment]:
+    """The segments between kinks where the integrand is not identically 0, with their formulas."""
+    out = []
+    for lo, hi in _segments(piece):
+        f = _integrand(ops, mech, piece, lo, hi)
+        if f is not None:
+            out.append(Segment(lo, hi, f))
+    return out
+
+
+def _drop(digits: int) -> float:
+    """Nats below the peak where the window is cut: the tails are then < 10^-(digits+5) of the mass."""
+    return (digits + 5) * math.log(10)
+
+
+# --- mpmath ----------------------------------------------------------------------------------------------
+MAX_PASSES = 5
+
+
+def first_panels(digits: int) -> int:
+    """Equal panels of the window on the first pass (doubled on each later one): the window spans about
+    ±√(2·drop) peak widths, so √drop / 2 panels give each a few widths."""
+    return max(4, math.ceil(math.sqrt(_drop(digits)) / 2))
+
+
+def mp_quad(mech: SparseVector, integrand: Integrand, digits: int) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """(value, estimated relative error) by mpmath quadrature over the mass window (`mass`).
+
+    Each piece is integrated on its window (`mass.locate`: mode of the log-concave integrand,
+    cut where it is 10^-(digits+5) below the peak, so the tails are < 10^-(digits+5) of the
+    mass) split into n equal panels plus every kink (Gauss-Legendre: the integrand is analytic
+    on each panel), at ``digits`` + 10 working digits, then on 2n panels at ``digits`` + 15,
+    and so on until two consecutive passes agree to 10^-(digits+1).  The estimate is the last
+    disagreement + mpmath's own estimate + the tail bound, relative: an estimate, not a bound
+    (`acb_enclosure` gives a bound).  `evaluate`'s callers see it; `mp_probability` refuses
+    a value whose estimate exceeds 10^-digits."""
     if integrand.zero:
         return mpmath.mpf(0), mpmath.mpf(0)
-    with MPMATH_LOCK, mpmath.workdps(digits + 15):
+    guard = 10 + len(str(sum(len(p.terms) for p in integrand.pieces)))  # rounding of long products
+    with MPMATH_LOCK, mpmath.workdps(digits + guard + 5 * MAX_PASSES):
         ops = MpOps()
         total = constants(ops, integrand)
         rel_err = mpmath.mpf(0)
@@ -200,40 +241,71 @@ def mp_quad(mech: SparseVector, integrand: Integrand, digits: int) -> tuple[mpma
             if mech.threshold_noise.is_none:
                 total = total * _point_piece(ops, mech, piece)
                 continue
-            value, err = mpmath.mpf(0), mpmath.mpf(0)
-            for lo, hi in _segments(piece):
-                f = _integrand(ops, mech, piece, lo, hi)
-                if f is None:
-                    continue
-                a = mpmath.ninf if lo is None else ops.num(lo)
-                b = mpmath.inf if hi is None else ops.num(hi)
-                v, e = _quad(f, a, b, digits)
-                value += v
-                err += e
+            segs = _live(ops, mech, piece)
+            if not segs:
+                return mpmath.mpf(0), mpmath.mpf(0)
+            value, err = _piece_quad(segs, piece, digits, guard, _step(mech))
             total = total * value
-            rel_err += err / value if value > 0 else (0 if err == 0 else mpmath.inf)
-        return +total, rel_err
+            rel_err += err
+        with mpmath.workdps(digits + guard):
+            return +total, +rel_err
 
 
-def _quad(f, a, b, digits: int) -> tuple[mpmath.mpf, mpmath.mpf]:
-    target = mpmath.mpf(10) ** (-(digits + 3))
-    degree = 6
-    while True:
-        v, e = mpmath.quad(f, [a, b], error=True, maxdegree=degree)
-        if v == 0 or abs(e) <= target * abs(v) or degree >= 14:
-            return v, abs(e)
-        degree += 2
+def _piece_quad(segs: list[Segment], piece: Piece, digits: int, guard: int, step: Fraction) -> tuple[mpmath.mpf, mpmath.mpf]:
+    window = locate(segs, _drop(digits), step)
+    target = mpmath.mpf(10) ** -(digits + 1)
+    previous, est = None, mpmath.inf
+    n = first_panels(digits)
+    for k in range(MAX_PASSES):
+        with mpmath.workdps(digits + guard + 5 * k):
+            value, err = _window_quad(segs, window, piece.kinks, n)
+            if previous is not None:
+                gap = abs(value - previous) / value if value > 0 else (0 if value == previous else mpmath.inf)
+                est = gap + err / value + window.tail
+                if gap <= target:
+                    return value, est
+            previous, n = value, 2 * n
+    return value, est
+
+
+def _window_quad(segs: list[Segment], window: Window, kinks: list[Fraction], n: int) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """∫ over the window on n panels, as (value, mpmath's error estimate).  The integrand is divided by
+    its peak first: mpmath.quad stops when its error estimate is below eps *absolutely*
+    (`QuadratureRule.summation`: ``if err <= epsilon: break``), so a 1e-699 integrand would be
+    accepted at the first degree (seen: 4e-14 relative error on both this path and a dense-panel check)."""
+    pts = panels(window, kinks, n)
+    scale = mpmath.exp(-window.log_peak)
+    value, err = mpmath.mpf(0), mpmath.mpf(0)
+    for seg, nodes in _split(segs, pts):
+        v, e = mpmath.quad(lambda z, f=seg.f: f(z) * scale, [mpmath.mpf(x.numerator) / x.denominator for x in nodes],
+                           error=True, method="gauss-legendre")
+        value += v
+        err += abs(e)
+    return value / scale, err / scale
+
+
+def _split(segs: list[Segment], pts: list[Fraction]) -> list[tuple[Segment, list[Fraction]]]:
+    """The breakpoints ``pts`` (which include every kink inside) grouped by the segment they lie in."""
+    out = []
+    for seg in segs:
+        nodes = [x for x in pts if (seg.lo is None or x >= seg.lo) and (seg.hi is None or x <= seg.hi)]
+        if len(nodes) >= 2:
+            out.append((seg, nodes))
+    return out
 
 
 # --- arb --------------------------------------------------------------------------------------------------
-def _tail(noise: Noise, beyond: Fraction, right: bool) -> float:
-    """An upper bound on Pr[Z > beyond] (right) or Pr[Z < -beyond] (left), beyond >= 0, as a float
-    rounded up generously (it only widens the ball)."""
+def _tail(noise: Noise, beyond: Fraction, right: bool) -> Any:
+    """Pr[Z > beyond] (right) or Pr[Z < -beyond] (left), beyond >= 0, as an arb ball (no underflow)."""
+    import flint
+
+    x = flint.arb(flint.fmpq(beyond.numerator, beyond.denominator)) / flint.arb(
+        flint.fmpq(noise.scale.numerator, noise.scale.denominator))
     if noise.family == "exponential":
-        return 0.0 if not right else math.exp(-float(beyond / noise.scale)) * 1.000001
+        return flint.arb(0) if not right else (-x).exp()
     if noise.family == "laplace":
-        return 0.5 * math.exp(-float(beyond / noise.scale)) * 1.000001
-    return 0.5 * math.erfc(float(beyond / noise.scale) / math.sqrt(2)) * 1.000001 + 1e-300
+        return (-x).exp() / 2
+    return (x / flint.arb(2).sqrt()).erfc() / 2
 
 
 def _mode(noise: Noise) -> Fraction:
@@ -245,11 +317,16 @@ def _mode(noise: Noise) -> Fraction:
     return Fraction(2, 5) / noise.scale  # 1/√(2π) = 0.3989... < 2/5
 
 
-def acb_enclosure(mech: SparseVector, integrand: Integrand, prec: int = 128, estimate: float | None = None) -> Any:
-    """A python-flint ``arb`` ball containing the exact value (module docstring).
+def acb_enclosure(mech: SparseVector, integrand: Integrand, prec: int = 128) -> Any:
+    """A python-flint ``arb`` ball containing the exact value.
 
-    ``estimate`` (e.g. from `mp_quad`) sets where the tails are cut: at L with
-    tail mass below 2^-(prec+10) · estimate."""
+    Per piece: ``acb.integral`` (rigorous; every branch formula is entire) on the
+    panels of the mass window (`mass.locate`, found in mpmath: it only decides
+    where to cut, never what is claimed), with the absolute tolerance scaled to
+    the peak; each tail beyond the window is enclosed in [0, B] with B the
+    log-concavity bound g(R)(R - m)/(log g(m) - log g(R)) evaluated in ball
+    arithmetic (`mass` docstring), or, where that is not established, the crude
+    bound Pr[Z beyond R] · Π (density maxima) (F, S <= 1)."""
     import flint
 
     if integrand.zero:
@@ -260,48 +337,65 @@ def acb_enclosure(mech: SparseVector, integrand: Integrand, prec: int = 128, est
         try:
             ops = AcbOps()
             total = constants(ops, integrand)
-            zn = mech.threshold_noise
             for piece in integrand.pieces:
-                if zn.is_none:
+                if mech.threshold_noise.is_none:
                     total = total * _point_piece(ops, mech, piece)
                     continue
-                bound = Fraction(1)
-                for term in piece.terms:
-                    if term.kind is TermKind.DENSITY:
-                        bound *= _mode(mech.query_noise)
-                want = 2.0 ** (-(prec + 10)) * (estimate if estimate and estimate > 0 else 1e-300)
-                reach = _cut(zn, want / float(bound))
-                kinks = piece.kinks
-                lo_cut, hi_cut = kinks[0] - reach, kinks[-1] + reach
-                value = flint.acb(0)
-                for lo, hi in _segments(piece):
-                    f = _integrand(ops, mech, piece, lo, hi)
-                    if f is None:
-                        continue
-                    a = lo_cut if lo is None else lo
-                    b = hi_cut if hi is None else hi
-                    value += flint.acb.integral(lambda z, _analytic, f=f: f(z), ops.num(a), ops.num(b))
-                    if lo is None:
-                        value += _ball(0, _tail(zn, -lo_cut, right=False) * float(bound)) if lo_cut < 0 else _ball(0, float(bound))
-                    if hi is None:
-                        value += _ball(0, _tail(zn, hi_cut, right=True) * float(bound)) if hi_cut > 0 else _ball(0, float(bound))
-                total = total * value
+                with mpmath.workdps(max(30, int(prec * 0.302) + 10)):
+                    segs = _live(MpOps(), mech, piece)
+                    if not segs:
+                        return flint.arb(0)
+                    window = locate(segs, _drop(int(prec * 0.302)) + 10, _step(mech))
+                total = total * _piece_ball(ops, mech, piece, window, prec)
             return total.real
         finally:
             flint.ctx.prec = old
 
 
-def _cut(noise: Noise, want: float) -> Fraction:
-    """A distance L (exact) beyond the outermost kink with tail mass <= want."""
-    b = float(noise.scale)
-    t = max(-math.log(max(want, 1e-300)), 1.0)
-    if noise.family == "gaussian":
-        return Fraction(math.ceil(b * math.sqrt(2 * t) + 1))
-    return Fraction(math.ceil(b * t + 1))
-
-
-def _ball(mid: float, rad: float) -> Any:
-    """[mid - rad, mid + rad] as an acb (rad >= 0 rounded up by arb)."""
+def _piece_ball(ops: AcbOps, mech: SparseVector, piece: Piece, window: Window, prec: int) -> Any:
     import flint
 
-    return flint.acb(flint.arb(mid, rad))
+    segs = _live(ops, mech, piece)
+    size = window.hi - window.lo
+    tol = (flint.arb(str(mpmath.nstr(window.log_peak, 20))).exp()
+           * ops.num(size if size > 0 else 1).real * flint.arb(2) ** -(prec + 20))
+    value = flint.acb(0)
+    for seg, nodes in _split(segs, panels(window, piece.kinks, 2 * first_panels(int(prec * 0.302)))):
+        for a, b in zip(nodes[:-1], nodes[1:]):
+            value += flint.acb.integral(lambda z, _analytic, f=seg.f: f(z), ops.num(a), ops.num(b), abs_tol=tol)
+    if not window.lo_end:
+        value += _tail_ball(ops, mech, piece, segs, window, right=False)
+    if not window.hi_end:
+        value += _tail_ball(ops, mech, piece, segs, window, right=True)
+    return value
+
+
+def _at(ops: AcbOps, segs: list[Segment], z: Fraction) -> Any:
+    for seg in segs:
+        if (seg.lo is None or z >= seg.lo) and (seg.hi is None or z <= seg.hi):
+            return seg.f(ops.num(z)).real
+    return None
+
+
+def _tail_ball(ops: AcbOps, mech: SparseVector, piece: Piece, segs: list[Segment], window: Window, right: bool) -> Any:
+    """[0, B] ⊇ the mass beyond the window's cut on one side (`acb_enclosure`)."""
+    import flint
+
+    cut, m = (window.hi, window.mode) if right else (window.lo, window.mode)
+    g_cut, g_m = _at(ops, segs, cut), _at(ops, segs, m)
+    dist = (cut - m) if right else (m - cut)
+    if g_cut is not None and g_m is not None and dist > 0 and g_cut > 0:
+        d = (g_m / g_cut).log()
+        if d > 0:  # certainly: the secant slope is certainly negative
+            bound = (g_cut * ops.num(dist).real / d).upper()
+            return flint.acb(flint.arb(0).union(bound))
+    bound = Fraction(1)
+    for term in piece.terms:
+        if term.kind is TermKind.DENSITY:
+            bound *= _mode(mech.query_noise)
+    zn = mech.threshold_noise
+    if (right and cut > 0) or (not right and cut < 0):
+        mass = _tail(zn, abs(cut), right=right) * ops.num(bound).real
+    else:
+        mass = ops.num(bound).real
+    return flint.acb(flint.arb(0).union(mass.upper()))
