@@ -10,8 +10,12 @@ from verify.cli.variant import CUTOFF
 from verify.errors import InputError
 from verify.family.presets import NAMES
 
-#: Largest number of queries the δ search accepts (the Gaussian search at 2 queries already takes about a minute).
-MAX_DELTA_QUERIES = 10
+#: Largest number of queries the δ search accepts: measured on the 2-core machine under load, lyu-6 took
+#: 2.8 s CPU at 2 queries, 8.2 s at 3 and 23 s at 4 (the search grows about 3x per query).
+MAX_DELTA_QUERIES = 4
+#: Gaussian noise has no closed form: its search runs on quadrature (one query is exact by erfc;
+#: two queries took 70-77 s), so the search is limited to one query there.
+MAX_GAUSSIAN_DELTA_QUERIES = 1
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--epsilon-prime", type=flags.NON_NEGATIVE, required=True, metavar="E", help="ε' >= 0 of the (ε', δ) guarantee")
     p.add_argument("--queries", type=flags.vector(), metavar="Q1,Q2,...", help="q_j(D) (with --neighbour-queries: exact δ of this pair)")
     p.add_argument("--neighbour-queries", type=flags.vector(), metavar="Q1,Q2,...", help="q_j(D'), each within Δ of q_j(D)")
-    p.add_argument("--max-queries", type=flags.integer(1, MAX_DELTA_QUERIES), default="2", metavar="K", help="search: largest number of queries (1..10, default 2)")
+    p.add_argument("--max-queries", type=flags.integer(1, MAX_DELTA_QUERIES), default=None, metavar="K", help=f"search: largest number of queries (1..{MAX_DELTA_QUERIES}, Gaussian 1; default 2, Gaussian 1)")
     p.add_argument("--digits", type=flags.integer(5, 60), default="20", help="significant digits of the exact δ (5..60, default 20)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plot", type=flags.output_file(".png"), metavar="FILE.png", help="draw δ(ε') of the pair for ε' from 0 to 2ε' (13 points), RDP bound beside it")
@@ -54,6 +58,12 @@ def run(args: argparse.Namespace) -> int:
         res = exact_delta(mech, list(args.queries), list(args.neighbour_queries), ep, args.digits)
         how = "exact δ of the given pair"
     else:
+        gaussian = "gaussian" in (mech.threshold_spec.family, mech.query_spec.family)
+        if args.max_queries is None:
+            args.max_queries = MAX_GAUSSIAN_DELTA_QUERIES if gaussian else 2
+        if gaussian and args.max_queries > MAX_GAUSSIAN_DELTA_QUERIES:
+            raise InputError(f"--max-queries: {args.max_queries} is above {MAX_GAUSSIAN_DELTA_QUERIES} for Gaussian noise "
+                             "(the search runs on quadrature; give --queries/--neighbour-queries for an exact pair)")
         res = worst_delta(mech, ep, max_queries=args.max_queries, digits=args.digits)
         how = f"largest exact δ over the structured pairs with up to {args.max_queries} queries"
     if args.plot:
