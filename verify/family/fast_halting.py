@@ -24,10 +24,9 @@ import numpy as np
 from verify.family.fast import (
     EPS,
     FastResult,
-    gl_relative_error,
+    adaptive_panels,
     left_tail_mask,
     noise_rates,
-    panels,
     tail_edges,
     variation_bound,
 )
@@ -88,7 +87,7 @@ def halting_distribution(mech: SparseVector, q: np.ndarray) -> FastResult:
     h = edges[:, 1:] - edges[:, :-1]
     rz, _ = noise_rates(mech)
     var = np.where(left_tail_mask(edges, points), h * (rz + lx), var)
-    z, w, per_panel = panels(edges, var)
+    z, w, panel_err = adaptive_panels(edges, var)
     weight = zn.pdf(z) * w  # (n, N)
     left, right = edges[:, 0], edges[:, -1]
     g_left = np.ones(n)  # G_{i-1}(L)
@@ -136,6 +135,6 @@ def halting_distribution(mech: SparseVector, q: np.ndarray) -> FastResult:
         logv = np.log(values)
         rel_tail = np.where(values > 0, tails / values, np.inf)
     # rounding: each factor carries <= 3 roundings (exp, scaling, 1 - x) and one product, u = EPS/2 each
-    err = gl_relative_error(per_panel)[:, None] + rel_tail + (k + 2) * 2 * EPS
+    err = panel_err[:, None] + rel_tail + (k + 2) * 2 * EPS
     err = np.where(values < TINY, np.inf, err)
     return FastResult(logv, err)
