@@ -96,69 +96,6 @@ def panels(edges: np.ndarray, variation: np.ndarray) -> tuple[np.ndarray, np.nda
     return z.reshape(n, -1), w.reshape(n, -1), per_panel
 
 
-#: per-panel relative-error target of `adaptive_panels` (the GL remainder for the panel's variation)
-PANEL_TARGET = 1e-14
-#: largest variation per panel in `adaptive_panels` (m = 8 nodes at Δ = 4: remainder 5.8e-14)
-ADAPTIVE_VARIATION = 4.0
-
-
-@lru_cache(maxsize=1)
-def _gl_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Nodes and weights of the m-point rules, m = 1..GL_NODES, concatenated; offsets; remainder constants."""
-    xs, ws = zip(*(gauss_legendre(m) for m in range(1, GL_NODES + 1)))
-    off = np.concatenate([[0, 0], np.cumsum([m for m in range(1, GL_NODES + 1)])])[:-1]  # off[m]
-    const = np.array([0.0] + [float(gl_relative_error(1.0, m)) for m in range(1, GL_NODES + 1)])
-    return np.concatenate(xs), np.concatenate(ws), off, const
-
-
-def adaptive_panels(edges: np.ndarray, variation: np.ndarray,
-                    max_variation: float = ADAPTIVE_VARIATION) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Like `panels` (segments cut into ceil(variation/max_variation) equal panels), but each panel
-    gets the fewest nodes m (1..GL_NODES) whose remainder
-    ``gl_relative_error(Δ, m)`` is at most PANEL_TARGET for its variation Δ (m = GL_NODES where
-    none is).  Kinks dense on the scale 1/λ give panels with small Δ and few nodes, so the node
-    count grows far slower than GL_NODES per kink.
-
-    Returns nodes z (n, N), weights w (n, N) (0 on padding) and the largest per-panel
-    relative-error estimate of each row."""
-    n, s = variation.shape
-    xt, wt, off, const = _gl_tables()
-    width = edges[:, 1:] - edges[:, :-1]
-    count = np.clip(np.ceil(variation / max_variation), 1, 10_000).astype(np.int64)
-    count = np.where(width > 0, count, 0)
-    delta = np.where(count > 0, variation / np.maximum(count, 1), 0.0)
-    ms = np.arange(1, GL_NODES + 1)
-    with np.errstate(under="ignore", over="ignore"):
-        errs = const[1:][None, None, :] * delta[:, :, None] ** (2 * ms)[None, None, :]
-    ok = errs <= PANEL_TARGET
-    m = np.where(ok.any(axis=2), ok.argmax(axis=2) + 1, GL_NODES).astype(np.int64)
-    perr = np.take_along_axis(errs, (m - 1)[:, :, None], axis=2)[:, :, 0]
-    per_row = np.where(count > 0, perr, 0.0).max(axis=1)
-    # one entry per panel
-    cnt = count.ravel()
-    prow = np.repeat(np.repeat(np.arange(n), s), cnt)
-    pseg = np.repeat(np.tile(np.arange(s), n), cnt)
-    first = np.repeat(np.cumsum(cnt) - cnt, cnt)
-    j = np.arange(len(prow)) - first
-    h = width[prow, pseg] / count[prow, pseg]
-    lo = edges[prow, pseg] + j * h
-    pm = m[prow, pseg]
-    # one entry per node
-    per_row_nodes = np.bincount(prow, weights=pm, minlength=n).astype(np.int64)
-    nmax = int(per_row_nodes.max()) if n else 0
-    nrow = np.repeat(prow, pm)
-    pstart = np.repeat(np.cumsum(pm) - pm, pm)
-    local = np.arange(len(nrow)) - pstart
-    idx = np.repeat(off[pm], pm) + local
-    col = np.arange(len(nrow)) - np.repeat(np.concatenate([[0], np.cumsum(per_row_nodes)[:-1]]), per_row_nodes)
-    z = np.repeat(edges[:, :1], nmax, axis=1)
-    w = np.zeros((n, nmax))
-    hn = np.repeat(h, pm)
-    z[nrow, col] = np.repeat(lo, pm) + hn * xt[idx]
-    w[nrow, col] = hn * wt[idx]
-    return z, w, per_row
-
-
 def noise_rates(mech: SparseVector) -> tuple[float, float]:
     """(rate of Z's density decay, λ of the query noise) in float; Gaussian: 1/σ."""
     zn, xn = mech.threshold_noise, mech.query_noise
@@ -183,8 +120,8 @@ def variation_bound(mech: SparseVector, edges: np.ndarray, a_sorted: np.ndarray,
     var = h * (rz + extra)
     if lx == 0 or k == 0:
         return var
-    above = k - _searchsorted_rows(a_sorted, hi, side="left")
-    below = _searchsorted_rows(a_sorted, lo, side="right")  # number of a_j <= lo
+    above = k - searchsorted_rows(a_sorted, hi, side="left")
+    below = searchsorted_rows(a_sorted, lo, side="right")  # number of a_j <= lo
     logpre = np.logaddexp.accumulate(lx * a_sorted, axis=1)  # log Σ_{j<=J} e^{λ a_j}
     logpre = np.concatenate([np.full((n, 1), -np.inf), logpre], axis=1)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -226,7 +163,7 @@ def left_tail_mask(edges: np.ndarray, points: np.ndarray) -> np.ndarray:
     return edges[:, 1:] <= points.min(axis=1, keepdims=True)
 
 
-def _searchsorted_rows(a: np.ndarray, v: np.ndarray, side: str) -> np.ndarray:
+def searchsorted_rows(a: np.ndarray, v: np.ndarray, side: str) -> np.ndarray:
     """Row-wise np.searchsorted(a[r], v[r])."""
     n = a.shape[0]
     if n == 1:
