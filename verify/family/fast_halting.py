@@ -48,7 +48,7 @@ from verify.family.model import SparseVector
 from verify.noise import Noise
 
 #: queries per block of the (k, N) matrices (bounds memory at large k)
-BLOCK = 16
+BLOCK = 32
 TINY = 1e-290
 #: nodes whose running mass G·p_Z·w is below this fraction of the largest are left out (and bounded)
 WINDOW = 1e-40
@@ -113,13 +113,19 @@ def mass_weighted_variation(mech: SparseVector, edges: np.ndarray, a_sorted: np.
     h = hi - edges[:, :-1]
     base = var - lx * h * above  # the variation without pure exponentials
     start = searchsorted_rows(a_sorted, hi, side="left")
-    cs = np.minimum(np.append(COUNTS[COUNTS < k], k)[None, None, :], above[:, :, None])  # (n, S, C)
-    logrho = np.zeros(cs.shape)
-    for d in SHIFTS / lx:
-        kept = (start - searchsorted_rows(a_sorted, hi + d, side="left"))[:, :, None]  # -#{a_j in [hi, hi+d)}
-        np.minimum(logrho, -d * (lx * (cs + kept) - r0), out=logrho)
-    d_hi = base[:, :, None] + lx * h[:, :, None] * np.concatenate([cs[:, :, 1:], cs[:, :, -1:]], axis=2)
-    return (d_hi * np.exp(logrho / 16)).max(axis=2)
+    kept = [(start - searchsorted_rows(a_sorted, hi + d, side="left"))[:, :, None] for d in SHIFTS / lx]
+    grid = np.append(COUNTS[COUNTS < k], k)
+    out = np.empty_like(var)
+    step = max(1, 2_000_000 // (var.shape[1] * len(grid)))  # rows per chunk (memory)
+    for r in range(0, n, step):
+        sl = slice(r, r + step)
+        cs = np.minimum(grid[None, None, :], above[sl, :, None])  # (rows, S, C): the grid capped at the count
+        logrho = np.zeros(cs.shape)
+        for d, kp in zip(SHIFTS / lx, kept):  # kp = -#{a_j in [hi, hi + d)}
+            np.minimum(logrho, -d * (lx * (cs + kp[sl]) - r0), out=logrho)
+        d_hi = base[sl, :, None] + lx * h[sl, :, None] * np.concatenate([cs[:, :, 1:], cs[:, :, -1:]], axis=2)
+        out[sl] = (d_hi * np.exp(logrho / 16)).max(axis=2)
+    return out
 
 
 def halting_distribution(mech: SparseVector, q: np.ndarray, node_plan: str = "weighted") -> FastResult:
