@@ -54,7 +54,7 @@ def check(name: str, seed: int) -> dict:
     for k, count, outs in PLAN:
         for c in range(count):
             q = _vector(rng, k, c % 4)
-            res = halting_distribution(m, q[None, :])
+            res = halting_distribution(m, q[None, :], node_plan="weighted")
             plain = halting_distribution(m, q[None, :], node_plan="plain")
             ok = (res.error_estimate <= FAST_TOLERANCE) & (plain.error_estimate <= FAST_TOLERANCE)
             if ok.any():
