@@ -9,6 +9,8 @@ Lap(3Δ/ε), ε = Δ = 1, t = 0) for one query vector, queries uniform in [-6, 6
   baseline is ``scipy.integrate.quad`` over the same integrands, split at every
   kink (k = 100: all 101 outputs; k = 1000: ``--quad-outputs`` of the 1001
   outputs, evenly spaced, and the time scaled to all of them, printed as such);
+  the previous node plan of the halting path (``node_plan="plain"``, median of
+  ``--reps`` runs, right after the new plan in the same process) as a second baseline;
   the seed's fast path (`verify.probabilities.fast_log_distribution`) on the
   same vector at k = 100 (``--seed-fast-k100``, slow: it falls back to mpmath).
 * k = 3: vectors per second of the family's front door and of the seed's fast
@@ -85,6 +87,8 @@ def main() -> None:
         q = rng.uniform(-6, 6, (1, k))
         fast_log_distribution(mech, q)  # warm-up
         fast_s = _median_time(lambda q=q: fast_log_distribution(mech, q), args.reps)
+        plain_s = _median_time(lambda q=q: halting_distribution(mech, q, node_plan="plain"), args.reps)
+        plain = halting_distribution(mech, q, node_plan="plain")
         logp, _, refined = fast_log_distribution(mech, q)
         est = float(halting_distribution(mech, q).error_estimate.max())
         outputs = list(range(k + 1)) if k <= 100 else list(np.linspace(0, k, args.quad_outputs).astype(int))
@@ -95,7 +99,8 @@ def main() -> None:
         result[f"k{k}"] = {
             "fast_seconds": fast_s, "quad_seconds": quad_s, "quad_outputs_timed": len(outputs),
             "speedup_vs_quad": quad_s / fast_s, "max_rel_diff_vs_quad": diff, "max_error_estimate": est,
-            "rows_refined": int(refined),
+            "rows_refined": int(refined), "previous_plan_seconds": plain_s, "speedup_vs_previous": plain_s / fast_s,
+            "max_rel_diff_vs_previous": float(np.abs(np.expm1(logp - plain.log_value)).max()),
         }
         if k == 100 and args.seed_fast_k100:
             t0 = time.perf_counter()
@@ -122,6 +127,8 @@ def main() -> None:
         print(f"k = {k:4d}: family fast {r['fast_seconds'] * 1e3:8.2f} ms; quad {r['quad_seconds']:8.2f} s{quad_note}; "
               f"speed-up {r['speedup_vs_quad']:,.0f}x; max |fast/quad - 1| {r['max_rel_diff_vs_quad']:.1e}; "
               f"max error estimate {r['max_error_estimate']:.1e}")
+        print(f"          previous node plan (node_plan='plain') {r['previous_plan_seconds'] * 1e3:8.2f} ms: "
+              f"speed-up {r['speedup_vs_previous']:.2f}x; max |new/previous - 1| {r['max_rel_diff_vs_previous']:.1e}")
         if "seed_fast_seconds" in r:
             print(f"          seed fast path on the same vector: {r['seed_fast_seconds']:.2f} s")
     r = result["k3"]

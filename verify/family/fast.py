@@ -120,8 +120,8 @@ def variation_bound(mech: SparseVector, edges: np.ndarray, a_sorted: np.ndarray,
     var = h * (rz + extra)
     if lx == 0 or k == 0:
         return var
-    above = k - _searchsorted_rows(a_sorted, hi, side="left")
-    below = _searchsorted_rows(a_sorted, lo, side="right")  # number of a_j <= lo
+    above = k - searchsorted_rows(a_sorted, hi, side="left")
+    below = searchsorted_rows(a_sorted, lo, side="right")  # number of a_j <= lo
     logpre = np.logaddexp.accumulate(lx * a_sorted, axis=1)  # log Σ_{j<=J} e^{λ a_j}
     logpre = np.concatenate([np.full((n, 1), -np.inf), logpre], axis=1)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -163,7 +163,7 @@ def left_tail_mask(edges: np.ndarray, points: np.ndarray) -> np.ndarray:
     return edges[:, 1:] <= points.min(axis=1, keepdims=True)
 
 
-def _searchsorted_rows(a: np.ndarray, v: np.ndarray, side: str) -> np.ndarray:
+def searchsorted_rows(a: np.ndarray, v: np.ndarray, side: str) -> np.ndarray:
     """Row-wise np.searchsorted(a[r], v[r])."""
     n = a.shape[0]
     if n == 1:
