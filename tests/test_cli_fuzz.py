@@ -16,7 +16,7 @@ that must be refused; ``worst-case`` (3-6 s when valid) does so in 19 of 20
 vectors.  The assertion is the same for every vector.
 
 Seeded (``derandomize``): the same vectors on every run.  Default
-`DEFAULT_EXAMPLES` cases, split evenly over the seven commands (< 40 s on the
+`DEFAULT_EXAMPLES` cases, split evenly over the commands (< 40 s on the
 2-core CI machine); a larger run:
 ``SVT_FUZZ_EXAMPLES=2000 python -m pytest tests/test_cli_fuzz.py``.
 """
@@ -37,10 +37,10 @@ from hypothesis import strategies as st
 
 from verify.cli.main import main
 
-DEFAULT_EXAMPLES = 140
+DEFAULT_EXAMPLES = 180
 EXAMPLES = int(os.environ.get("SVT_FUZZ_EXAMPLES", DEFAULT_EXAMPLES))
-COMMANDS = ["prob", "ratio", "sweep", "worst-case", "certify", "proofs", "report"]
-#: The examples are split evenly over the seven commands (each command is a separate seeded run).
+COMMANDS = ["prob", "ratio", "sweep", "worst-case", "certify", "proofs", "report", "family", "delta"]
+#: The examples are split evenly over the commands (each command is a separate seeded run).
 EXAMPLES_PER_COMMAND = max(1, EXAMPLES // len(COMMANDS))
 #: Hang guard per case (seconds).
 CASE_SECONDS = 60
@@ -97,13 +97,20 @@ VALID = {
     "certify": {**MECH_VALID, "--epsilon-range": st.sampled_from(["1:2", "0.01:10"]), "--what": st.sampled_from(["ratio", "factors"])},
     "report": {"--epsilon": POS_NUM, "--max-queries": st.just("1"), "--workers": st.just("1")},
     "proofs": {},
+    "family": {"--rows": st.sampled_from(["lyu-4:1", "lyu-5", "seed-m2", "lyu-3:2"]), "--max-queries": st.sampled_from(["1", "2"])},
+    "delta": {"--variant": st.sampled_from(["lyu-1", "lyu-6", "seed-m1", "gaussian-svt"]), "--epsilon-prime": SMALL_NUM,
+              "--epsilon": POS_NUM, "--threshold": SMALL_NUM, "--cutoff": st.sampled_from(["1", "2", "unlimited"]),
+              "--queries": SMALL_LIST, "--neighbour-queries": SMALL_LIST, "--max-queries": st.just("1"),
+              "--digits": st.sampled_from(["5", "20"]), "--plot": st.just(os.path.join(OUT_DIR, "d.png"))},
 }
 BOOL_FLAGS = {"prob": ["--json"], "ratio": ["--json"], "sweep": ["--json", "--conditional"], "worst-case": ["--json"],
-              "certify": ["--json"], "report": ["--json", "--no-claims"], "proofs": ["--json", "--list"]}
+              "certify": ["--json"], "report": ["--json", "--no-claims"], "proofs": ["--json", "--list"],
+              "family": ["--json", "--monotone"], "delta": ["--json"]}
 #: Flags every vector of the command starts with (each may be overridden later: the last one wins).
 PREFIX = {"sweep": ["--k", "1", "--workers", "1", "--gap-max", "0,1", "--gap-query", "0"], "worst-case": ["--max-queries", "1"],
-          "report": ["--no-claims", "--max-queries", "1", "--workers", "1"], "proofs": ["--list"]}
-REQUIRED = {"prob": ["--queries", "--output"], "ratio": ["--queries", "--neighbour-queries"]}
+          "report": ["--no-claims", "--max-queries", "1", "--workers", "1"], "proofs": ["--list"],
+          "family": ["--rows", "lyu-4:1", "--max-queries", "1"], "delta": ["--max-queries", "1"]}
+REQUIRED = {"prob": ["--queries", "--output"], "ratio": ["--queries", "--neighbour-queries"], "delta": ["--variant", "--epsilon-prime"]}
 CLAIM_IDS = st.sampled_from(["P1.chain.6", "M1.example.D", "U.tail_*", "P1.*", "*", "nothing-matches", "P[", "?"])
 
 
