@@ -38,12 +38,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=flags.integer(1, limits.MAX_WORKERS), default=None, metavar="N",
                    help="processes for the mechanism checks (default all cores)")
     p.add_argument("--no-claims", action="store_true", help="skip the claims of the proofs (mechanism checks only)")
+    p.add_argument("--no-family", action="store_true", help="skip the SVT family table (svt-verify family; about 30 s)")
     p.add_argument("--json", action="store_true", help="print one JSON object: mechanisms, claims, summary, seconds")
     p.set_defaults(func=run)
 
 
-def build_report(epsilon: object = "1", max_queries: int = 5, workers: int | None = None, claims: bool = True) -> dict[str, Any]:
-    """The report as a dict (also what ``--json`` prints)."""
+def build_report(epsilon: object = "1", max_queries: int = 5, workers: int | None = None, claims: bool = True,
+                 family: bool = True) -> dict[str, Any]:
+    """The report as a dict (also what ``--json`` prints).
+
+    ``family``: also the SVT family table at DP-Sniper's configuration (`verify.family.table`, issue 11),
+    whose ε, t and query count are its own (the table's), not ``epsilon``/``max_queries``."""
     from verify import validate
     from verify.seed_check import check_seed_mechanisms
 
@@ -60,13 +65,21 @@ def build_report(epsilon: object = "1", max_queries: int = 5, workers: int | Non
 
         claim_rows = verdict_rows()
     t2 = time.perf_counter()
+    family_rows = []
+    if family:
+        from verify.family.table import family_table
+
+        family_rows = family_table()
+    t3 = time.perf_counter()
     return {
         "epsilon": str(eps),
         "mechanisms": [asdict(r) for r in rows],
         "mechanism_rows": rows,
         "claims": claim_rows,
         "summary": dict(Counter(r["verdict"] for r in claim_rows)),
-        "seconds": {"mechanisms": t1 - t0, "claims": t2 - t1, "total": t2 - t0},
+        "family": [r.to_json() for r in family_rows],
+        "family_rows": family_rows,
+        "seconds": {"mechanisms": t1 - t0, "claims": t2 - t1, "family": t3 - t2, "total": t3 - t0},
     }
 
 
@@ -75,9 +88,10 @@ def run(args: argparse.Namespace) -> int:
     from verify.seed_check import render_table
 
     with stages("report", 1) as bar:  # ~10-60 s: the elapsed time on a terminal
-        rep = build_report(args.epsilon, args.max_queries, args.workers, claims=not args.no_claims)
+        rep = build_report(args.epsilon, args.max_queries, args.workers, claims=not args.no_claims, family=not args.no_family)
         bar.update(1)
     rows = rep.pop("mechanism_rows")
+    family_rows = rep.pop("family_rows")
     if args.json:
         emit_json(rep)
         return 0
@@ -100,6 +114,13 @@ def run(args: argparse.Namespace) -> int:
         if refuted:
             print("  refuted (counterexamples confirmed at >= 30 digits): " + ", ".join(r["id"] for r in refuted))
         print()
+    if family_rows:
+        from verify.family.table import render
+
+        print("3. The SVT family (svt-verify family): exact verdicts beside the sampling tools' published lower bounds")
+        print()
+        print(render(family_rows))
+        print()
     s = rep["seconds"]
-    print(f"time: mechanisms {s['mechanisms']:.1f} s, claims {s['claims']:.1f} s, total {s['total']:.1f} s")
+    print(f"time: mechanisms {s['mechanisms']:.1f} s, claims {s['claims']:.1f} s, family {s['family']:.1f} s, total {s['total']:.1f} s")
     return 0

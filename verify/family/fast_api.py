@@ -75,7 +75,8 @@ def fast_log_distribution(mech: SparseVector, queries: np.ndarray, tolerance: fl
         raise InputError(f"distribution: {mech.name} releases values; its outputs have densities, give them one at a time")
     outs = mech.outputs(k)
     if mech.is_above_threshold:
-        if k <= SEED_FAST_MAX_K:
+        if k <= SEED_FAST_MAX_K or mech.threshold_noise.is_none:
+            # no threshold noise: the seed's path is a product of point events, O(k), no quadrature
             from verify.probabilities import fast_log_distribution as seed_fast
 
             logp, refined = seed_fast(mech.as_above_threshold(), q, tolerance)
