@@ -82,11 +82,11 @@ TARGETS: tuple[Target, ...] = (
     Target("ratio-decision", "verify.ratio", ("_ratio_report", "log_ratio"),
            _ids(DEC, "test_near_epsilon_mechanisms_are_where_the_docstring_says", "test_ratio_within_bounds_at_the_resolution_of_the_digits")),
     Target("certify-interval", "verify.certify.interval", ("*",),
-           _ids(DEC, "test_every_interval_endpoint_rounds_outward", "test_outward_rounding_example_one_third",
-                "test_interval_predicates_are_conservative", "test_certify_sup_constant_pieces_at_the_edge",
+           _ids(DEC, "test_outward_rounding_example_one_third", "test_interval_predicates_are_conservative",
+                "test_certify_sup_constant_pieces_at_the_edge", "test_every_interval_endpoint_rounds_outward",
                 "test_certify_at_and_just_above_the_bound")
-           + _ids("tests/test_certify.py", "test_interval_evaluation_encloses_exact_values", "test_interval_keeps_exact_tangency",
-                  "test_search_refutes_and_does_not_certify_an_interior_tangency")),
+           + _ids("tests/test_certify.py", "test_interval_keeps_exact_tangency", "test_search_refutes_and_does_not_certify_an_interior_tangency",
+                  "test_interval_evaluation_encloses_exact_values")),
     Target("claim-steps", "proofs.steps", ("equality_check", "pointwise_check", "_confirm_pointwise"),
            _ids("tests/test_proofs.py", "test_pointwise_check_refutes_a_too_tight_bound", "test_equality_check_refutes_a_wrong_integral",
                 "test_point_checks", "test_claim[P1.chain.3]", "test_claim[P1.compare.density]", "test_claim[M2.compare.integrand]")),
@@ -316,8 +316,11 @@ def main(argv: list[str] | None = None) -> int:
         for j in range(max(1, args.jobs)):
             copy_tree(tmp / f"tree{j}")
             pool.append(tmp / f"tree{j}")
+        baseline = {}
         for t in chosen:  # baseline: the tests must pass on the unmutated tree
-            status, _ = run_tests(pool[0], t.tests, args.timeout)
+            status, secs = run_tests(pool[0], t.tests, args.timeout)
+            baseline[t.name] = round(secs, 1)
+            print(f"baseline {t.name}: {status} in {secs:.1f} s", file=sys.stderr, flush=True)
             if status != "pass":
                 print(f"mutation_score: the tests of target {t.name} do not pass unmutated ({status}); stopping", file=sys.stderr)
                 return 2
@@ -344,8 +347,9 @@ def main(argv: list[str] | None = None) -> int:
         with cf.ThreadPoolExecutor(max_workers=len(pool)) as ex:
             for r in ex.map(one, tested):
                 results.append(r)
-                if not args.json:
-                    print(f"{r[1]:8s} {r[2]:6.1f}s  {r[0].file}:{r[0].line}  {r[0].change}", flush=True)
+                # progress: stdout in text mode, stderr with --json (stdout is the JSON document)
+                print(f"[{len(results)}/{len(tested)}] {r[1]:8s} {r[2]:6.1f}s  {r[0].file}:{r[0].line}  {r[0].change}",
+                      file=sys.stderr if args.json else sys.stdout, flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -366,6 +370,7 @@ def main(argv: list[str] | None = None) -> int:
         "timeouts": sum(1 for _, s, _ in results if s == "timeout"),
         "score": round(len(killed) / len(results), 4) if results else None,
         "seconds": round(time.perf_counter() - t0, 1),
+        "baseline_seconds": baseline,
         "by_target": {t.name: {"tested": sum(1 for m, _, _ in results if m.target == t.name),
                                "killed": sum(1 for m, s, _ in results if m.target == t.name and s != "pass")} for t in chosen},
     }
