@@ -42,6 +42,7 @@ from scipy import stats
 from verify.certify import certify_conditional_ratio
 from verify.certify.interval import Interval, evaluate, to_fraction
 from verify.certify.search import Piece, certify_sup
+from verify.errors import InputError
 from verify.mechanism import AboveThreshold
 from verify.probabilities import mp_distribution
 from verify.ratio import privacy_ratio
@@ -139,6 +140,12 @@ def test_sampler_halts_on_ties_without_noise(queries, expected):
     assert [int(p) for p in exact] == expected
     counts = NO_NOISE.sample_counts(queries, 50, seed=1)
     assert list(counts) == [50 * e for e in expected]
+
+
+def test_sampler_runs_and_rejects_bad_run_counts():
+    assert list(NO_NOISE.sample_counts((F(1, 2),), 1, seed=0)) == [1, 0]  # one run is a valid run count
+    with pytest.raises(InputError):
+        NO_NOISE.sample((F(1, 2),), 0, seed=0)
 
 
 @pytest.mark.parametrize("mech", [
@@ -291,6 +298,9 @@ def test_ratio_within_bounds_at_the_resolution_of_the_digits():
     assert at.within_bounds and at.at_bound
     inside = privacy_ratio(AT, q, qn, outputs=[1], digits=30).outputs[0]
     assert inside.within_bounds and not inside.at_bound
+    # the documented resolution 10^(3-digits)·max(1, ε): 6.7e-13 is resolved at 16 digits (1e-13), not at 15 (1e-12)
+    assert not privacy_ratio(OVER, q, qn, outputs=[out], digits=16).outputs[0].within_bounds
+    assert privacy_ratio(OVER, q, qn, outputs=[out], digits=15).outputs[0].at_bound
 
 
 # --- certification verdicts -------------------------------------------------------------------------------
