@@ -89,7 +89,7 @@ TARGETS: tuple[Target, ...] = (
     Target("ratio-decision", ("verify.ratio",), ("_ratio_report", "log_ratio"),
            _ids(DEC, "test_near_epsilon_mechanisms_are_where_the_docstring_says", "test_ratio_within_bounds_at_the_resolution_of_the_digits")),
     Target("certify-interval", ("verify.certify.interval",), ("*",),
-           _ids(DEC, "test_outward_rounding_example_one_third", "test_interval_predicates_are_conservative",
+           _ids(DEC, "test_outward_rounding_example_one_third", "test_interval_predicates_are_conservative", "test_interval_infinite_endpoints_follow_the_extended_reals",
                 "test_certify_sup_constant_pieces_at_the_edge", "test_every_interval_endpoint_rounds_outward",
                 "test_certify_at_and_just_above_the_bound")
            + _ids("tests/test_certify.py", "test_interval_keeps_exact_tangency", "test_search_refutes_and_does_not_certify_an_interior_tangency",

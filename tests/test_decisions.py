@@ -321,3 +321,31 @@ def test_certify_sup_constant_pieces_at_the_edge():
     assert below.verdict == CertificateVerdict.CERTIFIED
     over = certify_sup([Piece(F(0), F(1), x / 3 + sympy.Rational(1, 10**15))], x, F(1, 3))
     assert over.verdict != CertificateVerdict.CERTIFIED
+
+
+def test_interval_infinite_endpoints_follow_the_extended_reals(low_precision):
+    """Half-infinite and infinite intervals: products, sums, reciprocals, exp/log and the predicates."""
+    inf = math.inf
+    up = Interval.of(1, None)  # [1, ∞)
+    down = Interval.of(None, -2)  # (-∞, -2]
+    two_three = Interval.of(2, 3)
+    p = up * two_three
+    assert to_fraction(p.lo) == 2 and p.hi == inf
+    n = down * two_three
+    assert n.lo == -inf and to_fraction(n.hi) == -4
+    assert (up * down).lo == -inf and to_fraction((up * down).hi) == -2
+    s = up + down
+    assert s.lo == -inf and s.hi == inf
+    r = up.reciprocal()
+    assert to_fraction(r.lo) == 0 and to_fraction(r.hi) == 1
+    r = down.reciprocal()
+    assert to_fraction(r.lo) == F(-1, 2) and to_fraction(r.hi) == 0
+    assert Interval.of(0, 1).reciprocal() == Interval.everything()  # 1/0 is undefined: no claim at all
+    e = down.exp()
+    assert to_fraction(e.lo) == 0 and 0 < to_fraction(e.hi) < F(1, 7)
+    lg = Interval.of(0, 1).log()
+    assert lg.lo == -inf and to_fraction(lg.hi) == 0
+    assert not up.certainly_le(F(10**6)) and up.certainly_ge(F(1)) and up.certainly_gt(F(1, 2))
+    assert down.certainly_le(F(-2)) and not down.certainly_ge(F(-10**6))
+    assert Interval.of(-inf, 1).lo == -inf and Interval.of(F(1, 2), 2.0) == Interval(Interval.point(F(1, 2)).lo, Interval.point(2).hi)
+    assert to_fraction(Interval.of(0.5, 2.0).lo) == F(1, 2)  # a float endpoint is a dyadic rational, kept exactly
