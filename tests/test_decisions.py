@@ -343,6 +343,12 @@ def test_interval_infinite_endpoints_follow_the_extended_reals(low_precision):
     assert Interval.of(0, 1).reciprocal() == Interval.everything()  # 1/0 is undefined: no claim at all
     e = down.exp()
     assert to_fraction(e.lo) == 0 and 0 < to_fraction(e.hi) < F(1, 7)
+    em = down.expm1()
+    assert to_fraction(em.lo) == -1 and -1 < to_fraction(em.hi) < F(-6, 7)  # expm1(-∞) = -1
+    cube = down.power(3)
+    assert cube.lo == -inf and to_fraction(cube.hi) == -8  # (-∞)³ = -∞
+    square = down.power(2)
+    assert to_fraction(square.lo) == 4 and square.hi == inf
     lg = Interval.of(0, 1).log()
     assert lg.lo == -inf and to_fraction(lg.hi) == 0
     assert not up.certainly_le(F(10**6)) and up.certainly_ge(F(1)) and up.certainly_gt(F(1, 2))
