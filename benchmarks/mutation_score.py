@@ -23,7 +23,8 @@ tests are first run unmutated in each copy; if they fail there, the run stops.
 Output (``--json``): ``mutants`` (the total enumerated), ``tested`` (how many
 were run; fewer when ``--limit`` samples them, which ``sample`` then says),
 ``killed`` and ``survived`` (lists of {file, line, change, target}),
-``timeouts``, ``score`` = killed / tested, ``seconds``.  Not run in CI.
+``timeouts``, ``score`` = killed / tested, ``seconds``; ``complete`` is false when ``--max-seconds``
+stopped the run early (the mutants run are then a uniform random subset of the sample).  Not run in CI.
 """
 
 from __future__ import annotations
@@ -319,6 +320,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="seed of the sample")
     ap.add_argument("--jobs", type=int, default=1, help="parallel tree copies")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant before it counts as killed (timeout)")
+    ap.add_argument("--max-seconds", type=float, default=0.0,
+                    help="start no new mutant after this many seconds (0 = no limit); the result says how many were run")
     ap.add_argument("--list", action="store_true", help="list the mutants and exit")
     args = ap.parse_args(argv)
 
@@ -333,7 +336,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     tested = mutants
     if args.limit and args.limit < len(mutants):
-        tested = sorted(random.Random(args.seed).sample(mutants, args.limit), key=lambda m: (m.target, m.file, m.line, m.col))
+        # in the sample's random order, so that a run cut short by --max-seconds is still a uniform sample
+        tested = random.Random(args.seed).sample(mutants, args.limit)
     by_target = {t.name: t for t in chosen}
 
     t0 = time.perf_counter()
@@ -371,12 +375,22 @@ def main(argv: list[str] | None = None) -> int:
                     free.append(tree)
 
         results: list[tuple[Mutant, str, float]] = []
+        todo = list(tested)
         with cf.ThreadPoolExecutor(max_workers=len(pool)) as ex:
-            for r in ex.map(one, tested):
-                results.append(r)
-                # progress: stdout in text mode, stderr with --json (stdout is the JSON document)
-                print(f"[{len(results)}/{len(tested)}] {r[1]:8s} {r[2]:6.1f}s  {r[0].file}:{r[0].line}  {r[0].change}",
-                      file=sys.stderr if args.json else sys.stdout, flush=True)
+            running: set[cf.Future] = set()
+            while todo or running:
+                # keep every tree busy; stop starting new mutants once the time budget is spent
+                while todo and len(running) < len(pool) and not (args.max_seconds and time.perf_counter() - t0 > args.max_seconds):
+                    running.add(ex.submit(one, todo.pop(0)))
+                if not running:
+                    break
+                done, running = cf.wait(running, return_when=cf.FIRST_COMPLETED)
+                for fut in done:
+                    r = fut.result()
+                    results.append(r)
+                    # progress: stdout in text mode, stderr with --json (stdout is the JSON document)
+                    print(f"[{len(results)}/{len(tested)}] {r[1]:8s} {r[2]:6.1f}s  {r[0].file}:{r[0].line}  {r[0].change}",
+                          file=sys.stderr if args.json else sys.stdout, flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -390,6 +404,7 @@ def main(argv: list[str] | None = None) -> int:
     out = {
         "mutants": len(mutants),
         "tested": len(results),
+        "complete": len(results) == len(tested),
         "sample": None if tested is mutants else {"size": len(tested), "of": len(mutants), "seed": args.seed},
         "targets": [t.name for t in chosen],
         "unresolved": {t.name: resolve(t)[1] for t in chosen if resolve(t)[1]},
