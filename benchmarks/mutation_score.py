@@ -77,7 +77,8 @@ TARGETS: tuple[Target, ...] = (
            _ids(DEC, "test_private_needs_a_proven_bound_at_most_epsilon", "test_private_at_a_bound_equal_to_epsilon",
                 "test_a_loss_equal_to_epsilon_is_not_a_violation_but_above_is")
            + _ids("tests/test_worstcase.py", "test_negative_controls_not_private_with_confirmed_witness",
-                  "test_no_threshold_noise_grows_linearly_with_k", "test_no_query_noise_has_probability_zero_on_one_side")),
+                  "test_no_threshold_noise_grows_linearly_with_k", "test_no_query_noise_has_probability_zero_on_one_side",
+                  "test_scale_too_small_reaches_its_proof_bound")),
     Target("worstcase-tightness", ("verify.worstcase",), ("_tightness", "study_tightness"),
            _ids(DEC, "test_a_gap_that_stays_open_is_loose_not_approached")
            + _ids("tests/test_worstcase.py", "test_seed_mechanisms_never_not_private", "test_mechanism_one_gap_shrinks_with_push_and_k")),

@@ -43,7 +43,7 @@ from verify.certify import certify_conditional_ratio
 from verify.certify.interval import Interval, evaluate, to_fraction
 from verify.certify.search import Piece, certify_sup
 from verify.errors import InputError
-from verify.mechanism import AboveThreshold
+from verify.mechanism import NO_HALT, AboveThreshold
 from verify.probabilities import mp_distribution
 from verify.ratio import privacy_ratio
 from verify.sweep import GridSpec, float_margin, sweep
@@ -298,6 +298,13 @@ def test_ratio_within_bounds_at_the_resolution_of_the_digits():
     assert at.within_bounds and at.at_bound
     inside = privacy_ratio(AT, q, qn, outputs=[1], digits=30).outputs[0]
     assert inside.within_bounds and not inside.at_bound
+    # an output impossible on both sides cannot tell D from D': ratio 1, log ratio 0 (not a violation, not at the bound)
+    none_both = privacy_ratio(NO_NOISE, (F(0), F(1)), (F(-1), F(1)), outputs=[NO_HALT], digits=30).outputs[0]
+    assert none_both.probability == 0 == none_both.neighbour_probability
+    assert none_both.log_ratio == 0 and none_both.ratio == 1 and none_both.within_bounds and not none_both.at_bound
+    one_side = privacy_ratio(NO_NOISE, (F(0), F(1)), (F(1), F(1)), outputs=[2], digits=30).outputs[0]
+    assert one_side.neighbour_probability == 0 < one_side.probability
+    assert one_side.log_ratio == mpmath.inf and not one_side.within_bounds
     # the documented resolution 10^(3-digits)·max(1, ε): 6.7e-13 is resolved at 16 digits (1e-13), not at 15 (1e-12)
     assert not privacy_ratio(OVER, q, qn, outputs=[out], digits=16).outputs[0].within_bounds
     assert privacy_ratio(OVER, q, qn, outputs=[out], digits=15).outputs[0].at_bound
@@ -336,6 +343,10 @@ def test_interval_infinite_endpoints_follow_the_extended_reals(low_precision):
     assert (up * down).lo == -inf and to_fraction((up * down).hi) == -2
     s = up + down
     assert s.lo == -inf and s.hi == inf
+    at_inf = Interval(inf, inf) + Interval.point(-1)  # (+∞) + (-1) = +∞ on both ends
+    assert at_inf.lo == inf and at_inf.hi == inf
+    at_minus_inf = Interval(-inf, -inf) + Interval.point(1)
+    assert at_minus_inf.lo == -inf and at_minus_inf.hi == -inf
     r = up.reciprocal()
     assert to_fraction(r.lo) == 0 and to_fraction(r.hi) == 1
     r = down.reciprocal()
