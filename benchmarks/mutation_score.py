@@ -323,6 +323,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant before it counts as killed (timeout)")
     ap.add_argument("--max-seconds", type=float, default=0.0,
                     help="start no new mutant after this many seconds (0 = no limit); the result says how many were run")
+    ap.add_argument("--rerun", default="", help="a previous --json result: test only its survivors (after adding tests)")
     ap.add_argument("--list", action="store_true", help="list the mutants and exit")
     args = ap.parse_args(argv)
 
@@ -336,7 +337,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{m.target}\t{m.file}:{m.line}\t{m.change}")
         return 0
     tested = mutants
-    if args.limit and args.limit < len(mutants):
+    if args.rerun:
+        previous = json.loads(Path(args.rerun).read_text())
+        wanted = {(r["target"], r["file"], r["line"], r["change"]) for r in previous["survived"]}
+        tested = [m for m in mutants if (m.target, m.file, m.line, m.change) in wanted]
+    elif args.limit and args.limit < len(mutants):
         # in the sample's random order, so that a run cut short by --max-seconds is still a uniform sample
         tested = random.Random(args.seed).sample(mutants, args.limit)
     by_target = {t.name: t for t in chosen}
@@ -406,7 +411,8 @@ def main(argv: list[str] | None = None) -> int:
         "mutants": len(mutants),
         "tested": len(results),
         "complete": len(results) == len(tested),
-        "sample": None if tested is mutants else {"size": len(tested), "of": len(mutants), "seed": args.seed},
+        "sample": None if tested is mutants else {"size": len(tested), "of": len(mutants), "seed": args.seed,
+                                                   "rerun_of_survivors": args.rerun or None},
         "targets": [t.name for t in chosen],
         "unresolved": {t.name: resolve(t)[1] for t in chosen if resolve(t)[1]},
         "killed": killed,
