@@ -92,6 +92,7 @@ def test_private_at_a_bound_equal_to_epsilon():
     assert proven_upper_bound(mech).value == 1
     r = worst_case(mech, max_queries=1, grid=11, starts=1, full_dimensional_up_to=0, push_study=False)
     assert r.verdict == MechanismVerdict.PRIVATE
+    assert r.tightness is None and not r.push  # no push study was asked for
 
 
 def test_a_loss_equal_to_epsilon_is_not_a_violation_but_above_is():

@@ -95,6 +95,18 @@ def test_far_tails_agree_in_relative_terms(zf, xf):
         assert _close(o, a, ORACLE_DIGITS), (zf, xf, o, a)
 
 
+@pytest.mark.parametrize("xf", ["laplace", "exponential"])
+def test_fast_path_without_threshold_noise_matches_the_oracle(xf):
+    """Z = 0: the oracle's exact product vs the float64 path, gaps t - q_j spread over (-2, 2) in steps of 1/8."""
+    mech = _mech("none", xf, threshold=0)
+    rng = np.random.default_rng(5)
+    rows = [tuple(F(int(v), 8) for v in rng.integers(-16, 17, 4)) for _ in range(12)]
+    logp, _ = fast_log_distribution(mech, np.array([[float(x) for x in r] for r in rows]))
+    for r, lp in zip(rows, logp):
+        for o, f in zip(oracle_distribution(mech, r, ORACLE_DIGITS), lp):
+            assert (np.isneginf(f) if o == 0 else abs(float(mpmath.log(o)) - f) <= 1e-11 * max(1.0, abs(f))), (xf, r, o, f)
+
+
 # --- sympy.integrate with breakpoints ------------------------------------------------------------
 Z = sympy.Symbol("z", real=True)
 
