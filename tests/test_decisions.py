@@ -367,3 +367,16 @@ def test_interval_infinite_endpoints_follow_the_extended_reals(low_precision):
     assert down.certainly_le(F(-2)) and not down.certainly_ge(F(-10**6))
     assert Interval.of(-inf, 1).lo == -inf and Interval.of(F(1, 2), 2.0) == Interval(Interval.point(F(1, 2)).lo, Interval.point(2).hi)
     assert to_fraction(Interval.of(0.5, 2.0).lo) == F(1, 2)  # a float endpoint is a dyadic rational, kept exactly
+
+
+def test_worst_case_input_edges_and_frozen_intervals():
+    """max_queries is 1..64 (documented); an interval is an immutable mathematical object."""
+    import dataclasses
+
+    mech = AboveThreshold.mechanism_one(1)
+    for bad in (0, 65, True, 2.0):
+        with pytest.raises(InputError):
+            worst_case(mech, max_queries=bad)
+    iv = Interval.point(1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        iv.lo = Interval.point(2).lo
