@@ -23,7 +23,8 @@ tests are first run unmutated in each copy; if they fail there, the run stops.
 Output (``--json``): ``mutants`` (the total enumerated), ``tested`` (how many
 were run; fewer when ``--limit`` samples them, which ``sample`` then says),
 ``killed`` and ``survived`` (lists of {file, line, change, target}),
-``timeouts``, ``score`` = killed / tested, ``seconds``.  Not run in CI.
+``timeouts``, ``score`` = killed / tested, ``seconds``; ``complete`` is false when ``--max-seconds``
+stopped the run early (the mutants run are then a uniform random subset of the sample).  Not run in CI.
 """
 
 from __future__ import annotations
@@ -49,10 +50,15 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @dataclass(frozen=True)
 class Target:
-    """A module and some of its functions (or ``*`` for all), with the tests that guard them."""
+    """Modules and some of their functions (or ``*`` for all), with the tests that guard them.
+
+    Several modules and names may be given for one concept (the layout before and after a refactoring,
+    e.g. ``verify.sweep`` / ``verify.screen``); modules and names that do not exist are skipped and
+    reported under ``unresolved``.
+    """
 
     name: str
-    module: str
+    modules: tuple[str, ...]
     functions: tuple[str, ...]
     tests: tuple[str, ...]
 
@@ -67,41 +73,46 @@ PRB = "tests/test_probabilities.py"
 
 #: The decision and numerical core of issue 13, each with a fast subset of tests (pytest node ids).
 TARGETS: tuple[Target, ...] = (
-    Target("worstcase-decision", "verify.worstcase", ("_worst_case", "proven_upper_bound", "worst_case"),
+    Target("worstcase-decision", ("verify.worstcase", "verify.certify.bounds"), ("_worst_case", "proven_upper_bound", "worst_case"),
            _ids(DEC, "test_private_needs_a_proven_bound_at_most_epsilon", "test_private_at_a_bound_equal_to_epsilon",
                 "test_a_loss_equal_to_epsilon_is_not_a_violation_but_above_is")
            + _ids("tests/test_worstcase.py", "test_negative_controls_not_private_with_confirmed_witness",
-                  "test_no_threshold_noise_grows_linearly_with_k", "test_no_query_noise_has_probability_zero_on_one_side")),
-    Target("worstcase-tightness", "verify.worstcase", ("_tightness",),
+                  "test_no_threshold_noise_grows_linearly_with_k", "test_no_query_noise_has_probability_zero_on_one_side",
+                  "test_scale_too_small_reaches_its_proof_bound")),
+    Target("worstcase-tightness", ("verify.worstcase",), ("_tightness", "study_tightness"),
            _ids(DEC, "test_a_gap_that_stays_open_is_loose_not_approached")
            + _ids("tests/test_worstcase.py", "test_seed_mechanisms_never_not_private", "test_mechanism_one_gap_shrinks_with_push_and_k")),
-    Target("sweep-decision", "verify.sweep", ("_classify", "_decide", "verdict", "float_margin", "mp_tolerance"),
+    Target("sweep-decision", ("verify.sweep", "verify.screen"),
+           ("_classify", "_decide", "verdict", "float_margin", "mp_tolerance", "classify", "decide", "screen", "confirm_tolerance",
+            "first_violation"),
            _ids(DEC, "test_near_epsilon_mechanisms_are_where_the_docstring_says", "test_sweep_confirms_a_violation_below_the_float_margin",
                 "test_sweep_just_inside_is_neither_violation_nor_at_bound", "test_sweep_exact_bound_is_at_bound_not_violation",
                 "test_sweep_unconfirmed_violations_read_refuted_float64")),
-    Target("ratio-decision", "verify.ratio", ("_ratio_report", "log_ratio"),
+    Target("ratio-decision", ("verify.ratio",), ("_ratio_report", "log_ratio"),
            _ids(DEC, "test_near_epsilon_mechanisms_are_where_the_docstring_says", "test_ratio_within_bounds_at_the_resolution_of_the_digits")),
-    Target("certify-interval", "verify.certify.interval", ("*",),
-           _ids(DEC, "test_every_interval_endpoint_rounds_outward", "test_outward_rounding_example_one_third",
-                "test_interval_predicates_are_conservative", "test_certify_sup_constant_pieces_at_the_edge",
+    Target("certify-interval", ("verify.certify.interval",), ("*",),
+           _ids(DEC, "test_outward_rounding_example_one_third", "test_interval_predicates_are_conservative", "test_interval_infinite_endpoints_follow_the_extended_reals",
+                "test_certify_sup_constant_pieces_at_the_edge", "test_every_interval_endpoint_rounds_outward",
                 "test_certify_at_and_just_above_the_bound")
-           + _ids("tests/test_certify.py", "test_interval_evaluation_encloses_exact_values", "test_interval_keeps_exact_tangency",
-                  "test_search_refutes_and_does_not_certify_an_interior_tangency")),
-    Target("claim-steps", "proofs.steps", ("equality_check", "pointwise_check", "_confirm_pointwise"),
+           + _ids("tests/test_certify.py", "test_interval_keeps_exact_tangency", "test_search_refutes_and_does_not_certify_an_interior_tangency",
+                  "test_interval_evaluation_encloses_exact_values")),
+    Target("claim-steps", ("proofs.steps",), ("equality_check", "pointwise_check", "_confirm_pointwise"),
            _ids("tests/test_proofs.py", "test_pointwise_check_refutes_a_too_tight_bound", "test_equality_check_refutes_a_wrong_integral",
                 "test_point_checks", "test_claim[P1.chain.3]", "test_claim[P1.compare.density]", "test_claim[M2.compare.integrand]")),
-    Target("sampler", "verify.mechanism", ("sample", "sample_counts"),
-           _ids(DEC, "test_sampler_halts_on_ties_without_noise", "test_sampler_matches_exact_distribution")
+    Target("sampler", ("verify.mechanism",), ("sample", "sample_counts"),
+           _ids(DEC, "test_sampler_halts_on_ties_without_noise", "test_sampler_runs_and_rejects_bad_run_counts",
+                "test_sampler_matches_exact_distribution")
            + _ids(PRB, "test_sampler_matches_exact_probabilities")),
-    Target("noise-cdfs", "verify.noise", ("log_cdf", "log_sf", "log_pdf", "cdf_below", "pdf", "sample"),
+    Target("noise-cdfs", ("verify.noise",), ("log_cdf", "log_sf", "log_pdf", "cdf_below", "pdf", "sample"),
            _ids(ORA, "test_noise_kernel_matches_its_definition_in_both_tails", "test_noise_kernel_none_is_the_indicator_of_the_seeds_rule",
                 "test_noise_sampler_has_the_stated_distribution")
            + _ids(DEC, "test_sampler_halts_on_ties_without_noise", "test_sampler_matches_exact_distribution")),
-    Target("fast-path", "verify.fast", ("*",),
+    Target("fast-path", ("verify.fast",), ("*",),
            _ids(PRB, "test_symbolic_mpmath_fast_agree", "test_fast_matches_mpmath_k20_and_tails", "test_fast_linear_and_log_space_agree",
                 "test_extended_precision_resolves_most_ill_conditioned_rows", "test_sums_to_one_k50_and_tiny_probabilities",
                 "test_conditional_three_paths_and_quad")
-           + _ids(ORA, "test_oracle_matches_the_three_library_paths_with_ties", "test_far_tails_agree_in_relative_terms")),
+           + _ids(ORA, "test_fast_path_without_threshold_noise_matches_the_oracle", "test_oracle_matches_the_three_library_paths_with_ties",
+                  "test_far_tails_agree_in_relative_terms")),
 )
 
 SWAPS: dict[type, type] = {
@@ -136,11 +147,15 @@ def module_files(module: str) -> list[Path]:
     sys.path.insert(0, str(ROOT))
     try:
         spec = importlib.util.find_spec(module)
+    except ModuleNotFoundError:
+        spec = None
     finally:
         sys.path.pop(0)
     if spec is None or spec.origin is None:
-        raise SystemExit(f"mutation_score: module {module!r} not found under {ROOT}")
-    origin = Path(spec.origin)
+        return []
+    origin = Path(spec.origin).resolve()
+    if ROOT not in origin.parents:  # an editable install elsewhere can answer for a module this tree lacks
+        return []
     if origin.name == "__init__.py":
         return sorted(origin.parent.rglob("*.py"))
     return [origin]
@@ -202,33 +217,48 @@ def _is_boolean(expr: ast.AST) -> bool:
         isinstance(expr, ast.Constant) and isinstance(expr.value, bool))
 
 
+def resolve(target: Target) -> tuple[list[tuple[Path, ast.AST, ast.AST, str]], list[str]]:
+    """(file, module tree, function node, source) for every function of the target found; and the names not found."""
+    found: list[tuple[Path, ast.AST, ast.AST, str]] = []
+    names: set[str] = set()
+    for module in target.modules:
+        for path in module_files(module):
+            source = path.read_text()
+            tree = ast.parse(source)
+            for fn in _functions(tree, target.functions):
+                found.append((path, tree, fn, source))
+                names.add(getattr(fn, "name", "*"))
+    missing = [n for n in target.functions if n != "*" and n not in names]
+    if target.functions == ("*",) and not found:
+        missing = ["*"]
+    return found, missing
+
+
 def enumerate_mutants(target: Target) -> list[Mutant]:
     mutants: list[Mutant] = []
     seen: set[tuple] = set()
-    for path in module_files(target.module):
-        source = path.read_text()
-        tree = ast.parse(source)
-        docs = _docstring_nodes(tree)
+    docs_of: dict[int, set[int]] = {}
+    for path, tree, fn, source in resolve(target)[0]:
+        docs = docs_of.setdefault(id(tree), _docstring_nodes(tree))
         rel = str(path.relative_to(ROOT))
-        for fn in _functions(tree, target.functions):
-            for node in ast.walk(fn):
-                if id(node) in docs or not hasattr(node, "lineno"):
+        for node in ast.walk(fn):
+            if id(node) in docs or not hasattr(node, "lineno"):
+                continue
+            if isinstance(node, ast.JoinedStr) or _inside_fstring(node, fn):
+                continue
+            original = ast.get_source_segment(source, node)
+            if original is None:
+                continue
+            reps = [ast.unparse(m) for m in _mutations(node)]
+            if isinstance(node, ast.Return) and node.value is not None and _is_boolean(node.value):
+                reps.append(f"return not ({ast.unparse(node.value)})")
+            for rep in reps:
+                key = (rel, node.lineno, node.col_offset, node.end_lineno, node.end_col_offset, rep)
+                if key in seen:
                     continue
-                if isinstance(node, ast.JoinedStr) or _inside_fstring(node, fn):
-                    continue
-                original = ast.get_source_segment(source, node)
-                if original is None:
-                    continue
-                reps = [ast.unparse(m) for m in _mutations(node)]
-                if isinstance(node, ast.Return) and node.value is not None and _is_boolean(node.value):
-                    reps.append(f"return not ({ast.unparse(node.value)})")
-                for rep in reps:
-                    key = (rel, node.lineno, node.col_offset, node.end_lineno, node.end_col_offset, rep)
-                    if key in seen:
-                        continue
-                    seen.add(key)
-                    mutants.append(Mutant(target.name, rel, node.lineno, node.col_offset, node.end_lineno,
-                                          node.end_col_offset, " ".join(original.split()), rep))
+                seen.add(key)
+                mutants.append(Mutant(target.name, rel, node.lineno, node.col_offset, node.end_lineno,
+                                      node.end_col_offset, " ".join(original.split()), rep))
     return mutants
 
 
@@ -292,6 +322,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="seed of the sample")
     ap.add_argument("--jobs", type=int, default=1, help="parallel tree copies")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant before it counts as killed (timeout)")
+    ap.add_argument("--max-seconds", type=float, default=0.0,
+                    help="start no new mutant after this many seconds (0 = no limit); the result says how many were run")
+    ap.add_argument("--rerun", default="", help="a previous --json result: test only its survivors (after adding tests)")
     ap.add_argument("--list", action="store_true", help="list the mutants and exit")
     args = ap.parse_args(argv)
 
@@ -305,8 +338,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{m.target}\t{m.file}:{m.line}\t{m.change}")
         return 0
     tested = mutants
-    if args.limit and args.limit < len(mutants):
-        tested = sorted(random.Random(args.seed).sample(mutants, args.limit), key=lambda m: (m.target, m.file, m.line, m.col))
+    if args.rerun:
+        previous = json.loads(Path(args.rerun).read_text())
+        wanted = {(r["target"], r["file"], r["line"], r["change"]) for r in previous["survived"]}
+        tested = [m for m in mutants if (m.target, m.file, m.line, m.change) in wanted]
+    elif args.limit and args.limit < len(mutants):
+        # in the sample's random order, so that a run cut short by --max-seconds is still a uniform sample
+        tested = random.Random(args.seed).sample(mutants, args.limit)
     by_target = {t.name: t for t in chosen}
 
     t0 = time.perf_counter()
@@ -316,8 +354,11 @@ def main(argv: list[str] | None = None) -> int:
         for j in range(max(1, args.jobs)):
             copy_tree(tmp / f"tree{j}")
             pool.append(tmp / f"tree{j}")
+        baseline = {}
         for t in chosen:  # baseline: the tests must pass on the unmutated tree
-            status, _ = run_tests(pool[0], t.tests, args.timeout)
+            status, secs = run_tests(pool[0], t.tests, args.timeout)
+            baseline[t.name] = round(secs, 1)
+            print(f"baseline {t.name}: {status} in {secs:.1f} s", file=sys.stderr, flush=True)
             if status != "pass":
                 print(f"mutation_score: the tests of target {t.name} do not pass unmutated ({status}); stopping", file=sys.stderr)
                 return 2
@@ -341,11 +382,22 @@ def main(argv: list[str] | None = None) -> int:
                     free.append(tree)
 
         results: list[tuple[Mutant, str, float]] = []
+        todo = list(tested)
         with cf.ThreadPoolExecutor(max_workers=len(pool)) as ex:
-            for r in ex.map(one, tested):
-                results.append(r)
-                if not args.json:
-                    print(f"{r[1]:8s} {r[2]:6.1f}s  {r[0].file}:{r[0].line}  {r[0].change}", flush=True)
+            running: set[cf.Future] = set()
+            while todo or running:
+                # keep every tree busy; stop starting new mutants once the time budget is spent
+                while todo and len(running) < len(pool) and not (args.max_seconds and time.perf_counter() - t0 > args.max_seconds):
+                    running.add(ex.submit(one, todo.pop(0)))
+                if not running:
+                    break
+                done, running = cf.wait(running, return_when=cf.FIRST_COMPLETED)
+                for fut in done:
+                    r = fut.result()
+                    results.append(r)
+                    # progress: stdout in text mode, stderr with --json (stdout is the JSON document)
+                    print(f"[{len(results)}/{len(tested)}] {r[1]:8s} {r[2]:6.1f}s  {r[0].file}:{r[0].line}  {r[0].change}",
+                          file=sys.stderr if args.json else sys.stdout, flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -359,13 +411,17 @@ def main(argv: list[str] | None = None) -> int:
     out = {
         "mutants": len(mutants),
         "tested": len(results),
-        "sample": None if tested is mutants else {"size": len(tested), "of": len(mutants), "seed": args.seed},
+        "complete": len(results) == len(tested),
+        "sample": None if tested is mutants else {"size": len(tested), "of": len(mutants), "seed": args.seed,
+                                                   "rerun_of_survivors": args.rerun or None},
         "targets": [t.name for t in chosen],
+        "unresolved": {t.name: resolve(t)[1] for t in chosen if resolve(t)[1]},
         "killed": killed,
         "survived": survived,
         "timeouts": sum(1 for _, s, _ in results if s == "timeout"),
         "score": round(len(killed) / len(results), 4) if results else None,
         "seconds": round(time.perf_counter() - t0, 1),
+        "baseline_seconds": baseline,
         "by_target": {t.name: {"tested": sum(1 for m, _, _ in results if m.target == t.name),
                                "killed": sum(1 for m, s, _ in results if m.target == t.name and s != "pass")} for t in chosen},
     }

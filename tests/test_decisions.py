@@ -35,14 +35,15 @@ import numpy as np
 import pytest
 import sympy
 from flint import ctx
-from hypothesis import example, given
+from hypothesis import Phase, example, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
 from verify.certify import certify_conditional_ratio
 from verify.certify.interval import Interval, evaluate, to_fraction
 from verify.certify.search import Piece, certify_sup
-from verify.mechanism import AboveThreshold
+from verify.errors import InputError
+from verify.mechanism import NO_HALT, AboveThreshold
 from verify.probabilities import mp_distribution
 from verify.ratio import privacy_ratio
 from verify.sweep import GridSpec, float_margin, sweep
@@ -91,6 +92,7 @@ def test_private_at_a_bound_equal_to_epsilon():
     assert proven_upper_bound(mech).value == 1
     r = worst_case(mech, max_queries=1, grid=11, starts=1, full_dimensional_up_to=0, push_study=False)
     assert r.verdict == MechanismVerdict.PRIVATE
+    assert r.tightness is None and not r.push  # no push study was asked for
 
 
 def test_a_loss_equal_to_epsilon_is_not_a_violation_but_above_is():
@@ -139,6 +141,12 @@ def test_sampler_halts_on_ties_without_noise(queries, expected):
     assert [int(p) for p in exact] == expected
     counts = NO_NOISE.sample_counts(queries, 50, seed=1)
     assert list(counts) == [50 * e for e in expected]
+
+
+def test_sampler_runs_and_rejects_bad_run_counts():
+    assert list(NO_NOISE.sample_counts((F(1, 2),), 1, seed=0)) == [1, 0]  # one run is a valid run count
+    with pytest.raises(InputError):
+        NO_NOISE.sample((F(1, 2),), 0, seed=0)
 
 
 @pytest.mark.parametrize("mech", [
@@ -192,6 +200,7 @@ def _mpq(q: F) -> mpmath.mpf:
 rationals = st.fractions(min_value=-50, max_value=50, max_denominator=10**6)
 
 
+@settings(max_examples=80, phases=[Phase.explicit, Phase.generate])  # no shrinking: the failing example is small already
 @given(a=rationals, b=rationals)
 @example(a=F(1, 3), b=F(-2, 3))
 @example(a=F(1, 10), b=F(7, 10))
@@ -290,6 +299,16 @@ def test_ratio_within_bounds_at_the_resolution_of_the_digits():
     assert at.within_bounds and at.at_bound
     inside = privacy_ratio(AT, q, qn, outputs=[1], digits=30).outputs[0]
     assert inside.within_bounds and not inside.at_bound
+    # an output impossible on both sides cannot tell D from D': ratio 1, log ratio 0 (not a violation, not at the bound)
+    none_both = privacy_ratio(NO_NOISE, (F(0), F(1)), (F(-1), F(1)), outputs=[NO_HALT], digits=30).outputs[0]
+    assert none_both.probability == 0 == none_both.neighbour_probability
+    assert none_both.log_ratio == 0 and none_both.ratio == 1 and none_both.within_bounds and not none_both.at_bound
+    one_side = privacy_ratio(NO_NOISE, (F(0), F(1)), (F(1), F(1)), outputs=[2], digits=30).outputs[0]
+    assert one_side.neighbour_probability == 0 < one_side.probability
+    assert one_side.log_ratio == mpmath.inf and not one_side.within_bounds
+    # the documented resolution 10^(3-digits)·max(1, ε): 6.7e-13 is resolved at 16 digits (1e-13), not at 15 (1e-12)
+    assert not privacy_ratio(OVER, q, qn, outputs=[out], digits=16).outputs[0].within_bounds
+    assert privacy_ratio(OVER, q, qn, outputs=[out], digits=15).outputs[0].at_bound
 
 
 # --- certification verdicts -------------------------------------------------------------------------------
@@ -310,3 +329,54 @@ def test_certify_sup_constant_pieces_at_the_edge():
     assert below.verdict == CertificateVerdict.CERTIFIED
     over = certify_sup([Piece(F(0), F(1), x / 3 + sympy.Rational(1, 10**15))], x, F(1, 3))
     assert over.verdict != CertificateVerdict.CERTIFIED
+
+
+def test_interval_infinite_endpoints_follow_the_extended_reals(low_precision):
+    """Half-infinite and infinite intervals: products, sums, reciprocals, exp/log and the predicates."""
+    inf = math.inf
+    up = Interval.of(1, None)  # [1, ∞)
+    down = Interval.of(None, -2)  # (-∞, -2]
+    two_three = Interval.of(2, 3)
+    p = up * two_three
+    assert to_fraction(p.lo) == 2 and p.hi == inf
+    n = down * two_three
+    assert n.lo == -inf and to_fraction(n.hi) == -4
+    assert (up * down).lo == -inf and to_fraction((up * down).hi) == -2
+    s = up + down
+    assert s.lo == -inf and s.hi == inf
+    at_inf = Interval(inf, inf) + Interval.point(-1)  # (+∞) + (-1) = +∞ on both ends
+    assert at_inf.lo == inf and at_inf.hi == inf
+    at_minus_inf = Interval(-inf, -inf) + Interval.point(1)
+    assert at_minus_inf.lo == -inf and at_minus_inf.hi == -inf
+    r = up.reciprocal()
+    assert to_fraction(r.lo) == 0 and to_fraction(r.hi) == 1
+    r = down.reciprocal()
+    assert to_fraction(r.lo) == F(-1, 2) and to_fraction(r.hi) == 0
+    assert Interval.of(0, 1).reciprocal() == Interval.everything()  # 1/0 is undefined: no claim at all
+    e = down.exp()
+    assert to_fraction(e.lo) == 0 and 0 < to_fraction(e.hi) < F(1, 7)
+    em = down.expm1()
+    assert to_fraction(em.lo) == -1 and -1 < to_fraction(em.hi) < F(-6, 7)  # expm1(-∞) = -1
+    cube = down.power(3)
+    assert cube.lo == -inf and to_fraction(cube.hi) == -8  # (-∞)³ = -∞
+    square = down.power(2)
+    assert to_fraction(square.lo) == 4 and square.hi == inf
+    lg = Interval.of(0, 1).log()
+    assert lg.lo == -inf and to_fraction(lg.hi) == 0
+    assert not up.certainly_le(F(10**6)) and up.certainly_ge(F(1)) and up.certainly_gt(F(1, 2))
+    assert down.certainly_le(F(-2)) and not down.certainly_ge(F(-10**6))
+    assert Interval.of(-inf, 1).lo == -inf and Interval.of(F(1, 2), 2.0) == Interval(Interval.point(F(1, 2)).lo, Interval.point(2).hi)
+    assert to_fraction(Interval.of(0.5, 2.0).lo) == F(1, 2)  # a float endpoint is a dyadic rational, kept exactly
+
+
+def test_worst_case_input_edges_and_frozen_intervals():
+    """max_queries is 1..64 (documented); an interval is an immutable mathematical object."""
+    import dataclasses
+
+    mech = AboveThreshold.mechanism_one(1)
+    for bad in (0, 65, True, 2.0):
+        with pytest.raises(InputError):
+            worst_case(mech, max_queries=bad)
+    iv = Interval.point(1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        iv.lo = Interval.point(2).lo

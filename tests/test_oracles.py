@@ -29,6 +29,7 @@ import pytest
 import sympy
 
 from verify.errors import InputError
+from verify.fast import FastIntegrator
 from verify.mechanism import NO_HALT, AboveThreshold, all_outputs
 from verify.oracle import oracle_distribution, oracle_probability, recheck_witness
 from verify.probabilities import fast_log_distribution, mp_distribution, symbolic_distribution
@@ -72,7 +73,8 @@ def test_oracle_matches_the_three_library_paths_with_ties(zf, xf):
         if o == 0:
             assert np.isneginf(f), (zf, xf, out)
         else:
-            assert abs(float(mpmath.log(o)) - f) <= 1e-9 * max(1.0, abs(f)), (zf, xf, out)
+            ref = float(mpmath.log(o))  # tolerance relative to the reference, so that -inf cannot pass
+            assert abs(ref - f) <= 1e-9 * max(1.0, abs(ref)), (zf, xf, out)
 
 
 def test_no_noise_at_all_follows_the_seeds_rule_exactly():
@@ -93,6 +95,22 @@ def test_far_tails_agree_in_relative_terms(zf, xf):
     assert min(oracle) < mpmath.mpf(10) ** -20  # the tail is really reached
     for o, a in zip(oracle, mp):
         assert _close(o, a, ORACLE_DIGITS), (zf, xf, o, a)
+
+
+@pytest.mark.parametrize("xf", ["laplace", "exponential"])
+def test_fast_path_without_threshold_noise_matches_the_oracle(xf):
+    """Z = 0: the oracle's exact product vs the float64 path, gaps t - q_j spread over (-2, 2) in steps of 1/8."""
+    mech = _mech("none", xf, threshold=0)
+    rng = np.random.default_rng(5)
+    rows = [tuple(F(int(v), 8) for v in rng.integers(-16, 17, 4)) for _ in range(12)]
+    q = np.array([[float(x) for x in r] for r in rows])
+    logp, _ = fast_log_distribution(mech, q)
+    raw = FastIntegrator(mech).events(q).log_probability  # the float64 kernel itself, before any escalation to mpmath
+    for r, lp, lr in zip(rows, logp, raw):
+        for o, f, g in zip(oracle_distribution(mech, r, ORACLE_DIGITS), lp, lr):
+            for v in (f, g):
+                ref = None if o == 0 else float(mpmath.log(o))
+                assert np.isneginf(v) if ref is None else abs(ref - v) <= 1e-11 * max(1.0, abs(ref)), (xf, r, o, v)
 
 
 # --- sympy.integrate with breakpoints ------------------------------------------------------------
