@@ -38,7 +38,7 @@ from verify.backends import ArbBackend, MpmathBackend, SympyBackend
 from verify.errors import InputError
 from verify.fast import FastIntegrator
 from verify.mechanism import AboveThreshold, Output, output_column, parse_queries
-from verify.piecewise import PiecewiseIntegrator
+from verify.piecewise import Integral, PiecewiseIntegrator
 from verify.precision import MPMATH_LOCK
 
 Method = Literal["symbolic", "mpmath", "fast"]
@@ -93,18 +93,25 @@ def _mp_integrals(mech: AboveThreshold, positions: Sequence[Fraction], cutoff: F
             backend = MpmathBackend()
             integ = PiecewiseIntegrator(backend, backend.num(lam), rho, zf, xf)
             results = integ.events(positions, cutoff)
-            lost = 0.0
-            for r in results:
-                if r.zero:
-                    continue
-                if r.value <= 0:
-                    lost = math.inf
-                    break
-                lost = max(lost, float(mpmath.log10(r.magnitude / r.value)))
+            lost = cancellation_digits(results)
             if dps - lost >= digits + 8:
                 return [mpmath.mpf(0) if r.zero else +r.value for r in results]
         dps = int(dps * 2) if math.isinf(lost) else int(digits + lost + 20)
     raise ArithmeticError(f"mpmath path: could not reach {digits} digits (cancellation)")  # pragma: no cover
+
+
+def cancellation_digits(integrals: Sequence[Integral]) -> float:
+    """Decimal digits the closed form may have lost to cancellation: the largest
+    log10(Σ|terms| / value) over the non-zero integrals (``inf`` when a value is <= 0,
+    which only cancellation can produce).  Evaluated at the caller's mpmath precision."""
+    lost = 0.0
+    for r in integrals:
+        if r.zero:
+            continue
+        if r.value <= 0:
+            return math.inf
+        lost = max(lost, float(mpmath.log10(r.magnitude / r.value)))
+    return lost
 
 
 def mp_distribution(mech: AboveThreshold, queries: Sequence[object], digits: int = DEFAULT_DIGITS) -> list[mpmath.mpf]:

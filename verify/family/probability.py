@@ -38,6 +38,7 @@ from verify.family.integrand import Integrand, Kind
 from verify.family.model import SparseVector
 from verify.family.quadrature import acb_enclosure, mp_quad
 from verify.precision import MPMATH_LOCK
+from verify.probabilities import cancellation_digits
 
 DEFAULT_DIGITS = 30
 MIN_DIGITS, MAX_DIGITS = 5, 1000
@@ -110,14 +111,7 @@ def mp_closed_form(mech: SparseVector, integ: Integrand, digits: int) -> mpmath.
     for _ in range(8):
         with MPMATH_LOCK, mpmath.workdps(dps):
             value, pieces = ClosedForm(mech, MpmathBackend()).evaluate(integ)
-            lost = 0.0
-            for p in pieces:
-                if p.zero:
-                    continue
-                if p.value <= 0:
-                    lost = math.inf
-                    break
-                lost = max(lost, float(mpmath.log10(p.magnitude / p.value)))
+            lost = cancellation_digits(pieces)
             if dps - lost >= digits + 8:
                 return mpmath.mpf(0) if any(p.zero for p in pieces) else +value
         dps = int(dps * 2) if math.isinf(lost) else int(digits + lost + 20)
