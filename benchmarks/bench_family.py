@@ -9,10 +9,11 @@ Lap(3Δ/ε), ε = Δ = 1, t = 0) for one query vector, queries uniform in [-6, 6
   baseline is ``scipy.integrate.quad`` over the same integrands, split at every
   kink (k = 100: all 101 outputs; k = 1000: ``--quad-outputs`` of the 1001
   outputs, evenly spaced, and the time scaled to all of them, printed as such);
-  the previous node plan of the halting path (``node_plan="plain"``, median of
-  ``--reps`` runs, right after the new plan in the same process) as a second baseline;
   the seed's fast path (`verify.probabilities.fast_log_distribution`) on the
   same vector at k = 100 (``--seed-fast-k100``, slow: it falls back to mpmath).
+* scaling: the halting path alone for one vector at k = 125 … 2000 (queries uniform in [-6, 6],
+  the issue's setting, and spread over [-0.06k, 0.06k], a range growing with k), median of
+  ``--reps`` runs, with the time per query relative to k = 125's (1.0 = linear in k).
 * k = 3: vectors per second of the family's front door and of the seed's fast
   path on the same ``--n`` vectors (the front door dispatches AboveThreshold-shaped
   variants with k <= 12 to the seed's path), and of the halting path forced.
@@ -21,6 +22,8 @@ Accuracy: the largest relative difference from quad (itself good to ~1e-12) and
 the largest error estimate.
 
     python benchmarks/bench_family.py [--reps 5] [--n 100000] [--quad-outputs 40] [--seed-fast-k100] [--json]
+
+(in brackets after each scaling time: time per query over k = 125's time per query)
 """
 
 from __future__ import annotations
@@ -87,8 +90,6 @@ def main() -> None:
         q = rng.uniform(-6, 6, (1, k))
         fast_log_distribution(mech, q)  # warm-up
         fast_s = _median_time(lambda q=q: fast_log_distribution(mech, q), args.reps)
-        plain_s = _median_time(lambda q=q: halting_distribution(mech, q, node_plan="plain"), args.reps)
-        plain = halting_distribution(mech, q, node_plan="plain")
         logp, _, refined = fast_log_distribution(mech, q)
         est = float(halting_distribution(mech, q).error_estimate.max())
         outputs = list(range(k + 1)) if k <= 100 else list(np.linspace(0, k, args.quad_outputs).astype(int))
@@ -99,13 +100,25 @@ def main() -> None:
         result[f"k{k}"] = {
             "fast_seconds": fast_s, "quad_seconds": quad_s, "quad_outputs_timed": len(outputs),
             "speedup_vs_quad": quad_s / fast_s, "max_rel_diff_vs_quad": diff, "max_error_estimate": est,
-            "rows_refined": int(refined), "previous_plan_seconds": plain_s, "speedup_vs_previous": plain_s / fast_s,
-            "max_rel_diff_vs_previous": float(np.abs(np.expm1(logp - plain.log_value)).max()),
+            "rows_refined": int(refined),
         }
         if k == 100 and args.seed_fast_k100:
             t0 = time.perf_counter()
             seed_fast(mech.as_above_threshold(), q)
             result["k100"]["seed_fast_seconds"] = time.perf_counter() - t0
+
+    scaling = {}
+    for spread in ("fixed", "growing"):
+        rows = []
+        for k in (125, 250, 500, 1000, 2000):
+            half = 6.0 if spread == "fixed" else 0.06 * k
+            q = rng.uniform(-half, half, (1, k))
+            halting_distribution(mech, q)
+            rows.append({"k": k, "seconds": _median_time(lambda q=q: halting_distribution(mech, q), args.reps)})
+        for r in rows:
+            r["per_query_vs_first"] = (r["seconds"] / r["k"]) / (rows[0]["seconds"] / rows[0]["k"])
+        scaling[spread] = rows
+    result["scaling"] = scaling
 
     q3 = np.round(rng.normal(0, 4, size=(args.n, 3)), 6)
     seed_fast(mech.as_above_threshold(), q3[:1000])
@@ -127,10 +140,12 @@ def main() -> None:
         print(f"k = {k:4d}: family fast {r['fast_seconds'] * 1e3:8.2f} ms; quad {r['quad_seconds']:8.2f} s{quad_note}; "
               f"speed-up {r['speedup_vs_quad']:,.0f}x; max |fast/quad - 1| {r['max_rel_diff_vs_quad']:.1e}; "
               f"max error estimate {r['max_error_estimate']:.1e}")
-        print(f"          previous node plan (node_plan='plain') {r['previous_plan_seconds'] * 1e3:8.2f} ms: "
-              f"speed-up {r['speedup_vs_previous']:.2f}x; max |new/previous - 1| {r['max_rel_diff_vs_previous']:.1e}")
         if "seed_fast_seconds" in r:
             print(f"          seed fast path on the same vector: {r['seed_fast_seconds']:.2f} s")
+    for spread, rows in result["scaling"].items():
+        label = "queries in [-6, 6]" if spread == "fixed" else "queries in [-0.06k, 0.06k]"
+        print(f"halting path, {label}: " + "; ".join(
+            f"k = {r['k']} {r['seconds'] * 1e3:.2f} ms ({r['per_query_vs_first']:.2f})" for r in rows))
     r = result["k3"]
     print(f"k =    3: seed fast {r['seed_fast_per_second']:,.0f} vectors/s, family front door {r['family_fast_per_second']:,.0f} /s "
           f"(ratio {r['ratio_family_over_seed']:.2f}); halting path forced {r['halting_path_per_second']:,.0f} /s")

@@ -253,7 +253,6 @@ def _queries(k):
     (["prob", "--method", "symbolic", "--queries", _queries(50), "--output", "1"], "limit"),
     (["prob", "--method", "mpmath", "--queries", _queries(1000), "--output", "1"], "limit"),
     (["prob", "--method", "fast", "--queries", _queries(limits.PROB_MAX_QUERIES["fast"] + 1), "--output", "1"], "limit of 1000"),
-    (["prob", "--method", "fast", "--query-noise", "none", "--queries", _queries(17), "--output", "1"], "limit of 16"),
     (["ratio", "--queries", _queries(1000), "--neighbour-queries", _queries(1000)], "limit"),
     (["prob", "--queries", _queries(10_001), "--output", "1"], "at most 10000"),
     (["worst-case", "--max-queries", "64"], f"from 1 to {limits.WORST_CASE_MAX_QUERIES}"),

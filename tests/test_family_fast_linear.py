@@ -1,9 +1,9 @@
-"""The halting path's mass-weighted node plan keeps the fast path's accuracy.
+"""The halting path (`verify.family.fast_halting` and its compiled kernel) keeps the fast path's accuracy.
 
-`verify.family.fast_halting.mass_weighted_variation` lets a segment's panel count depend on how
-much of an output's value the segment can hold; these tests check, against the seed's mpmath
-distribution (40 digits) and the family's mpmath closed form (30 digits), that every value whose
-estimate is within the tolerance is within it, on clustered queries, ties and far tails."""
+Against the seed's mpmath distribution (40 digits), the family's mpmath closed form (30 digits) and
+the plain matrix form of the same quadrature rule: every value whose estimate is within the tolerance
+is within it, on clustered queries, ties, far tails and queries so far apart that the kernel takes
+one exp per element."""
 
 from __future__ import annotations
 
@@ -14,11 +14,10 @@ import mpmath
 import numpy as np
 import pytest
 
-from verify.errors import InputError
 from verify.family import preset
-from verify.family.fast import panels, searchsorted_rows, tail_edges, variation_bound
+from verify.family.fast import panels, tail_edges, variation_bound
 from verify.family.fast_api import FAST_TOLERANCE
-from verify.family.fast_halting import halting_distribution, mass_weighted_variation
+from verify.family.fast_halting import halting_distribution
 from verify.family.probability import mp_probability
 from verify.probabilities import mp_distribution as seed_distribution
 
@@ -41,7 +40,7 @@ def _vectors(rng: np.random.Generator, k: int) -> list[np.ndarray]:
 def test_all_outputs_agree_with_the_seed_at_k_20(name):
     m = preset(name)
     for q in _vectors(np.random.default_rng(20), 20):
-        res = halting_distribution(m, q[None, :], node_plan="weighted")
+        res = halting_distribution(m, q[None, :])
         exact = seed_distribution(m.as_above_threshold(), [Fraction(str(x)) for x in q], 40)
         for c, e in enumerate(exact):
             if res.error_estimate[0, c] <= FAST_TOLERANCE:
@@ -63,29 +62,106 @@ def test_k_1000_first_outputs_agree_with_mpmath():
             assert _rel(res.log_value[0, i], exact) <= FAST_TOLERANCE
 
 
-def test_mass_weighting_only_lowers_the_variation_and_saves_nodes():
-    """The mass-weighted variation never exceeds the plain bound, and at k = 1000 the plan has fewer
-    nodes than the plain one (a count, not a timing)."""
-    m = preset("seed-m1")
-    a = np.sort(np.random.default_rng(3).uniform(-6, 6, (1, 1000)), axis=1)
-    points = np.sort(np.concatenate([a, np.zeros((1, 1))], axis=1), axis=1)
-    edges = tail_edges(m, points)
-    var = variation_bound(m, edges, a, extra=1 / 3)
-    above = 1000 - searchsorted_rows(a, edges[:, 1:], side="left")
-    weighted = mass_weighted_variation(m, edges, a, var, above)
-    assert np.all(weighted <= var * (1 + 1e-12))
-    z_plain, _, _ = panels(edges, var)
-    z_new, w_new, _ = panels(edges, weighted)
-    assert z_new.shape[1] < 0.8 * z_plain.shape[1]
-    assert math.isclose(w_new.sum(), edges[0, -1] - edges[0, 0], rel_tol=1e-12)
+def _reference(mech, q: np.ndarray) -> np.ndarray:
+    """The same quadrature as the kernel (same nodes and weights), written as the (k, N) matrix of
+    F values, its cumulative product and one sum per output, in numpy with one exp per element."""
+    from verify.family.fast import noise_rates
+    from verify.family.fast_halting import _f_and_s
+
+    n, k = q.shape
+    a = q - float(mech.threshold)
+    points = np.sort(np.concatenate([a, np.zeros((n, 1))], axis=1), axis=1)
+    edges = tail_edges(mech, points)
+    rz, lx = noise_rates(mech)
+    var = variation_bound(mech, edges, np.sort(a, axis=1), extra=lx)
+    var = np.where(edges[:, 1:] <= points[:, :1], (edges[:, 1:] - edges[:, :-1]) * (rz + lx), var)
+    z, w, _ = panels(edges, var)
+    out = np.empty((n, k + 1))
+    for r in range(n):
+        f, s = _f_and_s(mech.query_noise, z[r][None, :] - a[r][:, None])  # (k, N)
+        g = np.vstack([np.ones(z.shape[1]), np.cumprod(f, axis=0)])  # G_0 .. G_k at the nodes
+        omega = mech.threshold_noise.pdf(z[r]) * w[r]
+        out[r, :k] = (g[:-1] * s * omega).sum(axis=1)
+        out[r, k] = (g[-1] * omega).sum()
+    return out
 
 
-def test_weighted_and_plain_plans_agree_and_bad_plan_is_refused():
+@pytest.mark.parametrize("name", ["seed-m1", "seed-m2", "dwork-roth"])
+def test_kernel_equals_the_matrix_form_of_the_same_rule(name):
+    """The compiled kernel (one pass per query, outer-product factors, left/right split at each
+    a_i, expm1 near an exponential kink, the window) gives the same sums as the plain matrix form
+    on the same nodes: rows of different lengths (padding), ties, a query on a node's side of 0."""
+    m = preset(name)
+    rng = np.random.default_rng(7)
+    q = np.round(rng.uniform(-6, 6, (4, 60)), 3)
+    q[1, ::3] = 0.0
+    q[2] = np.resize([1.25, -2.5, 1.25, 4.0], 60)
+    res = halting_distribution(m, q)
+    ref = _reference(m, q)
+    assert np.all(res.error_estimate <= FAST_TOLERANCE)
+    assert np.abs(np.expm1(res.log_value - np.log(ref))).max() <= 1e-13
+
+
+def test_far_queries_use_one_exp_per_element_and_stay_within_the_estimate():
+    """Queries 3000 noise scales apart: the outer-product factors would overflow and the kernel takes
+    one exp per element.  Outputs whose mass lies 3000 scales out (below 1e-290) are flagged (estimate
+    inf, for the caller to recompute); the others are within their estimate of mpmath, and that
+    estimate is small."""
     m = preset("seed-m1")
-    q = np.random.default_rng(4).uniform(-6, 6, (3, 200))
-    new, old = halting_distribution(m, q), halting_distribution(m, q, node_plan="plain")
-    ok = (new.error_estimate <= FAST_TOLERANCE) & (old.error_estimate <= FAST_TOLERANCE)
-    assert ok.all()
-    assert np.abs(np.expm1(new.log_value - old.log_value)).max() <= 2 * FAST_TOLERANCE
-    with pytest.raises(InputError):
-        halting_distribution(m, q, node_plan="quadratic")
+    q = np.array([[-9000.0, 1.0, 9000.0, -0.5, 2.0]])
+    res = halting_distribution(m, q)
+    fq = [Fraction(x) for x in q[0]]
+    for i in range(6):
+        outcome = "B" * i + "A" if i < 5 else "B" * 5
+        if np.isfinite(res.error_estimate[0, i]):
+            assert _rel(res.log_value[0, i], mp_probability(m, fq, outcome, None, 30)) <= res.error_estimate[0, i]
+    assert np.all(res.error_estimate[0, 1:3] < 1e-10)
+    assert np.isinf(res.error_estimate[0, 0]) and np.isinf(res.error_estimate[0, 5])
+
+
+def test_the_window_bounds_what_it_leaves_out(monkeypatch):
+    """With a window far too tight (nodes below 1e-3 of the largest mass left out), the values
+    change, and each change stays within the error estimate: the left-out mass is bounded, not lost."""
+    import verify.family.fast_halting as fh
+
+    m = preset("seed-m1")
+    q = np.round(np.random.default_rng(9).uniform(-6, 6, (2, 120)), 3)
+    good = halting_distribution(m, q)
+    monkeypatch.setattr(fh, "WINDOW", 1e-3)
+    rough = halting_distribution(m, q)
+    diff = np.abs(np.expm1(rough.log_value - good.log_value))
+    assert diff.max() > 1e-10  # the tight window does change the values ...
+    assert np.all(diff <= rough.error_estimate + good.error_estimate)  # ... and the estimate covers it
+    assert rough.error_estimate.max() > FAST_TOLERANCE  # so the front door would recompute those rows
+
+
+def test_rounding_bound_grows_with_the_factors_of_each_output():
+    """The rounding term counts the factors of each output: i+1 for B^iA, k for B^k; it is below the
+    tolerance at k = 1000 for queries within a few noise scales."""
+    from verify.family.fast_halting import rounding_bound
+
+    k = 1000
+    delta = np.full((1, k), 1e-16)
+    r = rounding_bound(k, np.array([12000]), np.array([47.0]), np.array([1.2e-16]), delta)
+    assert r.shape == (1, k + 1)
+    assert np.all(np.diff(r[0, :k]) > 0)
+    assert r[0, k] == r[0, k - 1]  # B^k and B^{k-1}A both have k factors, one per query
+    assert r.max() < FAST_TOLERANCE
+
+
+def test_exponential_factor_near_its_kink_does_not_cancel():
+    """Exponential query noise, a node 1e-9 right of a kink: F = 1 - e^{-λy} ≈ λy must come from
+    expm1 (1 - e^{-λy} in float64 keeps only ~7 digits there).  Kernel called directly: the second
+    output's sum is ω·F(z - a_1)·S(z - a_2) with ω = 1 and S = 1 (a_2 far right)."""
+    from verify.family.halting_kernel import EXPONENTIAL, halting_rows
+
+    lam = 1 / 3
+    a = np.array([[0.0, 50.0]])
+    z = np.array([[1e-9]])
+    omega = np.array([[1.0]])
+    eright, aright = np.exp(-lam * z), np.exp(lam * a)
+    values, dropped = halting_rows(EXPONENTIAL, lam, False, z, np.zeros_like(z), eright, omega, np.array([1]), a,
+                                   np.zeros_like(a), aright, 0.0)
+    want = -math.expm1(-lam * 1e-9)
+    assert abs(values[0, 1] / want - 1) < 1e-14
+    assert dropped.max() == 0.0

@@ -19,9 +19,6 @@ BUDGET_SECONDS = 60
 
 #: Largest number of queries k of ``prob`` per --method.
 PROB_MAX_QUERIES = {"symbolic": 6, "mpmath": 50, "fast": 1000}
-#: ``prob --method fast`` without query noise: the halting path's quadrature cannot use the query noise's
-#: smoothing (one k = 1000 vector took 120 s), so the seed's closed form serves it, up to 16 queries.
-PROB_FAST_MAX_QUERIES_NO_QUERY_NOISE = 16
 #: Largest k of ``ratio`` (two mpmath distributions).
 RATIO_MAX_QUERIES = 32
 #: Largest --max-queries of ``worst-case``.

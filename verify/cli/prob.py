@@ -50,8 +50,6 @@ def run(args: argparse.Namespace) -> int:
     q = args.queries
     k = len(q)
     limits.check_queries(k, limits.PROB_MAX_QUERIES[args.method], f"--method {args.method}")
-    if args.method == "fast" and mech.query_noise.is_none and not mech.threshold_noise.is_none:
-        limits.check_queries(k, limits.PROB_FAST_MAX_QUERIES_NO_QUERY_NOISE, "--method fast without query noise")
     out = parse_output(args.output, k)
     digits = args.digits
     col = output_column(out, k)

@@ -66,42 +66,42 @@ class FastResult:
 
 
 def panels(edges: np.ndarray, variation: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Cut each segment [edges[:, s], edges[:, s+1]] into ceil(variation/PANEL_VARIATION) equal panels.
+    """Cut each segment [edges[:, s], edges[:, s+1]] of positive width into
+    clip(ceil(variation/PANEL_VARIATION), 1, 10 000) equal panels of GL_NODES nodes
+    (`verify.family.nodes.panels_rows`).
 
-    Returns nodes z (n, N), weights w (n, N) (0 on padding) and the largest
-    per-panel variation of each row (for the error estimate)."""
-    n, s = variation.shape
-    width = edges[:, 1:] - edges[:, :-1]
-    count = np.clip(np.ceil(variation / PANEL_VARIATION), 1, 10_000).astype(np.int64)
-    count = np.where(width > 0, count, 0)
-    per_panel = np.where(count > 0, variation / np.maximum(count, 1), 0.0).max(axis=1)
-    total = count.sum(axis=1)
-    pmax = int(total.max()) if n else 0
-    row = np.repeat(np.arange(n), total)
-    seg = np.repeat(np.tile(np.arange(s), n), count.ravel())
-    start = np.repeat((np.cumsum(count, axis=1) - count).ravel(), count.ravel())
-    local = np.arange(len(seg)) - np.repeat(np.concatenate([[0], np.cumsum(total)[:-1]]), total)
-    j = local - start  # index of the panel within its segment
-    c = count[row, seg]
-    h = width[row, seg] / c
-    lo = edges[row, seg] + j * h
+    Returns nodes z (n, N), ascending within each row, weights w (n, N) (padding at each row's
+    end: weight 0) and the largest per-panel variation of each row (for the error estimate)."""
+    from verify.family.nodes import panels_rows  # numba: imported when first needed
+
     x, wq = gauss_legendre(GL_NODES)
-    z = np.zeros((n, pmax, GL_NODES))
-    w = np.zeros((n, pmax, GL_NODES))
-    z[row, local] = lo[:, None] + h[:, None] * x[None, :]
-    w[row, local] = h[:, None] * wq[None, :]
-    if pmax:
-        pad = np.arange(pmax)[None, :] >= total[:, None]
-        z[pad] = edges[:, :1].repeat(pmax, axis=1)[pad][:, None]
-    return z.reshape(n, -1), w.reshape(n, -1), per_panel
+    z, w, per, _ = panels_rows(np.ascontiguousarray(edges, dtype=float), np.ascontiguousarray(variation, dtype=float),
+                               PANEL_VARIATION, 10_000, x, wq)
+    return z, w, per
 
 
 def noise_rates(mech: SparseVector) -> tuple[float, float]:
     """(rate of Z's density decay, λ of the query noise) in float; Gaussian: 1/σ."""
-    zn, xn = mech.threshold_noise, mech.query_noise
-    rz = 0.0 if zn.is_none else 1 / float(zn.scale)
-    lx = 0.0 if xn.is_none else 1 / float(xn.scale)
-    return rz, lx
+    return _rates(mech.threshold_noise, mech.query_noise)
+
+
+@lru_cache(maxsize=64)
+def _rates(zn: Noise, xn: Noise) -> tuple[float, float]:
+    return 0.0 if zn.is_none else 1 / float(zn.scale), 0.0 if xn.is_none else 1 / float(xn.scale)
+
+
+@lru_cache(maxsize=64)
+def _tail_steps(start: float, cap: float, span: float) -> np.ndarray:
+    """Distances of the left tail's edges from the smallest kink (`tail_edges`): the first step
+    ``start``, then each step half the distance so far, capped at ``cap``, until ``span``."""
+    steps = [0.0]
+    d = start
+    while steps[-1] < span:
+        steps.append(steps[-1] + min(d, cap))
+        d = steps[-1] * 0.5
+    out = np.array(steps[1:])
+    out.flags.writeable = False
+    return out
 
 
 def variation_bound(mech: SparseVector, edges: np.ndarray, a_sorted: np.ndarray, extra: float) -> np.ndarray:
@@ -113,26 +113,17 @@ def variation_bound(mech: SparseVector, edges: np.ndarray, a_sorted: np.ndarray,
     c = 1 for Laplace, 1.6 for the exponential family, whose 1 - e^{-λy} vanishes at its kink and
     is integrated as the polynomial it is there).  The sums over the sorted a_j are prefix sums:
     O(k) per row."""
+    from verify.family.nodes import variation_rows  # numba: imported when first needed
+
     rz, lx = noise_rates(mech)
-    lo, hi = edges[:, :-1], edges[:, 1:]
-    n, k = a_sorted.shape
-    h = hi - lo
-    var = h * (rz + extra)
-    if lx == 0 or k == 0:
-        return var
-    above = k - searchsorted_rows(a_sorted, hi, side="left")
-    below = searchsorted_rows(a_sorted, lo, side="right")  # number of a_j <= lo
-    logpre = np.logaddexp.accumulate(lx * a_sorted, axis=1)  # log Σ_{j<=J} e^{λ a_j}
-    logpre = np.concatenate([np.full((n, 1), -np.inf), logpre], axis=1)
-    with np.errstate(over="ignore", invalid="ignore"):
-        decay = np.exp(np.take_along_axis(logpre, below, axis=1) - lx * lo)
-    decay = np.where(np.isfinite(decay), np.minimum(decay, below), below)
     c = 1.6 if mech.query_noise.family == "exponential" else 1.0
-    return var + lx * h * above + c * decay * -np.expm1(-lx * h)
+    return variation_rows(np.ascontiguousarray(edges, dtype=float), np.ascontiguousarray(a_sorted, dtype=float),
+                          rz + extra, lx, c)
 
 
 def tail_edges(mech: SparseVector, points: np.ndarray) -> np.ndarray:
-    """All edges: the tail cuts, the kinks, and geometric steps into each tail.
+    """All edges: the tail cuts, the kinks (``points``, sorted along each row), and geometric steps
+    into each tail.
 
     Left of the kinks the integrand of an output with i F-factors decays like
     e^{λ(i-1)(z - a_min)}: panels as wide as 1/2 their distance from a_min, starting at
@@ -142,19 +133,13 @@ def tail_edges(mech: SparseVector, points: np.ndarray) -> np.ndarray:
     rz, lx = noise_rates(mech)
     n, k1 = points.shape
     left, right = tail_cuts(mech, points)
-    lo, hi = points.min(axis=1), points.max(axis=1)
     start = PANEL_VARIATION / (rz + lx * k1 + 1e-300)
     cap = PANEL_VARIATION / (rz + lx + 1e-300)
-    steps = [0.0]
-    d = start
-    span = float((lo - left).max())
-    while steps[-1] < span:
-        steps.append(steps[-1] + min(d, cap))
-        d = steps[-1] * 0.5
-    steps = np.array(steps[1:])
-    left_steps = np.maximum(lo[:, None] - steps[None, :], left[:, None])
+    steps = _tail_steps(start, cap, tail_reach(mech.threshold_noise))  # reach = min(points) - left on every row
+    lo, hi = points[:, :1], points[:, -1:]
+    left_steps = np.maximum(lo - steps[None, :], left[:, None])
     unit = 1 / max(lx, rz, 1e-300)
-    right_steps = np.minimum(hi[:, None] + unit * 2.0 ** np.arange(-3, 8)[None, :], right[:, None])
+    right_steps = np.minimum(hi + unit * 2.0 ** np.arange(-3, 8)[None, :], right[:, None])
     return np.sort(np.concatenate([left[:, None], left_steps, points, right_steps, right[:, None]], axis=1), axis=1)
 
 
@@ -175,10 +160,14 @@ def searchsorted_rows(a: np.ndarray, v: np.ndarray, side: str) -> np.ndarray:
 
 def tail_cuts(mech: SparseVector, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Left and right truncation points: TAIL_E_FOLDS scales of Z beyond the outermost kinks."""
-    zn = mech.threshold_noise
-    b = float(zn.scale)
-    reach = TAIL_E_FOLDS * b if zn.family != "gaussian" else b * math.sqrt(2 * TAIL_E_FOLDS)
+    reach = tail_reach(mech.threshold_noise)
     return points.min(axis=1) - reach, points.max(axis=1) + reach
+
+
+def tail_reach(zn: Noise) -> float:
+    """TAIL_E_FOLDS scales of Z (Gaussian: √(2·TAIL_E_FOLDS) standard deviations)."""
+    b = float(zn.scale)
+    return TAIL_E_FOLDS * b if zn.family != "gaussian" else b * math.sqrt(2 * TAIL_E_FOLDS)
 
 
 def z_tail(noise: Noise, x: np.ndarray, right: bool) -> np.ndarray:

@@ -28,6 +28,7 @@ import math
 from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 from verify.errors import InputError
@@ -120,17 +121,17 @@ class SparseVector:
             raise InputError(f"name: {self.name!r} must be a non-empty string")
 
     # --- resolved noises ------------------------------------------------------------
-    @property
+    @cached_property
     def threshold_noise(self) -> Noise:
         """Z (and every resampled Z') with its concrete scale."""
         return self.threshold_spec.resolve(self.epsilon, self.sensitivity)
 
-    @property
+    @cached_property
     def query_noise(self) -> Noise:
         """X_i with its concrete scale."""
         return self.query_spec.resolve(self.epsilon, self.sensitivity)
 
-    @property
+    @cached_property
     def release_noise(self) -> Noise | None:
         """Y_i of a fresh release, or None."""
         return None if self.release_spec is None else self.release_spec.resolve(self.epsilon, self.sensitivity)
@@ -191,6 +192,8 @@ class SparseVector:
         c = self.cutoff
         if c is None or c > k:
             return 2**k
+        if c == 1:
+            return k + 1
         return sum(math.comb(k, j) for j in range(c)) + sum(math.comb(n - 1, c - 1) for n in range(c, k + 1))
 
     def outputs(self, k: int) -> list[str]:
@@ -199,6 +202,8 @@ class SparseVector:
         n = self.output_count(k)
         if n > MAX_ENUMERATED:
             raise InputError(f"outputs: {n} outcome strings for k = {k} exceed the limit 2^20 = {MAX_ENUMERATED}")
+        if self.cutoff == 1:  # the halting outputs, in the order the search below gives them
+            return [BELOW * i + ABOVE for i in range(k)] + [BELOW * k]
         out: list[str] = []
         stack = [("", 0)]  # depth-first, A before B, without recursion (k may be 1000)
         while stack:
