@@ -57,6 +57,71 @@ def gl_relative_error(delta: np.ndarray, m: int = GL_NODES) -> np.ndarray:
     return c * np.asarray(delta, dtype=float) ** (2 * m)
 
 
+#: exponents of the two outer-product factors stay within ±OUTER_MAX (else one exp per element)
+OUTER_MAX = 650.0
+
+
+@dataclass(frozen=True)
+class OuterFactors:
+    """e^{±λ(z-x)} of the query noise as products of a node vector and a column vector.
+
+    Laplace: left = ½e^{λ(z-c)} with x_left = e^{-λ(x-c)}, right = ½e^{-λ(z-c)} with x_right = e^{λ(x-c)};
+    exponential: right = e^{-λ(z-c)}, x_right = e^{λ(x-c)}; c the row's centre.  The exponents are
+    formed in np.longdouble and each vector rounded once to float64, so a node's factor carries
+    ε = u + 2u_L(λ|z - c| + 1) and a column's δ = u + 2u_L(λ|x - c| + 1) (u = 2^-53, u_L the long
+    double's unit roundoff).  ``direct``: the exponents reach beyond ±OUTER_MAX, the vectors are
+    zeros and a kernel must take one exp per element (or another path)."""
+
+    left: np.ndarray
+    right: np.ndarray
+    x_left: np.ndarray
+    x_right: np.ndarray
+    eps: np.ndarray  # (n,)
+    delta: np.ndarray  # (n, L)
+    direct: bool
+
+
+def outer_factors(noise: Noise, z: np.ndarray, count: np.ndarray, x: np.ndarray) -> OuterFactors:
+    """`OuterFactors` for nodes z (n, N), ascending, the first count[r] of row r in use, and columns x (n, L)."""
+    n = z.shape[0]
+    if noise.is_none:
+        zeros = np.zeros_like(z)
+        return OuterFactors(zeros, zeros, np.zeros_like(x), np.zeros_like(x), np.zeros(n), np.zeros_like(x), False)
+    scale = Fraction(noise.scale)
+    lam = float(1 / scale)
+    lam_l = np.longdouble(scale.denominator) / np.longdouble(scale.numerator)
+    zmin, zmax = z[:, 0], z[np.arange(n), np.maximum(count, 1) - 1]
+    c = (0.5 * (zmin + zmax))[:, None]
+    reach_z = lam * np.abs(zmax - zmin) / 2
+    reach_x = lam * np.abs(x - c)
+    direct = not max(float(reach_z.max(initial=0.0)), float(reach_x.max(initial=0.0))) < OUTER_MAX
+    u, ul = EPS / 2, float(np.finfo(np.longdouble).eps) / 2
+    if direct:
+        zeros = np.zeros_like(z)
+        return OuterFactors(zeros, zeros, np.zeros_like(x), np.zeros_like(x), u + 2 * u * (reach_z + 1),
+                            u + 2 * u * (reach_x + 1), True)
+    half = 0.5 if noise.family == "laplace" else 1.0
+    ez = np.exp(lam_l * (z.astype(np.longdouble) - c))
+    ex = np.exp(lam_l * (x.astype(np.longdouble) - c))
+    return OuterFactors((half * ez).astype(float), (half / ez).astype(float), (1 / ex).astype(float), ex.astype(float),
+                        u + 2 * ul * (reach_z + 1), u + 2 * ul * (reach_x + 1), False)
+
+
+def rounding_linear(factors: int | np.ndarray, count: np.ndarray, weight_exponent: np.ndarray, eps: np.ndarray,
+                    delta_sum: np.ndarray) -> np.ndarray:
+    """Relative rounding bound of Σ_n ω_n Π_f factor_f(z_n) formed in linear space (first order,
+    u = 2^-53): u·(8 + 3f + 2|log ω|max + CHUNK - 1 + N/CHUNK) + f·ε + Σ δ.  The weight ω = p_Z·w
+    (its exp and the product: 3 roundings plus 2|log p_Z| from the exponent in float64); each factor
+    3 (the product of the two vectors, 1 - v, the update); each sum of N positive terms
+    CHUNK - 1 + N/CHUNK (`verify.family.halting_kernel`); ε, δ from `OuterFactors`.  Works on
+    broadcast arrays: ``factors`` may be a row of counts, one per output."""
+    from verify.family.halting_kernel import CHUNK
+
+    u = EPS / 2
+    fixed = 8 + 2 * np.asarray(weight_exponent) + CHUNK - 1 + np.asarray(count) / CHUNK
+    return u * (fixed + 3 * np.asarray(factors)) + np.asarray(factors) * eps + delta_sum
+
+
 @dataclass(frozen=True)
 class FastResult:
     """log values (n, outputs) and the estimated relative error of each."""

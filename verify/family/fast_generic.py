@@ -1,16 +1,23 @@
 """Float64 log-probability (or log-density) of one outcome string, for every variant.
 
 The integrand (`verify.family.integrand`: pieces, caps, densities) is
-evaluated in log space with the noise kernel of `verify.noise` (``log_cdf``,
-``log_sf``, ``log_pdf``; Gaussian through ``scipy.special.log_ndtr``), so no
-probability underflows, and integrated by the Gauss–Legendre panels of
-`verify.family.fast` between all kinks.  The panel count of a segment comes
-from the log-integrand's variation measured at its ends and midpoint (a
-first pass over the edges); tails are cut where Z's own tail is below e^-45
-of the kinks' reach and bounded as in `verify.family.fast`.  The value is the
-rule on panels split in two; its error estimate is the difference from the
-unsplit rule (the coarser rule's error, larger than the finer one's) + the
-tail bounds + rounding of the log-sum (about (|log f| + 1)·(k + 2)·2^-52).
+integrated by the Gauss–Legendre panels of `verify.family.fast` between all
+kinks.  The panel count of a segment comes from the log-integrand's variation
+measured at its ends and midpoint (a first pass over the edges, in log space
+with the noise kernel of `verify.noise`), doubled plus one panel; tails are
+cut where Z's own tail is below e^-45 of the kinks' reach and bounded as in
+`verify.family.fast`.  The value is the rule on those panels split in two;
+its error estimate is the difference from the unsplit rule (the coarser
+rule's error, larger than the finer one's) + the tail bounds + rounding.
+
+At the nodes, Laplace, exponential or no query noise: the factors are
+multiplied in linear space (`verify.family.piece_kernel`, compiled; rounding a
+few units per factor, `verify.family.fast.rounding_linear`, plus the bound of
+what its window left out).  Gaussian query noise (or exponents beyond the
+outer products' range, or a sum that underflows): the logs of the factors
+(``log_cdf``, ``log_sf``, ``log_pdf``; Gaussian through
+``scipy.special.log_ndtr``) are added and summed with log-sum-exp, which
+loses about (|log f| + 1)·(factors + 2)·2^-52.
 """
 
 from __future__ import annotations
@@ -26,7 +33,9 @@ from verify.family.fast import (
     log_factor,
     logsumexp_weighted,
     mode_log,
+    outer_factors,
     panels,
+    rounding_linear,
     tail_edges,
 )
 from verify.family.integrand import TermKind
@@ -105,8 +114,69 @@ def log_probability(mech: SparseVector, queries: np.ndarray, outcome: str, relea
         lv, e = _piece(mech, kinds, xs, cap)
         total = total + lv
         err = err + e
-    err = err + EPS * (np.abs(total) + 1) * (k + 2)
+    # the pieces' and constants' logs added: each carries its own rounding (in err), the sum adds
+    # at most one rounding of |total| per term
+    terms = len(_pieces(mech, outcome)) + (outcome.count(ABOVE) if mech.releases_values else 0)
+    err = err + EPS * (np.abs(total) + 1) * (terms + 1)
     return FastResult(total, np.where(np.isnan(total), np.inf, err))
+
+
+#: nodes whose running product is below this fraction of the largest are left out (and bounded)
+WINDOW = 1e-40
+#: a row whose window bound exceeds this fraction of its value is integrated again without the window
+WINDOW_REDO = 1e-16
+
+
+def _integrate(zn: Noise, xn: Noise, kinds: list[TermKind], xs: np.ndarray, z: np.ndarray,
+               w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(log ∫ of the piece on the nodes, rounding estimate (relative)).
+
+    Laplace, exponential or no query noise: the factors multiplied in linear space
+    (`verify.family.piece_kernel`; rounding `verify.family.fast.rounding_linear`).  Gaussian query
+    noise, exponents beyond the outer products' range, or a row whose sum underflows: the logs of
+    the factors added (`logsumexp_weighted`), which loses about (|log f| + 1)·(factors + 2)·2^-52.
+    The estimate includes the bound on what the kernel's window left out (relative)."""
+    n = z.shape[0]
+    log_f = None
+    out = np.full(n, np.nan)
+    rounding = np.zeros(n)
+    if xn.family in ("laplace", "exponential", "none"):
+        from verify.family.piece_kernel import ABOVE as K_ABOVE
+        from verify.family.piece_kernel import BELOW as K_BELOW
+        from verify.family.piece_kernel import DENSITY as K_DENSITY
+        from verify.family.piece_kernel import EXPONENTIAL, LAPLACE, NONE, piece_rows
+
+        count = np.count_nonzero(w > 0, axis=1)  # panels() pads each row's end with weight 0
+        f = outer_factors(xn, z, count, xs)
+        if not f.direct:
+            codes = {TermKind.BELOW: K_BELOW, TermKind.ABOVE: K_ABOVE, TermKind.DENSITY: K_DENSITY}
+            kind_codes = np.array([codes[k] for k in kinds], dtype=np.int64)
+            mode = NONE if xn.is_none else LAPLACE if xn.family == "laplace" else EXPONENTIAL
+            lam = 0.0 if xn.is_none else 1 / float(xn.scale)
+            log_pz = zn.log_pdf(z)
+            omega = np.exp(log_pz) * w
+            mode_d = 0.0 if xn.is_none else float(np.exp(mode_log(xn)))
+            amp = np.cumprod(np.where(kind_codes == K_DENSITY, max(1.0, mode_d), 1.0)[::-1])[::-1]
+            amp = np.append(amp, 1.0)
+            args = (np.ascontiguousarray(z), f.left, f.right, omega, count, np.ascontiguousarray(xs), f.x_left, f.x_right)
+            sums, exps, gone = piece_rows(mode, lam, kind_codes, *args, amp, WINDOW)
+            # a row whose left-out nodes could matter (the later factors moved the mass to where the
+            # window had cut) is integrated again without the window
+            again = ~(gone <= WINDOW_REDO * sums)
+            if again.any():
+                sums[again], exps[again], gone[again] = piece_rows(mode, lam, kind_codes, *(v[again] for v in args), amp, 0.0)
+            ok = sums > 0
+            out = np.where(ok, np.log(np.where(ok, sums, 1.0)) + exps * np.log(2.0), np.nan)
+            reach = np.where((w > 0) & np.isfinite(log_pz), np.abs(log_pz), 0.0).max(axis=1, initial=0.0)
+            rounding = rounding_linear(len(kinds), count, reach, f.eps, f.delta.sum(axis=1))
+            rounding = rounding + np.where(ok, gone / np.where(ok, sums, 1.0), 0.0)  # the window's left-out mass
+    redo = np.isnan(out)
+    if redo.any():
+        log_f = _log_integrand(zn, xn, kinds, xs[redo], z[redo])
+        lv = logsumexp_weighted(log_f, w[redo])
+        out[redo] = lv
+        rounding[redo] = EPS * (np.abs(lv) + 1) * (len(kinds) + 2)
+    return out, rounding
 
 
 def _log_integrand(zn: Noise, xn: Noise, kinds: list[TermKind], xs: np.ndarray, z: np.ndarray) -> np.ndarray:
@@ -126,7 +196,7 @@ def _piece(mech: SparseVector, kinds: list[TermKind], xs: np.ndarray, cap: np.nd
             lv = lv + log_factor(xn, kind, -xs[:, c])
         if cap is not None:
             lv = np.where(cap >= 0, lv, -np.inf)
-        return lv, np.zeros(n)
+        return lv, EPS * (np.abs(lv) + 1) * (len(kinds) + 1)  # a sum of log factors
     cols = [xs, np.zeros((n, 1))] + ([cap[:, None]] if cap is not None else [])
     points = np.sort(np.concatenate(cols, axis=1), axis=1)
     edges = tail_edges(mech, points)
@@ -140,10 +210,10 @@ def _piece(mech: SparseVector, kinds: list[TermKind], xs: np.ndarray, cap: np.nd
         dead = ~np.isfinite(f_m) & ~np.isfinite(f_e[:, :-1]) & ~np.isfinite(f_e[:, 1:])
         var = np.where(dead, 0.0, np.where(np.isfinite(var), 1.5 * var, 4 * PANEL_VARIATION))
     with np.errstate(all="ignore"):
-        z, w, _ = panels(edges, var)
-        coarse = logsumexp_weighted(_log_integrand(zn, xn, kinds, xs, z), w)
-        z, w, _ = panels(edges, 2 * var + PANEL_VARIATION)  # every panel split: the value reported
-        lv = logsumexp_weighted(_log_integrand(zn, xn, kinds, xs, z), w)
+        z, w, _ = panels(edges, 2 * var + PANEL_VARIATION)
+        coarse, _ = _integrate(zn, xn, kinds, xs, z, w)
+        z, w, _ = panels(edges, 4 * var + 2 * PANEL_VARIATION)  # every panel split: the value reported
+        lv, rounding = _integrate(zn, xn, kinds, xs, z, w)
         # the coarse rule's error, |e^{coarse - lv} - 1|, overestimates the fine rule's
         rule = np.where(np.isfinite(lv), np.abs(np.expm1(coarse - lv)), 0.0)
         # tails: left of L every F-factor is at most its value at L, S and densities at most 1 / the mode
@@ -158,5 +228,5 @@ def _piece(mech: SparseVector, kinds: list[TermKind], xs: np.ndarray, cap: np.nd
             else:
                 bound_l, bound_r = bound_l + mode_log(xn), bound_r + mode_log(xn)
         rel_tail = np.exp(np.logaddexp(bound_l, bound_r) - lv)
-    err = rule + np.where(np.isfinite(lv), rel_tail, 0.0)
+    err = rule + np.where(np.isfinite(lv), rel_tail, 0.0) + rounding
     return lv, err

@@ -41,12 +41,13 @@ from fractions import Fraction
 import numpy as np
 
 from verify.family.fast import (
-    EPS,
     FastResult,
     gl_relative_error,
     left_tail_mask,
     noise_rates,
+    outer_factors,
     panels,
+    rounding_linear,
     tail_edges,
     variation_bound,
 )
@@ -75,60 +76,23 @@ def _f_and_s(noise: Noise, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _kernel(xn: Noise, z: np.ndarray, omega: np.ndarray, count: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """`verify.family.halting_kernel.halting_rows`: the factors ½e^{±λ(z-a)} (Laplace) or e^{-λ(z-a)}
-    (exponential) as products of two vectors centred on each row (exponents in np.longdouble), or
-    one exp per element where those could overflow (exponents beyond ±OUTER_MAX).
-
-    Returns (values, dropped, ε, δ): the last two as in the module docstring."""
+    """`verify.family.halting_kernel.halting_rows` with the factors of `verify.family.fast.outer_factors`
+    (one exp per element where those could overflow).  Returns (values, dropped, ε, δ)."""
     from verify.family.halting_kernel import EXPONENTIAL, LAPLACE, NONE, halting_rows  # numba: when first needed
 
-    n = a.shape[0]
-    if xn.is_none:
-        zeros = np.zeros_like(z)
-        values, dropped = halting_rows(NONE, 0.0, False, z, zeros, zeros, omega, count, a, np.zeros_like(a), np.zeros_like(a), WINDOW)
-        return values, dropped, np.zeros(n), np.zeros_like(a)
-    scale = Fraction(xn.scale)
-    lam = float(1 / scale)
-    lam_l = np.longdouble(scale.denominator) / np.longdouble(scale.numerator)
-    laplace = xn.family == "laplace"
-    rows = np.arange(n)
-    zmin, zmax = z[:, 0], z[rows, np.maximum(count, 1) - 1]  # nodes ascend within a row
-    c = (0.5 * (zmin + zmax))[:, None]
-    reach_z = lam * np.abs(zmax - zmin) / 2
-    reach_a = lam * np.abs(a - c)
-    direct = not max(float(reach_z.max(initial=0.0)), float(reach_a.max(initial=0.0))) < OUTER_MAX
-    half = 0.5 if laplace else 1.0
-    if direct:  # the kernel takes one exp per element and ignores these
-        eleft = eright = np.zeros_like(z)
-        aleft = aright = np.zeros_like(a)
-    else:
-        ez = np.exp(lam_l * (z.astype(np.longdouble) - c))
-        ea = np.exp(lam_l * (a.astype(np.longdouble) - c))
-        eleft, eright = (half * ez).astype(float), (half / ez).astype(float)
-        aleft, aright = (1 / ea).astype(float), ea.astype(float)
-    values, dropped = halting_rows(LAPLACE if laplace else EXPONENTIAL, lam, direct, z, eleft, eright, omega, count, a,
-                                   aleft, aright, WINDOW)
-    u, ul = EPS / 2, float(np.finfo(np.longdouble).eps) / 2
-    if direct:  # one exp per element, exponent in float64
-        ul = u
-    return values, dropped, u + 2 * ul * (reach_z + 1), u + 2 * ul * (reach_a + 1)
-
-
-#: exponents of the two outer-product factors stay within ±OUTER_MAX (else one exp per element)
-OUTER_MAX = 650.0
+    f = outer_factors(xn, z, count, a)
+    mode = NONE if xn.is_none else LAPLACE if xn.family == "laplace" else EXPONENTIAL
+    lam = 0.0 if xn.is_none else float(1 / Fraction(xn.scale))
+    values, dropped = halting_rows(mode, lam, f.direct, z, f.left, f.right, omega, count, a, f.x_left, f.x_right, WINDOW)
+    return values, dropped, f.eps, f.delta
 
 
 def rounding_bound(k: int, count: np.ndarray, reach_pz: np.ndarray, eps_node: np.ndarray, delta: np.ndarray) -> np.ndarray:
-    """The rounding term of the module docstring for every output (n, k+1): output i (0-based) has
-    f = i+1 factors (i F and one S) for i < k, k for the last."""
-    from verify.family.halting_kernel import CHUNK
-
-    u = EPS / 2
+    """`verify.family.fast.rounding_linear` for every output (n, k+1): output i (0-based) has
+    f = i+1 factors (i F and one S) for i < k, k for the last; each of its queries adds its δ."""
     f = np.minimum(np.arange(k + 1) + 1, k)[None, :]
-    cum_delta = np.concatenate([delta, delta[:, -1:] * 0], axis=1)  # δ_j of the S factor's query too
-    cum_delta = np.cumsum(cum_delta, axis=1)
-    fixed = 5 + 3 + 2 * reach_pz + CHUNK - 1 + count / CHUNK
-    return u * (fixed[:, None] + 3 * f) + f * eps_node[:, None] + cum_delta
+    cum_delta = np.cumsum(np.concatenate([delta, np.zeros((delta.shape[0], 1))], axis=1), axis=1)
+    return rounding_linear(f, count[:, None], reach_pz[:, None], eps_node[:, None], cum_delta)
 
 
 def halting_distribution(mech: SparseVector, q: np.ndarray) -> FastResult:

@@ -49,7 +49,7 @@ CHUNK = 256
 
 
 @numba.njit(cache=True, nogil=True, fastmath=FAST)
-def _mass_chunk(m: np.ndarray, lo: int, hi: int) -> float:
+def _sum_chunk(m: np.ndarray, lo: int, hi: int) -> float:
     ms = m[lo:hi]  # a view indexed from 0: no wrap-around test, so the loop vectorises
     acc = 0.0
     for n in range(ms.shape[0]):
@@ -82,10 +82,10 @@ def _right_chunk(m: np.ndarray, e: np.ndarray, ea: float, lo: int, hi: int) -> f
 
 
 @numba.njit(cache=True, nogil=True)
-def _mass(m: np.ndarray, lo: int, hi: int) -> float:
+def chunked_sum(m: np.ndarray, lo: int, hi: int) -> float:
     acc = 0.0
     for c in range(lo, hi, CHUNK):
-        acc += _mass_chunk(m, c, min(c + CHUNK, hi))
+        acc += _sum_chunk(m, c, min(c + CHUNK, hi))
     return acc
 
 
@@ -177,14 +177,14 @@ def _halting_row(mode: int, lam: float, direct: bool, z: np.ndarray, eleft: np.n
             values[i] = acc + _right_survival(m, eright, aright[i], split, hi)
             continue
         split = lo + np.searchsorted(z[lo:hi], ai, side="right")  # first z > a
-        acc = _mass(m, lo, split)  # F = 0, S = 1 for z <= a (both families)
+        acc = chunked_sum(m, lo, split)  # F = 0, S = 1 for z <= a (both families)
         m[lo:split] = 0.0
         if mode == EXPONENTIAL:
             far = split + np.searchsorted(z[split:hi], ai + near, side="left")
             acc += _near_exponential(m, z, ai, lam, split, far)
             acc += _right_survival(m, eright, aright[i], far, hi)
         values[i] = acc  # none: F = 1, S = 0 right of a
-    values[k] = _mass(m, lo, hi)
+    values[k] = chunked_sum(m, lo, hi)
     dropped[k] = gone
 
 
