@@ -135,18 +135,28 @@ def test_the_window_bounds_what_it_leaves_out(monkeypatch):
     assert rough.error_estimate.max() > FAST_TOLERANCE  # so the front door would recompute those rows
 
 
-def test_rounding_bound_grows_with_the_factors_of_each_output():
-    """The rounding term counts the factors of each output: i+1 for B^iA, k for B^k; it is below the
-    tolerance at k = 1000 for queries within a few noise scales."""
-    from verify.family.fast_halting import rounding_bound
+def test_rounding_term_counts_the_factors_of_each_output_as_the_formula_says():
+    """The compiled error assembly (`finish_rows`) adds, per output, `rounding_linear` with f = i+1
+    factors for B^iA and k for B^k and δ summed over their queries (no tails, no window, exact sums
+    of 1 here, so the estimate is the rounding term alone); it is below the tolerance at k = 1000."""
+    from verify.family.fast import rounding_linear
+    from verify.family.halting_kernel import LAPLACE, finish_rows
 
-    k = 1000
-    delta = np.full((1, k), 1e-16)
-    r = rounding_bound(k, np.array([12000]), np.array([47.0]), np.array([1.2e-16]), delta)
-    assert r.shape == (1, k + 1)
-    assert np.all(np.diff(r[0, :k]) > 0)
-    assert r[0, k] == r[0, k - 1]  # B^k and B^{k-1}A both have k factors, one per query
-    assert r.max() < FAST_TOLERANCE
+    k, n = 1000, 2
+    rng = np.random.default_rng(12)
+    delta = rng.uniform(1e-16, 2e-16, (n, k))
+    eps = np.array([1.2e-16, 1.5e-16])
+    count, wexp = np.array([12000, 3000]), np.array([47.0, 3.0])
+    far = np.full(n, 1e6)
+    logv, err = finish_rows(LAPLACE, 1 / 3, np.zeros((n, k)), -far, far, np.zeros(n), np.zeros(n), np.ones((n, k + 1)),
+                            np.zeros((n, k + 1)), np.zeros(n), count, wexp, eps, delta, 1e-290)
+    f = np.minimum(np.arange(k + 1) + 1, k)[None, :]
+    cum = np.cumsum(np.concatenate([delta, np.zeros((n, 1))], axis=1), axis=1)
+    want = rounding_linear(f, count[:, None], wexp[:, None], eps[:, None], cum)
+    assert np.allclose(err, want, rtol=1e-12, atol=0)
+    assert np.all(logv == 0)
+    assert np.all(np.diff(err[:, :k], axis=1) > 0) and np.all(err[:, k] == err[:, k - 1])
+    assert err.max() < FAST_TOLERANCE
 
 
 def test_exponential_factor_near_its_kink_does_not_cancel():

@@ -47,7 +47,6 @@ from verify.family.fast import (
     noise_rates,
     outer_factors,
     panels,
-    rounding_linear,
     tail_edges,
     variation_bound,
 )
@@ -87,14 +86,6 @@ def _kernel(xn: Noise, z: np.ndarray, omega: np.ndarray, count: np.ndarray, a: n
     return values, dropped, f.eps, f.delta
 
 
-def rounding_bound(k: int, count: np.ndarray, reach_pz: np.ndarray, eps_node: np.ndarray, delta: np.ndarray) -> np.ndarray:
-    """`verify.family.fast.rounding_linear` for every output (n, k+1): output i (0-based) has
-    f = i+1 factors (i F and one S) for i < k, k for the last; each of its queries adds its δ."""
-    f = np.minimum(np.arange(k + 1) + 1, k)[None, :]
-    cum_delta = np.cumsum(np.concatenate([delta, np.zeros((delta.shape[0], 1))], axis=1), axis=1)
-    return rounding_linear(f, count[:, None], reach_pz[:, None], eps_node[:, None], cum_delta)
-
-
 def halting_distribution(mech: SparseVector, q: np.ndarray) -> FastResult:
     """log Pr of B^{i-1}A (i = 1..k) and B^k for each row of q (n, k), with error estimates."""
     q = np.atleast_2d(np.asarray(q, dtype=float))
@@ -114,19 +105,14 @@ def halting_distribution(mech: SparseVector, q: np.ndarray) -> FastResult:
     count = np.count_nonzero(w > 0, axis=1)  # panels() pads each row's end with weight 0
     omega = zn.pdf(z) * w  # (n, N)
     values, dropped, eps_node, delta = _kernel(xn, z, omega, count, a)
+    from verify.family.halting_kernel import EXPONENTIAL, LAPLACE, NONE, finish_rows
+
+    mode = NONE if xn.is_none else LAPLACE if xn.family == "laplace" else EXPONENTIAL
+    lam = 0.0 if xn.is_none else float(1 / Fraction(xn.scale))
     left, right = edges[:, 0], edges[:, -1]
-    # tails beyond the cuts: Pr[Z < L]·G_{i-1}(L) + Pr[Z >= R]·S(R - a_i) (G, S monotone)
-    fl, _ = _f_and_s(xn, left[:, None] - a)
-    _, sr = _f_and_s(xn, right[:, None] - a)
-    g_left = np.concatenate([np.ones((n, 1)), np.cumprod(fl, axis=1)], axis=1)  # G_0(L) ... G_k(L)
     z_left, z_right = np.exp(zn.log_cdf(left)), np.exp(zn.log_sf(right))
-    tails = z_left[:, None] * g_left + z_right[:, None] * np.concatenate([sr, np.ones((n, 1))], axis=1)
-    tails = tails + dropped
-    with np.errstate(divide="ignore", invalid="ignore"):
-        logv = np.log(values)
-        rel_tail = np.where(values > 0, tails / values, np.inf)
-    err = panel_err[:, None] + rel_tail + rounding_bound(k, count, np.abs(z).max(axis=1) * rz, eps_node, delta)
-    err = np.where(values < TINY, np.inf, err)
+    logv, err = finish_rows(mode, lam, a, left, right, z_left, z_right, values, dropped, panel_err, count,
+                            np.abs(z).max(axis=1) * rz, eps_node, delta, TINY)
     if xn.is_none:
         # without query noise, B^{i-1}A needs max_{j<i} a_j < Z <= a_i: exactly 0 when a_i <= that
         # maximum (whatever Z's law), and known to be 0, so nothing is recomputed

@@ -204,3 +204,55 @@ def halting_rows(mode: int, lam: float, direct: bool, z: np.ndarray, eleft: np.n
         _halting_row(mode, lam, direct, z[r, :c], eleft[r, :c], eright[r, :c], omega[r, :c], a[r], aleft[r], aright[r],
                      window, values[r], dropped[r])
     return values, dropped
+
+
+@numba.njit(cache=True, nogil=True)
+def _cdf_sf(mode: int, lam: float, y: float) -> tuple[float, float]:
+    """F(y) = Pr[X < y], S(y) = Pr[X >= y] of the query noise, each to full relative accuracy."""
+    if mode == LAPLACE:
+        e = 0.5 * math.exp(-lam * abs(y))
+        return (e, 1.0 - e) if y < 0 else (1.0 - e, e)
+    if mode == EXPONENTIAL:
+        if y <= 0:
+            return 0.0, 1.0
+        return -math.expm1(-lam * y), math.exp(-lam * y)
+    return (1.0, 0.0) if y > 0 else (0.0, 1.0)
+
+
+@numba.njit(cache=True, nogil=True)
+def finish_rows(mode: int, lam: float, a: np.ndarray, left: np.ndarray, right: np.ndarray, z_left: np.ndarray,
+                z_right: np.ndarray, values: np.ndarray, dropped: np.ndarray, panel_err: np.ndarray, count: np.ndarray,
+                weight_exponent: np.ndarray, eps: np.ndarray, delta: np.ndarray, tiny: float) -> tuple[np.ndarray, np.ndarray]:
+    """(log values, error estimates), each (n, k+1), of `halting_rows`' sums (`verify.family.fast_halting`).
+
+    Per output i: the panel rule's estimate + (tail bound + the window's left-out mass)/value, the
+    tail bound Pr[Z < L]·G_i(L) + Pr[Z >= R]·S(R - a_i) (Pr[Z >= R] for B^k), + the rounding bound of
+    `verify.family.fast.rounding_linear` with f = i+1 factors (k for B^k) and δ summed over them;
+    inf where the value is below ``tiny`` (linear space: recompute)."""
+    n, k = a.shape
+    u = 2.0**-53
+    logv = np.empty((n, k + 1))
+    err = np.empty((n, k + 1))
+    for r in range(n):
+        fixed = 8.0 + 2.0 * weight_exponent[r] + CHUNK - 1 + count[r] / CHUNK
+        g = 1.0  # G_i(L)
+        cum = 0.0  # Σ δ over the output's queries
+        for i in range(k + 1):
+            if i < k:
+                _, s_r = _cdf_sf(mode, lam, right[r] - a[r, i])
+                f_l, _ = _cdf_sf(mode, lam, left[r] - a[r, i])
+                cum += delta[r, i]
+                f = i + 1.0
+            else:
+                s_r, f_l = 1.0, 1.0
+                f = float(k)
+            tail = z_left[r] * g + z_right[r] * s_r + dropped[r, i]
+            g *= f_l
+            v = values[r, i]
+            if v < tiny:
+                logv[r, i] = math.log(v) if v > 0 else -np.inf
+                err[r, i] = np.inf
+                continue
+            logv[r, i] = math.log(v)
+            err[r, i] = panel_err[r] + tail / v + u * (fixed + 3.0 * f) + f * eps[r] + cum
+    return logv, err
