@@ -70,6 +70,7 @@ def _ids(path: str, *names: str) -> tuple[str, ...]:
 DEC = "tests/test_decisions.py"
 ORA = "tests/test_oracles.py"
 PRB = "tests/test_probabilities.py"
+KIL = "tests/test_mutation_kills.py"
 
 #: The decision and numerical core of issue 13, each with a fast subset of tests (pytest node ids).
 TARGETS: tuple[Target, ...] = (
@@ -85,7 +86,10 @@ TARGETS: tuple[Target, ...] = (
     Target("sweep-decision", ("verify.sweep", "verify.screen"),
            ("_classify", "_decide", "verdict", "float_margin", "mp_tolerance", "classify", "decide", "screen", "confirm_tolerance",
             "first_violation"),
-           _ids(DEC, "test_near_epsilon_mechanisms_are_where_the_docstring_says", "test_sweep_confirms_a_violation_below_the_float_margin",
+           _ids(KIL, "test_classify_places_against_a_fractional_epsilon", "test_float_margin_and_confirm_tolerance_follow_their_formulas",
+                "test_classify_works_at_the_precision_of_the_digits", "test_screen_orders_candidates_and_counts_nan_as_violating",
+                "test_first_violation_confirms_at_most_limit_candidates_in_order", "test_sweep_decide_counts_every_kind_of_point")
+           + _ids(DEC, "test_near_epsilon_mechanisms_are_where_the_docstring_says", "test_sweep_confirms_a_violation_below_the_float_margin",
                 "test_sweep_just_inside_is_neither_violation_nor_at_bound", "test_sweep_exact_bound_is_at_bound_not_violation",
                 "test_sweep_unconfirmed_violations_read_refuted_float64")),
     Target("ratio-decision", ("verify.ratio",), ("_ratio_report", "log_ratio"),
@@ -105,15 +109,58 @@ TARGETS: tuple[Target, ...] = (
            + _ids(PRB, "test_sampler_matches_exact_probabilities")),
     Target("noise-cdfs", ("verify.noise",), ("log_cdf", "log_sf", "log_pdf", "cdf_below", "pdf", "sample"),
            _ids(ORA, "test_noise_kernel_matches_its_definition_in_both_tails", "test_noise_kernel_none_is_the_indicator_of_the_seeds_rule",
-                "test_noise_sampler_has_the_stated_distribution")
+                "test_gaussian_noise_kernel_matches_its_definition_in_both_tails", "test_noise_sampler_has_the_stated_distribution")
            + _ids(DEC, "test_sampler_halts_on_ties_without_noise", "test_sampler_matches_exact_distribution")),
     Target("fast-path", ("verify.fast",), ("*",),
-           _ids(PRB, "test_symbolic_mpmath_fast_agree", "test_fast_matches_mpmath_k20_and_tails", "test_fast_linear_and_log_space_agree",
+           _ids(KIL, "test_fast_conditional_measures_the_cutoff_from_the_threshold")
+           + _ids(PRB, "test_symbolic_mpmath_fast_agree", "test_fast_matches_mpmath_k20_and_tails", "test_fast_linear_and_log_space_agree",
                 "test_extended_precision_resolves_most_ill_conditioned_rows", "test_sums_to_one_k50_and_tiny_probabilities",
                 "test_conditional_three_paths_and_quad")
            + _ids(ORA, "test_fast_path_without_threshold_noise_matches_the_oracle", "test_oracle_matches_the_three_library_paths_with_ties",
                   "test_far_tails_agree_in_relative_terms")),
 )
+
+@dataclass(frozen=True)
+class Equivalent:
+    """A mutant that no test can kill: no observable behaviour changes (the reason says why).
+
+    Matched without line numbers: the file, the innermost function, the change (original text and
+    replacement) and, where the same change occurs more than once in the function, ``context``, a
+    substring of the source of the changed node's parent expression or statement.
+    """
+
+    file: str
+    function: str
+    original: str
+    replacement: str
+    reason: str
+    context: str = ""
+
+    def matches(self, m: Mutant) -> bool:
+        return (m.file, m.function, m.original, m.replacement) == (self.file, self.function, self.original, self.replacement) \
+            and self.context in m.context
+
+
+#: Equivalent mutants, each with the argument.  Keep it short and strict: a tolerance that changes which rows
+#: are re-checked, or a heuristic that changes the witness found, is testable and does not belong here.
+EQUIVALENT: tuple[Equivalent, ...] = (
+)
+
+
+def equivalence(m: Mutant) -> str | None:
+    """The reason ``m`` is equivalent, or None."""
+    return next((e.reason for e in EQUIVALENT if e.matches(m)), None)
+
+
+def wilson(successes: int, n: int, z: float = 1.959964) -> tuple[float, float] | None:
+    """The Wilson score interval (95 % for the default z) for a binomial proportion successes/n."""
+    if n == 0:
+        return None
+    phat = successes / n
+    centre = (phat + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * (phat * (1 - phat) / n + z * z / (4 * n * n)) ** 0.5
+    return round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4)
+
 
 SWAPS: dict[type, type] = {
     ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq,
@@ -133,6 +180,8 @@ class Mutant:
     end_col: int
     original: str
     replacement: str
+    function: str = "<module>"  # the innermost function (or method) around the change
+    context: str = ""  # the source of the changed node's parent expression or statement, whitespace-normalised
 
     @property
     def change(self) -> str:
@@ -234,6 +283,15 @@ def resolve(target: Target) -> tuple[list[tuple[Path, ast.AST, ast.AST, str]], l
     return found, missing
 
 
+def _enclosing(node: ast.AST, root: ast.AST, parent: dict[int, ast.AST]) -> str:
+    """The name of the innermost function definition around ``node`` (``root``'s name, or <module>)."""
+    while id(node) in parent:
+        node = parent[id(node)]
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return node.name
+    return getattr(root, "name", "<module>")
+
+
 def enumerate_mutants(target: Target) -> list[Mutant]:
     mutants: list[Mutant] = []
     seen: set[tuple] = set()
@@ -241,6 +299,8 @@ def enumerate_mutants(target: Target) -> list[Mutant]:
     for path, tree, fn, source in resolve(target)[0]:
         docs = docs_of.setdefault(id(tree), _docstring_nodes(tree))
         rel = str(path.relative_to(ROOT))
+        parent: dict[int, ast.AST] = {id(c): n for n in ast.walk(fn) for c in ast.iter_child_nodes(n)}
+
         for node in ast.walk(fn):
             if id(node) in docs or not hasattr(node, "lineno"):
                 continue
@@ -257,8 +317,13 @@ def enumerate_mutants(target: Target) -> list[Mutant]:
                 if key in seen:
                     continue
                 seen.add(key)
+                up = parent.get(id(node))
+                while up is not None and not hasattr(up, "lineno"):  # e.g. a default value's `arguments`
+                    up = parent.get(id(up))
+                context = ast.get_source_segment(source, up) if up is not None else None
                 mutants.append(Mutant(target.name, rel, node.lineno, node.col_offset, node.end_lineno,
-                                      node.end_col_offset, " ".join(original.split()), rep))
+                                      node.end_col_offset, " ".join(original.split()), rep, _enclosing(node, fn, parent),
+                                      " ".join((context or "").split())))
     return mutants
 
 
@@ -492,23 +557,38 @@ def main(argv: list[str] | None = None) -> int:
 
     def row(m: Mutant, status: str) -> dict:
         d = asdict(m)
-        return {"target": m.target, "file": m.file, "line": m.line, "change": m.change, "status": status,
-                **{k: d[k] for k in ("col",)}}
+        r = {"target": m.target, "file": m.file, "line": m.line, "change": m.change, "status": status,
+             **{k: d[k] for k in ("col", "function")}}
+        reason = equivalence(m)
+        if reason is not None:
+            r["equivalent"] = reason
+        return r
 
     killed = [row(m, s) for m, s, _ in results if s != "pass"]
     survived = [row(m, s) for m, s, _ in results if s == "pass"]
+    equivalent = [r for r in survived if "equivalent" in r]
+    sampled = tested is not mutants
+    n_noneq = len(results) - len(equivalent)
     out = {
         "mutants": len(mutants),
         "tested": len(results),
         "complete": len(results) == len(tested),
-        "sample": None if tested is mutants else {"size": len(tested), "of": len(mutants), "seed": args.seed,
-                                                   "rerun_of_survivors": args.rerun or None},
+        "sample": None if not sampled else {"size": len(tested), "of": len(mutants), "seed": args.seed,
+                                            "rerun_of_survivors": args.rerun or None},
         "targets": [t.name for t in chosen],
         "unresolved": {t.name: resolve(t)[1] for t in chosen if resolve(t)[1]},
         "killed": killed,
         "survived": survived,
         "timeouts": sum(1 for _, s, _ in results if s == "timeout"),
+        # raw: killed / tested; over non-equivalent mutants: killed / (tested - surviving equivalent mutants)
         "score": round(len(killed) / len(results), 4) if results else None,
+        "equivalent": len(equivalent),
+        "score_non_equivalent": round(len(killed) / n_noneq, 4) if n_noneq else None,
+        # a sample's score is an estimate of the whole set's: its 95 % Wilson interval (null for the full set)
+        "confidence_95": wilson(len(killed), len(results)) if sampled and not args.rerun else None,
+        "confidence_95_non_equivalent": wilson(len(killed), n_noneq) if sampled and not args.rerun else None,
+        # mutants listed as equivalent that the tests killed all the same: the table entry is wrong
+        "equivalent_but_killed": [r for r in killed if "equivalent" in r],
         "seconds": round(time.perf_counter() - t0, 1),
         "baseline_seconds": baseline,
         "by_target": {t.name: {"tested": sum(1 for m, _, _ in results if m.target == t.name),
@@ -518,7 +598,12 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(out, indent=2))
     else:
         print(f"score {out['score']}: {len(killed)} killed, {len(survived)} survived of {len(results)} tested "
-              f"({len(mutants)} enumerated) in {out['seconds']} s")
+              f"({len(mutants)} enumerated) in {out['seconds']} s; {len(equivalent)} survivors are equivalent mutants: "
+              f"score over non-equivalent mutants {out['score_non_equivalent']}"
+              + (f"; 95 % Wilson interval of the sampled score {out['confidence_95']}" if out["confidence_95"] else ""))
+        for r in survived:
+            print(f"  survived  {r['file']}:{r['line']} ({r['function']})  {r['change']}"
+                  + (f"  [equivalent: {r['equivalent']}]" if "equivalent" in r else ""))
     return 0
 
 
