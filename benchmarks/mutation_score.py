@@ -75,8 +75,9 @@ KIL = "tests/test_mutation_kills.py"
 #: The decision and numerical core of issue 13, each with a fast subset of tests (pytest node ids).
 TARGETS: tuple[Target, ...] = (
     Target("worstcase-decision", ("verify.worstcase", "verify.certify.bounds"), ("_worst_case", "proven_upper_bound", "worst_case"),
-           _ids(DEC, "test_private_needs_a_proven_bound_at_most_epsilon", "test_private_at_a_bound_equal_to_epsilon",
-                "test_a_loss_equal_to_epsilon_is_not_a_violation_but_above_is")
+           _ids(DEC, "test_worst_case_input_edges_and_frozen_intervals", "test_private_needs_a_proven_bound_at_most_epsilon",
+                "test_private_at_a_bound_equal_to_epsilon", "test_a_loss_equal_to_epsilon_is_not_a_violation_but_above_is")
+           + _ids(KIL, "test_worst_case_reports_its_run_time_and_refuses_a_bad_seed")
            + _ids("tests/test_worstcase.py", "test_negative_controls_not_private_with_confirmed_witness",
                   "test_no_threshold_noise_grows_linearly_with_k", "test_no_query_noise_has_probability_zero_on_one_side",
                   "test_scale_too_small_reaches_its_proof_bound")),
@@ -86,7 +87,7 @@ TARGETS: tuple[Target, ...] = (
     Target("sweep-decision", ("verify.sweep", "verify.screen"),
            ("_classify", "_decide", "verdict", "float_margin", "mp_tolerance", "classify", "decide", "screen", "confirm_tolerance",
             "first_violation"),
-           _ids(KIL, "test_classify_places_against_a_fractional_epsilon", "test_float_margin_and_confirm_tolerance_follow_their_formulas",
+           _ids(KIL, "test_classify_places_against_a_fractional_epsilon", "test_classify_edges_are_inclusive_for_at_bound", "test_float_margin_and_confirm_tolerance_follow_their_formulas",
                 "test_classify_works_at_the_precision_of_the_digits", "test_screen_orders_candidates_and_counts_nan_as_violating",
                 "test_first_violation_confirms_at_most_limit_candidates_in_order", "test_sweep_decide_counts_every_kind_of_point")
            + _ids(DEC, "test_near_epsilon_mechanisms_are_where_the_docstring_says", "test_sweep_confirms_a_violation_below_the_float_margin",
@@ -95,7 +96,8 @@ TARGETS: tuple[Target, ...] = (
     Target("ratio-decision", ("verify.ratio",), ("_ratio_report", "log_ratio"),
            _ids(DEC, "test_near_epsilon_mechanisms_are_where_the_docstring_says", "test_ratio_within_bounds_at_the_resolution_of_the_digits")),
     Target("certify-interval", ("verify.certify.interval",), ("*",),
-           _ids(DEC, "test_outward_rounding_example_one_third", "test_interval_predicates_are_conservative", "test_interval_infinite_endpoints_follow_the_extended_reals",
+           _ids(KIL, "test_interval_sums_with_infinite_endpoints_follow_the_extended_reals", "test_interval_prints_ten_digits")
+           + _ids(DEC, "test_worst_case_input_edges_and_frozen_intervals", "test_outward_rounding_example_one_third", "test_interval_predicates_are_conservative", "test_interval_infinite_endpoints_follow_the_extended_reals",
                 "test_certify_sup_constant_pieces_at_the_edge", "test_every_interval_endpoint_rounds_outward",
                 "test_certify_at_and_just_above_the_bound")
            + _ids("tests/test_certify.py", "test_interval_keeps_exact_tangency", "test_search_refutes_and_does_not_certify_an_interior_tangency",
@@ -112,7 +114,8 @@ TARGETS: tuple[Target, ...] = (
                 "test_gaussian_noise_kernel_matches_its_definition_in_both_tails", "test_noise_sampler_has_the_stated_distribution")
            + _ids(DEC, "test_sampler_halts_on_ties_without_noise", "test_sampler_matches_exact_distribution")),
     Target("fast-path", ("verify.fast",), ("*",),
-           _ids(KIL, "test_fast_conditional_measures_the_cutoff_from_the_threshold")
+           _ids(KIL, "test_fast_conditional_measures_the_cutoff_from_the_threshold", "test_linear_safe_rows_follow_the_stated_bound",
+                "test_fast_events_in_blocks_equal_one_pass")
            + _ids(PRB, "test_symbolic_mpmath_fast_agree", "test_fast_matches_mpmath_k20_and_tails", "test_fast_linear_and_log_space_agree",
                 "test_extended_precision_resolves_most_ill_conditioned_rows", "test_sums_to_one_k50_and_tiny_probabilities",
                 "test_conditional_three_paths_and_quad")
@@ -125,8 +128,9 @@ class Equivalent:
     """A mutant that no test can kill: no observable behaviour changes (the reason says why).
 
     Matched without line numbers: the file, the innermost function, the change (original text and
-    replacement) and, where the same change occurs more than once in the function, ``context``, a
-    substring of the source of the changed node's parent expression or statement.
+    replacement) and, where the same change occurs more than once in the function, ``context`` (equal to
+    the source of the changed node's parent expression or statement) and ``within`` (a substring of the
+    source of the innermost statement around the change); sources whitespace-normalised.
     """
 
     file: str
@@ -135,15 +139,95 @@ class Equivalent:
     replacement: str
     reason: str
     context: str = ""
+    within: str = ""
 
     def matches(self, m: Mutant) -> bool:
-        return (m.file, m.function, m.original, m.replacement) == (self.file, self.function, self.original, self.replacement) \
-            and self.context in m.context
+        return ((m.file, m.function, m.original, m.replacement) == (self.file, self.function, self.original, self.replacement)
+                and (not self.context or self.context == m.context) and self.within in m.statement)
 
 
 #: Equivalent mutants, each with the argument.  Keep it short and strict: a tolerance that changes which rows
 #: are re-checked, or a heuristic that changes the witness found, is testable and does not belong here.
+_FAST, _NOISE, _IV = "verify/fast.py", "verify/noise.py", "verify/certify/interval.py"
+_MASKED = ("a placeholder inside np.where(c, x, placeholder) that keeps log/division quiet where c is false; "
+           "an enclosing np.where on the same condition replaces every such element, so no result changes")
+_INF_ONLY = ("the comparison is evaluated only on an endpoint already known to be ±inf (_is_inf), where "
+             "x > 0, x >= 0 and x > 1 (or x < 0, x <= 0, x < 1) all agree")
+_SIGN = ("_sign's value is only compared with 0 or multiplied by another sign and compared with 0, so "
+         "returning 2 for 1 (or -2 for -1) changes nothing")
+_BRANCH_POINT = "at y = 0 both branches give the same float64, bit for bit (checked: log(1/2), 1/2)"
+_SWEEP_CLEAR = ("`clear` is used only in `flagged = ambiguous | clear`; the points the change adds or removes "
+                "(eps - margin < a <= eps + margin) are in `ambiguous` already, so `flagged` is the same set")
+
+
+def _eq(file: str, function: str, change: str, reason: str, context: str = "", within: str = "") -> Equivalent:
+    original, replacement = change.split("  ->  ")
+    return Equivalent(file, function, original, replacement, reason, context, within)
+
+
 EQUIVALENT: tuple[Equivalent, ...] = (
+    # verify/fast.py: placeholders masked by an enclosing np.where on the same condition
+    _eq(_FAST, "_log_exprel", "1.0  ->  2.0", _MASKED, within="safe = np.where(y == 0, 1.0, y)"),
+    _eq(_FAST, "_log_exprel", "0  ->  1", "y == 1 gets safe = 1.0 = y; y == 0 keeps safe = 0, whose nan the "
+        "return's np.where(y == 0, 0.0, ...) replaces", context="y == 0", within="safe = np.where(y == 0, 1.0, y)"),
+    _eq(_FAST, "_exprel_times_length", "1.0  ->  2.0", _MASKED, within="safe = np.where(x == 0, 1.0, x)"),
+    _eq(_FAST, "_exprel_times_length", "0  ->  1", "x == 1 gets safe = 1.0 = x; x == 0 keeps safe = 0, whose nan the "
+        "return's np.where(x == 0, length, ...) replaces", context="x == 0", within="safe = np.where(x == 0, 1.0, x)"),
+    _eq(_FAST, "total", "1.0  ->  2.0", _MASKED, context="np.where(val > 0, val, 1.0)"),
+    _eq(_FAST, "total", "val > 0  ->  val >= 0", _MASKED + " (val = 0 only changes the masked placeholder)",
+        context="np.where(val > 0, val, 1.0)"),
+    _eq(_FAST, "total", "1.0  ->  2.0", _MASKED, context="np.where(self.value > 0, self.value, 1.0)"),
+    _eq(_FAST, "total", "self.value > 0  ->  self.value >= 0", _MASKED + " (value = 0 only changes the masked placeholder)",
+        context="np.where(self.value > 0, self.value, 1.0)"),
+    _eq(_FAST, "_point_events", "-np.inf  ->  np.inf", "the initial fill of `out`: every column 0..k is assigned "
+        "afterwards", within="out = np.full((n, k + 1), -np.inf)"),
+    # verify/noise.py: the exponential kernel at its branch point y = 0 and Laplace's continuity at 0
+    _eq(_NOISE, "log_cdf", "y > 0  ->  y >= 0", "at y = 0 the first branch is log(-expm1(-0)) = log(0) = -inf, "
+        "the second branch's value", within="np.where(y > 0, np.log(-np.expm1(-np.maximum(y, 0))), -np.inf)"),
+    _eq(_NOISE, "log_sf", "y > 0  ->  y >= 0", "at y = 0 the first branch is -max(0, 0) = -0.0 == 0.0, the "
+        "second branch's value", within="np.where(y > 0, -np.maximum(y, 0), 0.0)"),
+    _eq(_NOISE, "cdf_below", "y > 0  ->  y >= 0", "at y = 0 the first branch is -expm1(-0) = 0.0, the second "
+        "branch's value", within="np.where(y > 0, -np.expm1(-np.maximum(y, 0)), 0.0)"),
+    _eq(_NOISE, "log_cdf", "y < 0  ->  y <= 0", _BRANCH_POINT, within="_LOG_HALF + np.minimum(y, 0)"),
+    _eq(_NOISE, "log_sf", "y < 0  ->  y <= 0", _BRANCH_POINT, within="_LOG_HALF - np.maximum(y, 0)"),
+    _eq(_NOISE, "cdf_below", "y < 0  ->  y <= 0", _BRANCH_POINT, within="0.5 * np.exp(np.minimum(y, 0))"),
+    # verify/certify/interval.py: comparisons of an endpoint known to be infinite, and _sign's magnitude
+    *(_eq(_IV, fn, ch, _INF_ONLY, context=ctx) for fn, ch, ctx in (
+        ("_lt", "a < 0  ->  a <= 0", ""), ("_lt", "0  ->  1", "a < 0"),
+        ("_lt", "b > 0  ->  b >= 0", ""), ("_lt", "0  ->  1", "b > 0"),
+        ("_sign", "x > 0  ->  x >= 0", "1 if x > 0 else -1"),
+        ("_mono_lo", "x < 0  ->  x <= 0", ""), ("_mono_lo", "0  ->  1", "x < 0"),
+        ("_mono_hi", "x < 0  ->  x <= 0", ""), ("_mono_hi", "0  ->  1", "x < 0"),
+        ("_point_pow", "x > 0  ->  x >= 0", ""), ("_point_pow", "0  ->  1", "x > 0"),
+        ("_add_lo", "a > 0  ->  a >= 0", ""), ("_add_lo", "b > 0  ->  b >= 0", ""),
+        ("_add_lo", "a < 0  ->  a <= 0", ""), ("_add_lo", "b < 0  ->  b <= 0", ""),
+        ("_add_lo", "0  ->  1", "a > 0"), ("_add_lo", "0  ->  1", "b > 0"),
+        ("_add_lo", "0  ->  1", "a < 0"), ("_add_lo", "0  ->  1", "b < 0"),
+        ("_add_hi", "a > 0  ->  a >= 0", ""), ("_add_hi", "b > 0  ->  b >= 0", ""),
+        ("_add_hi", "a < 0  ->  a <= 0", ""), ("_add_hi", "b < 0  ->  b <= 0", ""),
+        ("_add_hi", "0  ->  1", "a > 0"), ("_add_hi", "0  ->  1", "b > 0"),
+        ("_add_hi", "0  ->  1", "a < 0"), ("_add_hi", "0  ->  1", "b < 0"),
+    )),
+    _eq(_IV, "_sign", "0  ->  1", _INF_ONLY, context="x > 0", within="return 1 if x > 0 else -1"),
+    _eq(_IV, "_sign", "1  ->  2", _SIGN, context="return 1"),
+    _eq(_IV, "_sign", "1  ->  2", _SIGN, context="-1"),
+    _eq(_IV, "_sign", "1  ->  2", _SIGN, context="1 if x > 0 else -1"),
+    _eq(_IV, "_mul", "sa * sb > 0  ->  sa * sb >= 0", "sa, sb are ±1 here (a zero sign returned None above), so "
+        "sa·sb is ±1, never 0"),
+    _eq(_IV, "_mul", "sa * sb  ->  sa / sb", "sa, sb are ±1 here, and sa/sb has the sign of sa·sb"),
+    _eq(_IV, "power", "n < 0  ->  n <= 0", "n = 0 then returns power(0).reciprocal() = [1, 1].reciprocal() = [1, 1] "
+        "(1/1 is exact in arb), the same as the n == 0 branch"),
+    _eq(_IV, "power", "0  ->  1", "n < 1 is n <= 0 for an int: as n < 0 -> n <= 0", context="n < 0"),
+    # verify/sweep/decision.py
+    _eq("verify/sweep/decision.py", "decide", "a > eps + margin  ->  a >= eps + margin", _SWEEP_CLEAR),
+    _eq("verify/sweep/decision.py", "decide", "eps + margin  ->  eps - margin", _SWEEP_CLEAR,
+        within="clear = (a > eps + margin) & ~nan"),
+    _eq("verify/sweep/decision.py", "decide", "-np.inf  ->  np.inf", "`decided` at a NaN point: NaN points are always "
+        "ambiguous, so re-evaluated, and decided[r, c] is overwritten with the high-precision value",
+        within="decided = np.where(nan, -np.inf, a)"),
+    # guard digits of a working precision (values are compared at `digits` digits; more guard digits change no decision)
+    _eq("verify/screen.py", "classify", "10  ->  11", "one more guard digit of the working precision (digits + 10 -> + 11)"),
+    _eq("verify/screen.py", "first_violation", "10  ->  11", "one more guard digit of the working precision (digits + 10 -> + 11)"),
 )
 
 
@@ -182,6 +266,7 @@ class Mutant:
     replacement: str
     function: str = "<module>"  # the innermost function (or method) around the change
     context: str = ""  # the source of the changed node's parent expression or statement, whitespace-normalised
+    statement: str = ""  # the source of the innermost statement around the change, whitespace-normalised
 
     @property
     def change(self) -> str:
@@ -321,9 +406,13 @@ def enumerate_mutants(target: Target) -> list[Mutant]:
                 while up is not None and not hasattr(up, "lineno"):  # e.g. a default value's `arguments`
                     up = parent.get(id(up))
                 context = ast.get_source_segment(source, up) if up is not None else None
+                stmt: ast.AST | None = node
+                while stmt is not None and not isinstance(stmt, ast.stmt):
+                    stmt = parent.get(id(stmt))
+                statement = ast.get_source_segment(source, stmt) if stmt is not None else None
                 mutants.append(Mutant(target.name, rel, node.lineno, node.col_offset, node.end_lineno,
                                       node.end_col_offset, " ".join(original.split()), rep, _enclosing(node, fn, parent),
-                                      " ".join((context or "").split())))
+                                      " ".join((context or "").split()), " ".join((statement or "").split())))
     return mutants
 
 
@@ -478,7 +567,8 @@ def main(argv: list[str] | None = None) -> int:
     mutants = [m for t in chosen for m in enumerate_mutants(t)]
     if args.list:
         for m in mutants:
-            print(f"{m.target}\t{m.file}:{m.line}\t{m.change}")
+            print(f"{m.target}\t{m.file}:{m.line}\t{m.function}\t{m.change}\t| {m.context[:100]}"
+                  + (f"\t[equivalent: {equivalence(m)}]" if equivalence(m) else ""))
         return 0
     tested = mutants
     if args.rerun:

@@ -69,6 +69,15 @@ def test_float_margin_and_confirm_tolerance_follow_their_formulas():
                 assert abs(confirm_tolerance(eps, digits) / want - 1) < mpmath.mpf(10) ** -40, (eps, digits)
 
 
+def test_classify_edges_are_inclusive_for_at_bound():
+    """The rule's strictness, with exactly representable numbers (digits = 5: tol = 10^0·max(1, ε) = 1, ε = 1):
+    |log r| = ε + tol = 2 is at the bound, not a violation (violation needs > ε + tol); |log r| = 0, at
+    distance exactly tol, is at the bound too (at the bound is ||log r| - ε| <= tol)."""
+    assert classify(mpmath.mpf(2), F(1), 5) is Position.AT_BOUND
+    assert classify(mpmath.mpf(0), F(1), 5) is Position.AT_BOUND
+    assert classify(mpmath.mpf(3), F(1), 5) is Position.VIOLATION
+
+
 def test_classify_works_at_the_precision_of_the_digits():
     """`classify` compares at ``digits + 10`` digits, whatever the caller's precision: a value 5e-26 above
     ε = 1 at 30 digits (tol 1e-25) is at the bound, 2e-25 above is a violation, even when the caller
@@ -93,6 +102,7 @@ def test_screen_orders_candidates_and_counts_nan_as_violating():
     # the limit scales with |scale| when it exceeds 1, and is 1e-9 below 1
     assert screen(np.array([-2e-9, -4e-9]), 3.0).candidates.tolist() == [1]
     assert screen(np.array([-1.5e-9]), 0.5).candidates.tolist() == [0]
+    assert screen(np.array([-1.5e-9])).candidates.tolist() == [0]  # the default scale is 1
     assert screen(np.array([-1.5e-9, -4e-9]), np.array([0.5, 3.0])).candidates.tolist() == [1, 0]
     empty = screen(np.array([]), 1.0)
     assert (empty.worst, empty.worst_margin, empty.candidates.tolist(), empty.points) == (-1, np.inf, [], 0)
@@ -162,3 +172,89 @@ def test_sweep_decide_counts_every_kind_of_point():
     assert tally.at_bound_example is not None and tally.at_bound_example.log_ratio == "1"
     assert tally.witness is not None and tally.witness.log_ratio == "3"
     assert decide(lr[:, :1], F(1), 30, 2, exact_lr, make_witness, points=1, refined_by_mpmath=3).refined_by_mpmath == 3
+
+
+# --- fast path: which rows are summed in linear space, and blocks of rows --------------------------
+def test_linear_safe_rows_follow_the_stated_bound():
+    """`FastIntegrator.linear_safe`: a row is summed in linear space iff (k+2)·(2λR+1)·max(1, ρ) < 600,
+    R = max(|a_j|, |c|) over the kinks, an infinite cutoff being no kink.  Lap(3) both (λ = 1/3, ρ = 1),
+    k = 2: R < 223.5; threshold Lap(1), queries Lap(3) (ρ = 3): R < 73.5; queries Lap(1/100) (λ = 100):
+    R = 0 is safe, R = 1 is not."""
+    from verify.fast import FastIntegrator
+
+    fi = FastIntegrator(AboveThreshold.with_noise("laplace", 1, 1, 0, 3, 3))
+    a = np.array([[223.4, 0.0], [-223.6, 1.0], [0.0, 0.0], [0.0, 0.0], [0.0, -223.4]])
+    c = np.array([-np.inf, -np.inf, 223.4, -223.6, -np.inf])
+    assert fi.linear_safe(a, c).tolist() == [True, False, True, False, True]
+    assert fi.linear_safe(a, None).tolist() == [True, False, True, True, True]
+    rho3 = FastIntegrator(AboveThreshold.with_noise("laplace", 1, 1, 0, 1, 3))
+    assert rho3.linear_safe(np.array([[73.4, 0.0], [73.6, 0.0]]), None).tolist() == [True, False]
+    sharp = FastIntegrator(AboveThreshold.with_noise("laplace", 1, 1, 0, 3, F(1, 100)))
+    assert sharp.linear_safe(np.array([[0.0], [0.0], [1.0]]), np.array([-np.inf, 0.0, -np.inf])).tolist() == [True, True, False]
+
+
+@pytest.mark.parametrize("with_cutoff", [False, True])
+def test_fast_events_in_blocks_equal_one_pass(with_cutoff):
+    """More rows than `verify.fast.CHUNK` are evaluated block by block with the same arithmetic: every row
+    (and its cutoff, when given) gives bit-identical log-probabilities and error estimates to evaluating
+    that row on its own."""
+    from verify.fast import CHUNK, FastIntegrator
+
+    fi = FastIntegrator(AboveThreshold.with_noise("laplace", 1, 1, F(1, 2), 3, 3))
+    n = CHUNK + 3
+    rng = np.random.default_rng(5)
+    q = rng.uniform(-4, 4, size=(n, 2))
+    cut = rng.uniform(-4, 4, size=n) if with_cutoff else None
+    whole = fi.events(q, cut)
+    for i in (0, 1, CHUNK - 1, CHUNK, n - 1):
+        one = fi.events(q[i : i + 1], None if cut is None else cut[i : i + 1])
+        assert np.array_equal(whole.log_probability[i], one.log_probability[0]), i
+        assert np.array_equal(whole.error_estimate[i], one.error_estimate[0]), i
+
+
+# --- worst case: inputs and the run time reported ----------------------------------------------------
+def test_worst_case_reports_its_run_time_and_refuses_a_bad_seed():
+    """`WorstCaseResult.seconds` is the search's own run time: >= 0 and at most the caller's wall time, on
+    both return paths (no tightness study; a study, here `exceeded` for the unbounded no-threshold-noise
+    variant); a negative, boolean or non-integer seed is refused."""
+    import time
+
+    from verify.errors import InputError
+    from verify.worstcase import worst_case
+
+    kw = dict(grid=11, starts=1, full_dimensional_up_to=0)
+    for mech, extra in ((AboveThreshold.mechanism_one(1), dict(max_queries=1, push_study=False)),
+                        (AboveThreshold.with_noise("laplace", 1, threshold_multiplier=0), dict(max_queries=3))):
+        t0 = time.perf_counter()
+        r = worst_case(mech, **kw, **extra)
+        wall = time.perf_counter() - t0
+        assert 0 <= r.seconds <= wall, (r.seconds, wall)
+    assert r.unbounded and r.tightness is not None
+    for bad in (-1, True, 1.5):
+        with pytest.raises(InputError):
+            worst_case(AboveThreshold.mechanism_one(1), max_queries=1, seed=bad)
+
+
+# --- interval arithmetic: sums with infinite endpoints, printing --------------------------------------
+def test_interval_sums_with_infinite_endpoints_follow_the_extended_reals():
+    """`Interval.__add__` with infinite endpoints: +∞ + finite = +∞ and -∞ + finite = -∞ at either end;
+    +∞ + (-∞) is undefined and widens that end to the safe side (lower end -∞, upper end +∞)."""
+    from verify.certify.interval import INF, Interval
+
+    one = Interval.point(1)
+    assert (Interval(INF, INF) + one) == Interval(INF, INF) == (one + Interval(INF, INF))
+    assert (Interval(-INF, -INF) + one) == Interval(-INF, -INF) == (one + Interval(-INF, -INF))
+    assert (Interval(INF, INF) + Interval(-INF, -INF)) == Interval.everything()
+    assert (Interval(-INF, -INF) + Interval(INF, INF)) == Interval.everything()
+    assert (Interval(-INF, 1) + Interval.of(2, None)) == Interval.everything()
+    s = Interval.of(1, None) + Interval.of(F(1, 2), None)
+    assert s.hi == INF and s.lo == Interval.point(F(3, 2)).lo
+
+
+def test_interval_prints_ten_digits():
+    """An interval prints as [lo, hi] with ten significant digits and inf for infinite ends."""
+    from verify.certify.interval import Interval
+
+    assert repr(Interval.of(F(1, 2), None)) == "[0.5000000000, inf]"
+    assert repr(Interval.point(F(1, 3))) == "[0.3333333333, 0.3333333333]"
+    assert repr(Interval.everything()) == "[-inf, inf]"
