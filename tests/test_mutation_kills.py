@@ -258,3 +258,97 @@ def test_interval_prints_ten_digits():
     assert repr(Interval.of(F(1, 2), None)) == "[0.5000000000, inf]"
     assert repr(Interval.point(F(1, 3))) == "[0.3333333333, 0.3333333333]"
     assert repr(Interval.everything()) == "[-inf, inf]"
+
+
+# --- ratio: the log ratio's conventions and the resolution of `at_bound` --------------------------------
+def test_log_ratio_conventions_and_probability_one():
+    """`verify.ratio.log_ratio`: 0/0 -> 0, x/0 -> +inf, 0/x -> -inf, else log p - log p' (a probability
+    of exactly 1 on either side is an ordinary value, not a special case)."""
+    from verify.ratio import log_ratio
+
+    half, one, zero = mpmath.mpf("0.5"), mpmath.mpf(1), mpmath.mpf(0)
+    assert log_ratio(zero, zero) == 0
+    assert log_ratio(half, zero) == mpmath.inf and log_ratio(zero, half) == mpmath.ninf
+    assert log_ratio(one, zero) == mpmath.inf and log_ratio(zero, one) == mpmath.ninf
+    assert log_ratio(half, one) == -mpmath.log(2) and log_ratio(one, half) == mpmath.log(2)
+    assert log_ratio(one, one) == 0
+
+
+def test_ratio_of_an_output_impossible_on_one_side():
+    """`privacy_ratio` for an output with probability 0 under D and > 0 under D': log ratio -inf, ratio 0
+    exactly, not within the bounds (and +inf, ratio +inf, the other way round)."""
+    from verify.ratio import privacy_ratio
+
+    no_noise = AboveThreshold.with_noise("laplace", 1, threshold=F(1, 2), threshold_multiplier=0, query_multiplier=0)
+    r = privacy_ratio(no_noise, (F(1), F(1)), (F(0), F(1)), outputs=[2], digits=30).outputs[0]
+    assert r.probability == 0 < r.neighbour_probability
+    assert r.log_ratio == mpmath.ninf and r.ratio == 0 and not r.within_bounds and not r.at_bound
+    r = privacy_ratio(no_noise, (F(0), F(1)), (F(1), F(1)), outputs=[2], digits=30).outputs[0]
+    assert r.log_ratio == mpmath.inf and r.ratio == mpmath.inf and not r.within_bounds
+
+
+def test_ratio_resolution_scales_with_epsilon_above_one():
+    """`at_bound` is ||log r| - ε| <= 10^(3-digits)·max(1, ε), with ε read as the fraction it is.
+    Exponential noise c_Z = 3, c_X = 3(1 - δ) attains (1/3 + 2/(3(1-δ)))·ε at q(D) = (t, t),
+    q(D') = (t+Δ, t-Δ), s_2, a gap of about (2/3)δε: ε = 3/2, δ = 1e-12 gives 1.0e-12, at the bound at
+    15 digits (resolution 1.5e-12), resolved at 16; ε = 1, δ = 2.25e-13 gives 1.5e-13, resolved at 16
+    digits (resolution 1e-13)."""
+    from verify.ratio import privacy_ratio
+
+    q, qn, out = (F(0), F(0)), (F(1), F(-1)), 2
+    m = AboveThreshold.with_noise("exponential", F(3, 2), threshold_multiplier=3, query_multiplier=3 * (1 - F(1, 10**12)))
+    r15 = privacy_ratio(m, q, qn, outputs=[out], digits=15).outputs[0]
+    assert r15.at_bound and r15.within_bounds
+    r16 = privacy_ratio(m, q, qn, outputs=[out], digits=16).outputs[0]
+    assert not r16.at_bound and not r16.within_bounds
+    m1 = AboveThreshold.with_noise("exponential", 1, threshold_multiplier=3, query_multiplier=3 * (1 - F(9, 4) / 10**13))
+    r = privacy_ratio(m1, q, qn, outputs=[out], digits=16).outputs[0]
+    assert not r.at_bound and not r.within_bounds
+
+
+def test_additive_family_supplies_a_witness_beyond_max_queries():
+    """Without threshold noise, Pr[s_i] = Π_{j<i} F(t - q_j)·S(t - q_i), so with Lap(6Δ/ε) queries each earlier
+    query adds c = 1/6 nats and the best s_k loss is k/6 (`additive_growth`).  Searching k <= 3 finds at most
+    1/2 < ε; the verdict must still be `not_private`, by the additive family's witness at
+    k = floor((ε - c_1)/c) + 2 = 7 (beyond max_queries), confirmed with loss 7/6 > ε."""
+    from verify.verdicts import MechanismVerdict
+    from verify.worstcase import worst_case
+
+    mech = AboveThreshold.with_noise("laplace", 1, threshold_multiplier=0, query_multiplier=6)
+    r = worst_case(mech, max_queries=3, grid=11, starts=1, full_dimensional_up_to=0, push_study=False)
+    assert max(float(row.halt.loss) for row in r.by_k) <= 0.5 + 1e-12
+    assert r.unbounded and r.verdict == MechanismVerdict.NOT_PRIVATE
+    assert len(r.witness.queries) == 7
+    with mpmath.workdps(60):
+        assert abs(r.witness.loss - mpmath.mpf(7) / 6) < mpmath.mpf(10) ** -40
+
+
+def test_fast_error_estimate_is_the_stated_multiple_of_the_condition_number():
+    """`FastIntegrator.events` estimates the relative error of each log-probability as cond·8·(k+2)·2^-52
+    (cond = Σ|term| / |Σ term|), and as 4·(k+1)·2^-52 without threshold noise (a product of k+1 kernel
+    values), 0 for an exact zero.  Exponential noise, k = 1, output s_1: every term is positive, cond = 1,
+    so the estimate is exactly 24·2^-52 at every row (also in the log-space rows: q = 400 is beyond the
+    linear-space bound); without threshold noise 12·2^-52 for k = 2."""
+    from verify.fast import EPS, FastIntegrator
+
+    fi = FastIntegrator(AboveThreshold.with_noise("exponential", 1, 1, F(1, 2), 3, 3))
+    q = np.array([[0.0], [2.0], [-3.0], [400.0]])
+    assert not fi.linear_safe(q - 0.5, None)[-1]
+    r = fi.events(q)
+    assert np.all(r.error_estimate[:, 0] == 24 * EPS)
+    assert np.all(r.error_estimate[:, 1] >= 24 * EPS)
+    none = FastIntegrator(AboveThreshold.with_noise("laplace", 1, 1, F(1, 2), 0, 3))
+    r = none.events(np.array([[0.0, 1.0], [2.0, -1.0]]), np.array([-np.inf, 1.0]))
+    assert np.all(r.error_estimate[0] == 12 * EPS)
+    assert np.all(r.log_probability[1] == -np.inf) and np.all(r.error_estimate[1] == 0)
+
+
+def test_fast_result_is_immutable():
+    """A `FastResult` is a frozen record: its arrays cannot be rebound after the evaluation."""
+    import dataclasses
+
+    from verify.fast import FastIntegrator
+
+    r = FastIntegrator(AboveThreshold.mechanism_one(1)).events(np.array([[0.0]]))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.log_probability = np.zeros((1, 2))
