@@ -78,7 +78,7 @@ TARGETS: tuple[Target, ...] = (
            _ids(DEC, "test_worst_case_input_edges_and_frozen_intervals", "test_private_needs_a_proven_bound_at_most_epsilon",
                 "test_private_at_a_bound_equal_to_epsilon", "test_a_loss_equal_to_epsilon_is_not_a_violation_but_above_is")
            + _ids(KIL, "test_worst_case_reports_its_run_time_and_refuses_a_bad_seed",
-                  "test_additive_family_supplies_a_witness_beyond_max_queries")
+                  "test_additive_family_supplies_a_witness_beyond_max_queries", "test_proven_bound_scales_with_epsilon")
            + _ids("tests/test_worstcase.py", "test_negative_controls_not_private_with_confirmed_witness",
                   "test_no_threshold_noise_grows_linearly_with_k", "test_no_query_noise_has_probability_zero_on_one_side",
                   "test_scale_too_small_reaches_its_proof_bound")),

@@ -352,3 +352,15 @@ def test_fast_result_is_immutable():
     r = FastIntegrator(AboveThreshold.mechanism_one(1)).events(np.array([[0.0]]))
     with pytest.raises(dataclasses.FrozenInstanceError):
         r.log_probability = np.zeros((1, 2))
+
+
+def test_proven_bound_scales_with_epsilon():
+    """`proven_upper_bound` in units of the queries, for ε != 1: the certified supremum per ε times ε
+    (Mechanism Two at ε = 1/2 and 2: exactly ε; exponential c_Z = c_X = 3 at ε = 2: (1/3 + 2/3)·2 = 2),
+    and Δ/b_Z + 2Δ/b_X for Laplace noise (Mechanism One at ε = 3: 3)."""
+    from verify.worstcase import proven_upper_bound
+
+    assert proven_upper_bound(AboveThreshold.mechanism_two(F(1, 2))).value == F(1, 2)
+    assert proven_upper_bound(AboveThreshold.mechanism_two(2)).value == 2
+    assert proven_upper_bound(AboveThreshold.with_noise("exponential", 2, threshold_multiplier=3, query_multiplier=3)).value == 2
+    assert proven_upper_bound(AboveThreshold.mechanism_one(3)).value == 3
