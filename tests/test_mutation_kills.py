@@ -13,7 +13,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from verify.mechanism import AboveThreshold
+from verify.mechanism import NO_HALT, AboveThreshold
 from verify.probabilities import fast_log_conditional, mp_conditional
 from verify.screen import Position, classify, confirm_tolerance
 
@@ -317,6 +317,11 @@ def test_additive_family_supplies_a_witness_beyond_max_queries():
     mech = AboveThreshold.with_noise("laplace", 1, threshold_multiplier=0, query_multiplier=6)
     r = worst_case(mech, max_queries=3, grid=11, starts=1, full_dimensional_up_to=0, push_study=False)
     assert max(float(row.halt.loss) for row in r.by_k) <= 0.5 + 1e-12
+    # ⊤^k = Π_j F(t - q_j): each query in F's exponential tail adds exactly Δ/b = 1/6, so the ⊤^k row's loss is k/6
+    with mpmath.workdps(60):
+        for row in r.by_k:
+            assert row.no_halt.output == NO_HALT and len(row.no_halt.queries) == row.k
+            assert abs(row.no_halt.loss - mpmath.mpf(row.k) / 6) < mpmath.mpf(10) ** -25, row.k  # rows at 30 digits
     assert r.unbounded and r.verdict == MechanismVerdict.NOT_PRIVATE
     assert len(r.witness.queries) == 7
     with mpmath.workdps(60):
