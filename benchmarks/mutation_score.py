@@ -37,6 +37,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -509,9 +510,9 @@ for line in sys.stdin:
             os.setpgid(0, 0)
             os.chdir(tree)
             sys.path.insert(0, tree)
-            null = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(null, 1)
-            os.dup2(null, 2)
+            out = os.open(req["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+            os.dup2(out, 1)
+            os.dup2(out, 2)
             import pytest
             rc = int(pytest.main(req["args"]))
         finally:
@@ -538,12 +539,13 @@ class ForkServer:
     """Runs the tests of one tree copy through a fork server (see ``_SERVER``); same verdicts as `run_tests`."""
 
     def __init__(self, tree: Path) -> None:
+        self.log = tree.parent / f"{tree.name}.log"  # the last run's pytest output (outside the tree copy)
         self.proc = subprocess.Popen([sys.executable, "-c", _SERVER, str(tree)], cwd=tree, env=ENV, text=True,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 
     def run(self, tests: tuple[str, ...], timeout: float) -> tuple[str, float]:
         assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write(json.dumps({"args": [*PYTEST_ARGS, *tests], "timeout": timeout}) + "\n")
+        self.proc.stdin.write(json.dumps({"args": [*PYTEST_ARGS, *tests], "timeout": timeout, "log": str(self.log)}) + "\n")
         self.proc.stdin.flush()
         line = self.proc.stdout.readline()
         if not line:
@@ -594,6 +596,9 @@ def main(argv: list[str] | None = None) -> int:
     by_target = {t.name: t for t in chosen}
 
     t0 = time.perf_counter()
+    # SIGTERM (and SIGINT, ignored in a background job) end the run through the `finally` below: servers closed,
+    # the temporary trees removed
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     tmp = Path(tempfile.mkdtemp(prefix="svt-mutants-"))
     pool: list[Path] = []
     servers: dict[Path, ForkServer] = {}
@@ -615,6 +620,8 @@ def main(argv: list[str] | None = None) -> int:
             baseline[t.name] = round(secs, 1)
             print(f"baseline {t.name}: {status} in {secs:.1f} s", file=sys.stderr, flush=True)
             if status != "pass":
+                if not args.no_fork and servers[pool[0]].log.exists():
+                    print(servers[pool[0]].log.read_text()[-4000:], file=sys.stderr)
                 print(f"mutation_score: the tests of target {t.name} do not pass unmutated ({status}); stopping", file=sys.stderr)
                 return 2
         free = list(pool)

@@ -189,6 +189,9 @@ def test_linear_safe_rows_follow_the_stated_bound():
     assert fi.linear_safe(a, None).tolist() == [True, False, True, True, True]
     rho3 = FastIntegrator(AboveThreshold.with_noise("laplace", 1, 1, 0, 1, 3))
     assert rho3.linear_safe(np.array([[73.4, 0.0], [73.6, 0.0]]), None).tolist() == [True, False]
+    # λ = ρ = 1, k = 1: the bound 3·(2R + 1) is exactly 600 at R = 99.5, which is not below 600
+    unit = FastIntegrator(AboveThreshold.with_noise("laplace", 1, 1, 0, 1, 1))
+    assert unit.linear_safe(np.array([[99.5], [-99.25]]), None).tolist() == [False, True]
     sharp = FastIntegrator(AboveThreshold.with_noise("laplace", 1, 1, 0, 3, F(1, 100)))
     assert sharp.linear_safe(np.array([[0.0], [0.0], [1.0]]), np.array([-np.inf, 0.0, -np.inf])).tolist() == [True, True, False]
 
