@@ -372,3 +372,35 @@ def test_proven_bound_scales_with_epsilon():
     assert proven_upper_bound(AboveThreshold.mechanism_two(2)).value == 2
     assert proven_upper_bound(AboveThreshold.with_noise("exponential", 2, threshold_multiplier=3, query_multiplier=3)).value == 2
     assert proven_upper_bound(AboveThreshold.mechanism_one(3)).value == 3
+
+
+def test_attained_means_equal_to_epsilon_at_fifty_digits():
+    """Tightness `attained`: a witness at moderate queries whose loss, confirmed at 50 digits, equals ε to
+    10^-45 (`verify.worstcase.tightness`).  Exponential noise c_Z = 3, c_X = 3(1 + δ) has sup loss
+    (1/3 + 2/(3(1+δ)))·ε ≈ ε(1 - 2δ/3) at q(D) = (t, t), q(D') = (t+Δ, t-Δ), s_2: δ = 7.5e-46 (gap 5e-46)
+    is attained, δ = 7.5e-45 (gap 5e-45, ten times the digits' tolerance) is not."""
+    from verify.verdicts import Tightness
+    from verify.worstcase import worst_case
+
+    kw = dict(max_queries=2, grid=11, starts=1, full_dimensional_up_to=0)
+    tiny = F(3, 4) * F(1, 10**45)
+    at = worst_case(AboveThreshold.with_noise("exponential", 1, threshold_multiplier=3, query_multiplier=3 * (1 + tiny)), **kw)
+    assert at.tightness == Tightness.ATTAINED
+    below = worst_case(AboveThreshold.with_noise("exponential", 1, threshold_multiplier=3, query_multiplier=3 * (1 + 10 * tiny)), **kw)
+    assert below.tightness not in (Tightness.ATTAINED, Tightness.EXCEEDED)
+
+
+# --- proof steps: a discrepancy is refuted only when it is confirmed ----------------------------------
+def test_equality_check_refutes_only_a_confirmed_discrepancy():
+    """`proofs.steps.equality_check`: a discrepancy seen at 40 digits that vanishes at the confirmation
+    precisions (45 and 70 digits: relative difference <= 1e-30 there) is not a counterexample, so the step
+    is `undecided`, never `refuted` (nor `proved`); a real one (2 against 1) is `refuted`."""
+    from proofs.claim import ClaimVerdict
+    from proofs.steps import equality_check
+
+    def artefact(_p: object) -> mpmath.mpf:  # 1 + 10^-(dps-10): 1e-30 at 40 digits, 1e-35 and 1e-60 later
+        return 1 + mpmath.mpf(10) ** (-(mpmath.mp.dps - 10))
+
+    one = lambda _p: mpmath.mpf(1)  # noqa: E731
+    assert equality_check(artefact, one, [("both sides are 1", True)]).verdict == ClaimVerdict.UNDECIDED
+    assert equality_check(lambda _p: mpmath.mpf(2), one, [("both sides are 1", True)]).verdict == ClaimVerdict.REFUTED
