@@ -336,7 +336,8 @@ def test_fast_error_estimate_is_the_stated_multiple_of_the_condition_number():
     (cond = Σ|term| / |Σ term|), and as 4·(k+1)·2^-52 without threshold noise (a product of k+1 kernel
     values), 0 for an exact zero.  Exponential noise, k = 1, output s_1: every term is positive, cond = 1,
     so the estimate is exactly 24·2^-52 at every row (also in the log-space rows: q = 400 is beyond the
-    linear-space bound); without threshold noise 12·2^-52 for k = 2."""
+    linear-space bound); an exact zero likewise (an empty sum: cond = 1); without threshold noise 12·2^-52
+    for k = 2."""
     from verify.fast import EPS, FastIntegrator
 
     fi = FastIntegrator(AboveThreshold.with_noise("exponential", 1, 1, F(1, 2), 3, 3))
@@ -345,6 +346,13 @@ def test_fast_error_estimate_is_the_stated_multiple_of_the_condition_number():
     r = fi.events(q)
     assert np.all(r.error_estimate[:, 0] == 24 * EPS)
     assert np.all(r.error_estimate[:, 1] >= 24 * EPS)
+    # an exact zero (exponential threshold, no query noise, q_1 < t: s_1 is impossible) is an empty sum, cond 1,
+    # in a linear-space row (q = -1) and in a log-space row (q = -400)
+    zero = FastIntegrator(AboveThreshold.with_noise("exponential", 1, 1, 0, 3, 0, query_family="none"))
+    q = np.array([[-1.0], [-400.0]])
+    assert zero.linear_safe(q, None).tolist() == [True, False]
+    r = zero.events(q)
+    assert np.all(r.log_probability[:, 0] == -np.inf) and np.all(r.error_estimate[:, 0] == 24 * EPS)
     none = FastIntegrator(AboveThreshold.with_noise("laplace", 1, 1, F(1, 2), 0, 3))
     r = none.events(np.array([[0.0, 1.0], [2.0, -1.0]]), np.array([-np.inf, 1.0]))
     assert np.all(r.error_estimate[0] == 12 * EPS)
@@ -404,3 +412,34 @@ def test_equality_check_refutes_only_a_confirmed_discrepancy():
     one = lambda _p: mpmath.mpf(1)  # noqa: E731
     assert equality_check(artefact, one, [("both sides are 1", True)]).verdict == ClaimVerdict.UNDECIDED
     assert equality_check(lambda _p: mpmath.mpf(2), one, [("both sides are 1", True)]).verdict == ClaimVerdict.REFUTED
+
+
+def test_pointwise_check_at_a_given_point_uses_the_distance_to_the_nearer_bound():
+    """`pointwise_check` at one given point: the margin is up - lr (upper bound only) or
+    min(up - lr, lr - lo); a negative margin (beyond -1e-30) is a confirmed `refuted`, otherwise `consistent`,
+    and the evidence reports that margin."""
+    from proofs.claim import ClaimVerdict
+    from proofs.steps import pointwise_check
+
+    def at(lr: object, up: object, lo: object):
+        o = pointwise_check(None, None, None, None,  # type: ignore[arg-type]  # unused with params
+                            lambda _pt: (mpmath.mpf(lr), mpmath.mpf(up), None if lo is None else mpmath.mpf(lo)),
+                            "grid", "lo <= lr <= up", params={"eps": 1})
+        return o.verdict, float(o.evidence.min_margin)
+
+    assert at(2, 1, None) == (ClaimVerdict.REFUTED, -1.0)
+    assert at("0.5", 1, None) == (ClaimVerdict.CONSISTENT, 0.5)
+    assert at("0.75", 1, 0) == (ClaimVerdict.CONSISTENT, 0.25)
+    assert at("0.25", 1, 0) == (ClaimVerdict.CONSISTENT, 0.25)
+    assert at(-1, 1, 0) == (ClaimVerdict.REFUTED, -1.0)
+
+
+def test_interval_reciprocal_through_zero_is_everything():
+    """1/x over an interval that contains or touches 0 is undefined at 0, so `Interval.reciprocal` widens
+    it to (-∞, ∞); an interval strictly on one side of 0 gets its exact reciprocal range."""
+    from verify.certify.interval import Interval
+
+    for lo, hi in ((-1, 0), (0, 1), (-1, 1), (0, 0)):
+        assert Interval.of(lo, hi).reciprocal() == Interval.everything(), (lo, hi)
+    assert Interval.of(-4, -2).reciprocal() == Interval.of(F(-1, 2), F(-1, 4))
+    assert Interval.of(2, 4).reciprocal() == Interval.of(F(1, 4), F(1, 2))
