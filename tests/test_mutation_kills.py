@@ -443,3 +443,17 @@ def test_interval_reciprocal_through_zero_is_everything():
         assert Interval.of(lo, hi).reciprocal() == Interval.everything(), (lo, hi)
     assert Interval.of(-4, -2).reciprocal() == Interval.of(F(-1, 2), F(-1, 4))
     assert Interval.of(2, 4).reciprocal() == Interval.of(F(1, 4), F(1, 2))
+
+
+def test_search_stops_after_two_infinite_rows():
+    """An infinite loss has nothing larger to find: the search over k stops once the s_k rows of two
+    consecutive k (k >= 2) are infinite.  Exponential threshold noise without query noise: q_1 < t makes s_1
+    impossible under D only (loss +inf at every k), so with max_queries = 5 only k = 1, 2 are searched."""
+    from verify.verdicts import MechanismVerdict
+    from verify.worstcase import worst_case
+
+    mech = AboveThreshold.with_noise("exponential", 1, 1, 0, 3, 0, query_family="none")
+    r = worst_case(mech, max_queries=5, grid=11, starts=1, full_dimensional_up_to=0, push_study=False)
+    assert [row.k for row in r.by_k] == [1, 2]
+    assert all(mpmath.isinf(row.halt.loss) for row in r.by_k)
+    assert r.verdict == MechanismVerdict.NOT_PRIVATE and r.unbounded
