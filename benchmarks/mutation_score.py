@@ -103,7 +103,7 @@ TARGETS: tuple[Target, ...] = (
            + _ids(DEC, "test_near_epsilon_mechanisms_are_where_the_docstring_says", "test_ratio_within_bounds_at_the_resolution_of_the_digits")),
     Target("certify-interval", ("verify.certify.interval",), ("*",),
            _ids(KIL, "test_interval_sums_with_infinite_endpoints_follow_the_extended_reals", "test_interval_prints_ten_digits",
-                "test_interval_reciprocal_through_zero_is_everything")
+                "test_interval_reciprocal_through_zero_is_everything", "test_interval_boundedness_and_zero_times_infinity")
            + _ids(DEC, "test_worst_case_input_edges_and_frozen_intervals", "test_outward_rounding_example_one_third", "test_interval_predicates_are_conservative", "test_interval_infinite_endpoints_follow_the_extended_reals",
                 "test_certify_sup_constant_pieces_at_the_edge", "test_every_interval_endpoint_rounds_outward",
                 "test_certify_at_and_just_above_the_bound")
@@ -111,7 +111,8 @@ TARGETS: tuple[Target, ...] = (
                   "test_interval_evaluation_encloses_exact_values")),
     Target("claim-steps", ("proofs.steps",), ("equality_check", "pointwise_check", "_confirm_pointwise"),
            _ids(KIL, "test_equality_check_refutes_only_a_confirmed_discrepancy",
-                "test_pointwise_check_at_a_given_point_uses_the_distance_to_the_nearer_bound")
+                "test_pointwise_check_at_a_given_point_uses_the_distance_to_the_nearer_bound",
+                "test_equality_check_reports_the_failing_point_and_needs_lemmas_to_prove")
            + _ids("tests/test_proofs.py", "test_pointwise_check_refutes_a_too_tight_bound", "test_equality_check_refutes_a_wrong_integral",
                 "test_point_checks", "test_claim[P1.chain.3]", "test_claim[P1.compare.density]", "test_claim[M2.compare.integrand]")),
     Target("sampler", ("verify.mechanism",), ("sample", "sample_counts"),
@@ -235,6 +236,9 @@ EQUIVALENT: tuple[Equivalent, ...] = (
     _eq(_IV, "power", "n < 0  ->  n <= 0", "n = 0 then returns power(0).reciprocal() = [1, 1].reciprocal() = [1, 1] "
         "(1/1 is exact in arb), the same as the n == 0 branch"),
     _eq(_IV, "power", "0  ->  1", "n < 1 is n <= 0 for an int: as n < 0 -> n <= 0", context="n < 0"),
+    _eq(_IV, "power", "0  ->  1", "_sign(lo) >= 1 drops only lo = 0 exactly (even n), whose branch then gives "
+        "[0, max(lo^n.hi, hi^n.hi)] = [0, hi^n.hi], the same interval as [lo^n.lo, hi^n.hi] with lo^n = 0 exact",
+        context="_sign(self.lo) >= 0"),
     _eq(_IV, "power", "_sign(self.hi) <= 0  ->  _sign(self.hi) < 0", "for even n and hi = 0 exactly, hi^n is the exact "
         "point 0, so the branch taken instead, [0, max(lo^n.hi, hi^n.hi)], is [0, lo^n.hi], the same interval"),
     # verify/sweep/decision.py

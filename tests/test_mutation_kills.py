@@ -254,6 +254,18 @@ def test_interval_sums_with_infinite_endpoints_follow_the_extended_reals():
     assert s.hi == INF and s.lo == Interval.point(F(3, 2)).lo
 
 
+def test_interval_boundedness_and_zero_times_infinity():
+    """`is_bounded` is true only with both endpoints finite; 0·∞ is undefined, so a product in which an
+    endpoint 0 meets an infinite one widens to (-∞, ∞)."""
+    from verify.certify.interval import Interval
+
+    assert Interval.of(0, 1).is_bounded()
+    assert not Interval.of(1, None).is_bounded() and not Interval.of(None, 1).is_bounded()
+    assert (Interval.of(0, 1) * Interval.of(1, None)) == Interval.everything()
+    assert (Interval.of(None, -1) * Interval.of(0, 1)) == Interval.everything()
+    assert (Interval.of(1, 2) * Interval.of(1, None)) == Interval(Interval.point(1).lo, float("inf"))
+
+
 def test_interval_prints_ten_digits():
     """An interval prints as [lo, hi] with ten significant digits and inf for infinite ends."""
     from verify.certify.interval import Interval
@@ -412,6 +424,25 @@ def test_equality_check_refutes_only_a_confirmed_discrepancy():
     one = lambda _p: mpmath.mpf(1)  # noqa: E731
     assert equality_check(artefact, one, [("both sides are 1", True)]).verdict == ClaimVerdict.UNDECIDED
     assert equality_check(lambda _p: mpmath.mpf(2), one, [("both sides are 1", True)]).verdict == ClaimVerdict.REFUTED
+    # a persistent discrepancy of 5e-31 relative is below the 1e-30 a counterexample needs
+    small = lambda _p: 1 + mpmath.mpf("5e-31")  # noqa: E731
+    assert equality_check(small, one, [("both sides are 1", True)]).verdict == ClaimVerdict.UNDECIDED
+
+
+def test_equality_check_reports_the_failing_point_and_needs_lemmas_to_prove():
+    """`equality_check`: the counterexample is the point where the sides disagree (here only the first of the
+    default grid); agreeing sides with no sympy lemma at all are `consistent`, not `proved` (a proof needs
+    at least one lemma, every one shown); with a lemma not shown, `consistent` too."""
+    from proofs.claim import ClaimVerdict
+    from proofs.steps import default_points, equality_check
+
+    pts = default_points(False)
+    one = lambda _p: mpmath.mpf(1)  # noqa: E731
+    o = equality_check(lambda p: mpmath.mpf(2) if p is pts[0] else mpmath.mpf(1), one, [("x", True)], points=pts)
+    assert o.verdict == ClaimVerdict.REFUTED and o.evidence.counterexample.params == pts[0].as_params()
+    assert equality_check(one, one, []).verdict == ClaimVerdict.CONSISTENT
+    assert equality_check(one, one, [("a", True), ("b", False)]).verdict == ClaimVerdict.CONSISTENT
+    assert equality_check(one, one, [("a", True), ("b", True)]).verdict == ClaimVerdict.PROVED
 
 
 def test_pointwise_check_at_a_given_point_uses_the_distance_to_the_nearer_bound():
