@@ -103,7 +103,8 @@ TARGETS: tuple[Target, ...] = (
            + _ids(DEC, "test_near_epsilon_mechanisms_are_where_the_docstring_says", "test_ratio_within_bounds_at_the_resolution_of_the_digits")),
     Target("certify-interval", ("verify.certify.interval",), ("*",),
            _ids(KIL, "test_interval_sums_with_infinite_endpoints_follow_the_extended_reals", "test_interval_prints_ten_digits",
-                "test_interval_reciprocal_through_zero_is_everything", "test_interval_boundedness_and_zero_times_infinity")
+                "test_interval_reciprocal_through_zero_is_everything", "test_interval_boundedness_and_zero_times_infinity",
+                "test_interval_of_a_non_finite_ball_is_everything")
            + _ids(DEC, "test_worst_case_input_edges_and_frozen_intervals", "test_outward_rounding_example_one_third", "test_interval_predicates_are_conservative", "test_interval_infinite_endpoints_follow_the_extended_reals",
                 "test_certify_sup_constant_pieces_at_the_edge", "test_every_interval_endpoint_rounds_outward",
                 "test_certify_at_and_just_above_the_bound")
@@ -227,6 +228,11 @@ EQUIVALENT: tuple[Equivalent, ...] = (
         ("_add_hi", "0  ->  1", "a < 0"), ("_add_hi", "0  ->  1", "b < 0"),
     )),
     _eq(_IV, "_sign", "0  ->  1", _INF_ONLY, context="x > 0", within="return 1 if x > 0 else -1"),
+    *(_eq(_IV, fn, f"_is_inf({x}) and {x} {op} 0  ->  _is_inf({x}) or {x} {op} 0", "the outer test of the branch where one "
+          f"endpoint is infinite: a finite {x} {op} 0 now enters it, but then the other endpoint is the infinite one and "
+          "the branch returns what the other branch would (the opposite infinity, or the undefined case)",
+          context=f"(_is_inf(a) and a {op} 0) or (_is_inf(b) and b {op} 0)")
+      for fn, op in (("_add_lo", ">"), ("_add_hi", "<")) for x in ("a", "b")),
     _eq(_IV, "_sign", "1  ->  2", _SIGN, context="return 1"),
     _eq(_IV, "_sign", "1  ->  2", _SIGN, context="-1"),
     _eq(_IV, "_sign", "1  ->  2", _SIGN, context="1 if x > 0 else -1"),

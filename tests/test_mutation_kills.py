@@ -266,6 +266,16 @@ def test_interval_boundedness_and_zero_times_infinity():
     assert (Interval.of(1, 2) * Interval.of(1, None)) == Interval(Interval.point(1).lo, float("inf"))
 
 
+def test_interval_of_a_non_finite_ball_is_everything():
+    """A ball that is not finite (here arb's log(0), a NaN ball) encloses nothing usable: the interval made
+    from it is (-∞, ∞), never an empty or one-sided one."""
+    from flint import arb
+
+    from verify.certify.interval import Interval
+
+    assert Interval.ball(arb(0).log()) == Interval.everything()
+
+
 def test_interval_prints_ten_digits():
     """An interval prints as [lo, hi] with ten significant digits and inf for infinite ends."""
     from verify.certify.interval import Interval
@@ -406,6 +416,8 @@ def test_attained_means_equal_to_epsilon_at_fifty_digits():
     tiny = F(3, 4) * F(1, 10**45)
     at = worst_case(AboveThreshold.with_noise("exponential", 1, threshold_multiplier=3, query_multiplier=3 * (1 + tiny)), **kw)
     assert at.tightness == Tightness.ATTAINED
+    # the attaining witness at moderate queries is the one reported (its loss equals the search's best to tol)
+    assert (at.witness.queries, at.witness.neighbour_queries, at.witness.output) == ((0, 0), (1, -1), 2)
     below = worst_case(AboveThreshold.with_noise("exponential", 1, threshold_multiplier=3, query_multiplier=3 * (1 + 10 * tiny)), **kw)
     assert below.tightness not in (Tightness.ATTAINED, Tightness.EXCEEDED)
 
