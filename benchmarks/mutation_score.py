@@ -16,15 +16,25 @@ split into a package) it enumerates one-token mutants of those functions:
 
 Each mutant is written into a private copy of the tree (the working tree is
 never touched: one copy per job under a temporary directory), and the target's
-chosen fast tests run against it with ``pytest -x`` and a timeout.  A mutant is
+chosen fast tests run against it with ``pytest -x`` and a timeout, in a child
+forked from a server process that has imported the third-party libraries once
+(``--no-fork``: a fresh ``python -m pytest`` each time).  A mutant is
 *killed* if the tests fail, error or time out, *survived* if they pass.  The
-tests are first run unmutated in each copy; if they fail there, the run stops.
+tests are first run unmutated; if they fail there, the run stops.
+
+Mutants that cannot change any observable behaviour are listed, with the
+argument, in ``EQUIVALENT`` (matched by file, function and change, not by line).
 
 Output (``--json``): ``mutants`` (the total enumerated), ``tested`` (how many
 were run; fewer when ``--limit`` samples them, which ``sample`` then says),
-``killed`` and ``survived`` (lists of {file, line, change, target}),
-``timeouts``, ``score`` = killed / tested, ``seconds``; ``complete`` is false when ``--max-seconds``
-stopped the run early (the mutants run are then a uniform random subset of the sample).  Not run in CI.
+``killed`` and ``survived`` (lists of {file, line, change, target, function,
+status}, ``equivalent``: the reason, for a mutant of the table), ``timeouts``,
+``score`` = killed / tested (raw), ``equivalent`` (surviving equivalent
+mutants), ``score_non_equivalent`` = killed / (tested - equivalent),
+``confidence_95`` / ``confidence_95_non_equivalent`` (Wilson intervals, for a
+sample), ``equivalent_but_killed``, ``seconds``; ``complete`` is false when
+``--max-seconds`` stopped the run early (the mutants run are then a uniform
+random subset of the sample).  Not run in CI.
 """
 
 from __future__ import annotations
