@@ -16,15 +16,25 @@ split into a package) it enumerates one-token mutants of those functions:
 
 Each mutant is written into a private copy of the tree (the working tree is
 never touched: one copy per job under a temporary directory), and the target's
-chosen fast tests run against it with ``pytest -x`` and a timeout.  A mutant is
+chosen fast tests run against it with ``pytest -x`` and a timeout, in a child
+forked from a server process that has imported the third-party libraries once
+(``--no-fork``: a fresh ``python -m pytest`` each time).  A mutant is
 *killed* if the tests fail, error or time out, *survived* if they pass.  The
-tests are first run unmutated in each copy; if they fail there, the run stops.
+tests are first run unmutated; if they fail there, the run stops.
+
+Mutants that cannot change any observable behaviour are listed, with the
+argument, in ``EQUIVALENT`` (matched by file, function and change, not by line).
 
 Output (``--json``): ``mutants`` (the total enumerated), ``tested`` (how many
 were run; fewer when ``--limit`` samples them, which ``sample`` then says),
-``killed`` and ``survived`` (lists of {file, line, change, target}),
-``timeouts``, ``score`` = killed / tested, ``seconds``; ``complete`` is false when ``--max-seconds``
-stopped the run early (the mutants run are then a uniform random subset of the sample).  Not run in CI.
+``killed`` and ``survived`` (lists of {file, line, change, target, function,
+status}, ``equivalent``: the reason, for a mutant of the table), ``timeouts``,
+``score`` = killed / tested (raw), ``equivalent`` (surviving equivalent
+mutants), ``score_non_equivalent`` = killed / (tested - equivalent),
+``confidence_95`` / ``confidence_95_non_equivalent`` (Wilson intervals, for a
+sample), ``equivalent_but_killed``, ``seconds``; ``complete`` is false when
+``--max-seconds`` stopped the run early (the mutants run are then a uniform
+random subset of the sample).  Not run in CI.
 """
 
 from __future__ import annotations
@@ -37,6 +47,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -70,34 +81,50 @@ def _ids(path: str, *names: str) -> tuple[str, ...]:
 DEC = "tests/test_decisions.py"
 ORA = "tests/test_oracles.py"
 PRB = "tests/test_probabilities.py"
+KIL = "tests/test_mutation_kills.py"
 
 #: The decision and numerical core of issue 13, each with a fast subset of tests (pytest node ids).
 TARGETS: tuple[Target, ...] = (
     Target("worstcase-decision", ("verify.worstcase", "verify.certify.bounds"), ("_worst_case", "proven_upper_bound", "worst_case"),
-           _ids(DEC, "test_private_needs_a_proven_bound_at_most_epsilon", "test_private_at_a_bound_equal_to_epsilon",
-                "test_a_loss_equal_to_epsilon_is_not_a_violation_but_above_is")
+           _ids(DEC, "test_worst_case_input_edges_and_frozen_intervals", "test_private_needs_a_proven_bound_at_most_epsilon",
+                "test_private_at_a_bound_equal_to_epsilon", "test_a_loss_equal_to_epsilon_is_not_a_violation_but_above_is")
+           + _ids(KIL, "test_worst_case_reports_its_run_time_and_refuses_a_bad_seed",
+                  "test_additive_family_supplies_a_witness_beyond_max_queries", "test_proven_bound_scales_with_epsilon",
+                  "test_search_stops_after_two_infinite_rows")
            + _ids("tests/test_worstcase.py", "test_negative_controls_not_private_with_confirmed_witness",
                   "test_no_threshold_noise_grows_linearly_with_k", "test_no_query_noise_has_probability_zero_on_one_side",
                   "test_scale_too_small_reaches_its_proof_bound")),
     Target("worstcase-tightness", ("verify.worstcase",), ("_tightness", "study_tightness"),
-           _ids(DEC, "test_a_gap_that_stays_open_is_loose_not_approached")
+           _ids(DEC, "test_a_gap_that_stays_open_is_loose_not_approached", "test_push_study_covers_k_two_to_four_and_eight_pushes")
+           + _ids(KIL, "test_attained_means_equal_to_epsilon_at_fifty_digits")
            + _ids("tests/test_worstcase.py", "test_seed_mechanisms_never_not_private", "test_mechanism_one_gap_shrinks_with_push_and_k")),
     Target("sweep-decision", ("verify.sweep", "verify.screen"),
            ("_classify", "_decide", "verdict", "float_margin", "mp_tolerance", "classify", "decide", "screen", "confirm_tolerance",
             "first_violation"),
-           _ids(DEC, "test_near_epsilon_mechanisms_are_where_the_docstring_says", "test_sweep_confirms_a_violation_below_the_float_margin",
+           _ids(KIL, "test_classify_places_against_a_fractional_epsilon", "test_classify_edges_are_inclusive_for_at_bound", "test_float_margin_and_confirm_tolerance_follow_their_formulas",
+                "test_classify_works_at_the_precision_of_the_digits", "test_screen_orders_candidates_and_counts_nan_as_violating",
+                "test_first_violation_confirms_at_most_limit_candidates_in_order", "test_sweep_decide_counts_every_kind_of_point")
+           + _ids(DEC, "test_near_epsilon_mechanisms_are_where_the_docstring_says", "test_sweep_confirms_a_violation_below_the_float_margin",
                 "test_sweep_just_inside_is_neither_violation_nor_at_bound", "test_sweep_exact_bound_is_at_bound_not_violation",
                 "test_sweep_unconfirmed_violations_read_refuted_float64")),
     Target("ratio-decision", ("verify.ratio",), ("_ratio_report", "log_ratio"),
-           _ids(DEC, "test_near_epsilon_mechanisms_are_where_the_docstring_says", "test_ratio_within_bounds_at_the_resolution_of_the_digits")),
+           _ids(KIL, "test_log_ratio_conventions_and_probability_one", "test_ratio_of_an_output_impossible_on_one_side",
+                "test_ratio_resolution_scales_with_epsilon_above_one")
+           + _ids(DEC, "test_near_epsilon_mechanisms_are_where_the_docstring_says", "test_ratio_within_bounds_at_the_resolution_of_the_digits")),
     Target("certify-interval", ("verify.certify.interval",), ("*",),
-           _ids(DEC, "test_outward_rounding_example_one_third", "test_interval_predicates_are_conservative", "test_interval_infinite_endpoints_follow_the_extended_reals",
+           _ids(KIL, "test_interval_sums_with_infinite_endpoints_follow_the_extended_reals", "test_interval_prints_ten_digits",
+                "test_interval_reciprocal_through_zero_is_everything", "test_interval_boundedness_and_zero_times_infinity",
+                "test_interval_of_a_non_finite_ball_is_everything")
+           + _ids(DEC, "test_worst_case_input_edges_and_frozen_intervals", "test_outward_rounding_example_one_third", "test_interval_predicates_are_conservative", "test_interval_infinite_endpoints_follow_the_extended_reals",
                 "test_certify_sup_constant_pieces_at_the_edge", "test_every_interval_endpoint_rounds_outward",
                 "test_certify_at_and_just_above_the_bound")
            + _ids("tests/test_certify.py", "test_interval_keeps_exact_tangency", "test_search_refutes_and_does_not_certify_an_interior_tangency",
                   "test_interval_evaluation_encloses_exact_values")),
     Target("claim-steps", ("proofs.steps",), ("equality_check", "pointwise_check", "_confirm_pointwise"),
-           _ids("tests/test_proofs.py", "test_pointwise_check_refutes_a_too_tight_bound", "test_equality_check_refutes_a_wrong_integral",
+           _ids(KIL, "test_equality_check_refutes_only_a_confirmed_discrepancy",
+                "test_pointwise_check_at_a_given_point_uses_the_distance_to_the_nearer_bound",
+                "test_equality_check_reports_the_failing_point_and_needs_lemmas_to_prove")
+           + _ids("tests/test_proofs.py", "test_pointwise_check_refutes_a_too_tight_bound", "test_equality_check_refutes_a_wrong_integral",
                 "test_point_checks", "test_claim[P1.chain.3]", "test_claim[P1.compare.density]", "test_claim[M2.compare.integrand]")),
     Target("sampler", ("verify.mechanism",), ("sample", "sample_counts"),
            _ids(DEC, "test_sampler_halts_on_ties_without_noise", "test_sampler_runs_and_rejects_bad_run_counts",
@@ -105,15 +132,164 @@ TARGETS: tuple[Target, ...] = (
            + _ids(PRB, "test_sampler_matches_exact_probabilities")),
     Target("noise-cdfs", ("verify.noise",), ("log_cdf", "log_sf", "log_pdf", "cdf_below", "pdf", "sample"),
            _ids(ORA, "test_noise_kernel_matches_its_definition_in_both_tails", "test_noise_kernel_none_is_the_indicator_of_the_seeds_rule",
-                "test_noise_sampler_has_the_stated_distribution")
+                "test_gaussian_noise_kernel_matches_its_definition_in_both_tails", "test_noise_sampler_has_the_stated_distribution")
            + _ids(DEC, "test_sampler_halts_on_ties_without_noise", "test_sampler_matches_exact_distribution")),
     Target("fast-path", ("verify.fast",), ("*",),
-           _ids(PRB, "test_symbolic_mpmath_fast_agree", "test_fast_matches_mpmath_k20_and_tails", "test_fast_linear_and_log_space_agree",
+           _ids(KIL, "test_fast_conditional_measures_the_cutoff_from_the_threshold", "test_linear_safe_rows_follow_the_stated_bound",
+                "test_fast_events_in_blocks_equal_one_pass", "test_fast_error_estimate_is_the_stated_multiple_of_the_condition_number",
+                "test_fast_result_is_immutable")
+           + _ids(PRB, "test_symbolic_mpmath_fast_agree", "test_fast_matches_mpmath_k20_and_tails", "test_fast_linear_and_log_space_agree",
                 "test_extended_precision_resolves_most_ill_conditioned_rows", "test_sums_to_one_k50_and_tiny_probabilities",
                 "test_conditional_three_paths_and_quad")
            + _ids(ORA, "test_fast_path_without_threshold_noise_matches_the_oracle", "test_oracle_matches_the_three_library_paths_with_ties",
                   "test_far_tails_agree_in_relative_terms")),
 )
+
+@dataclass(frozen=True)
+class Equivalent:
+    """A mutant that no test can kill: no observable behaviour changes (the reason says why).
+
+    Matched without line numbers: the file, the innermost function, the change (original text and
+    replacement) and, where the same change occurs more than once in the function, ``context`` (equal to
+    the source of the changed node's parent expression or statement) and ``within`` (a substring of the
+    source of the innermost statement around the change); sources whitespace-normalised.
+    """
+
+    file: str
+    function: str
+    original: str
+    replacement: str
+    reason: str
+    context: str = ""
+    within: str = ""
+
+    def matches(self, m: Mutant) -> bool:
+        return ((m.file, m.function, m.original, m.replacement) == (self.file, self.function, self.original, self.replacement)
+                and (not self.context or self.context == m.context) and self.within in m.statement)
+
+
+#: Equivalent mutants, each with the argument.  Keep it short and strict: a tolerance that changes which rows
+#: are re-checked, or a heuristic that changes the witness found, is testable and does not belong here.
+_FAST, _NOISE, _IV = "verify/fast.py", "verify/noise.py", "verify/certify/interval.py"
+_MASKED = ("a placeholder inside np.where(c, x, placeholder) that keeps log/division quiet where c is false; "
+           "an enclosing np.where on the same condition replaces every such element, so no result changes")
+_INF_ONLY = ("the comparison is evaluated only on an endpoint already known to be ±inf (_is_inf), where "
+             "x > 0, x >= 0 and x > 1 (or x < 0, x <= 0, x < 1) all agree")
+_SIGN = ("_sign's value is only compared with 0 or multiplied by another sign and compared with 0, so "
+         "returning 2 for 1 (or -2 for -1) changes nothing")
+_BRANCH_POINT = "at y = 0 both branches give the same float64, bit for bit (checked: log(1/2), 1/2)"
+_SWEEP_CLEAR = ("`clear` is used only in `flagged = ambiguous | clear`; the points the change adds or removes "
+                "(eps - margin < a <= eps + margin) are in `ambiguous` already, so `flagged` is the same set")
+
+
+def _eq(file: str, function: str, change: str, reason: str, context: str = "", within: str = "") -> Equivalent:
+    original, replacement = change.split("  ->  ")
+    return Equivalent(file, function, original, replacement, reason, context, within)
+
+
+EQUIVALENT: tuple[Equivalent, ...] = (
+    # verify/fast.py: placeholders masked by an enclosing np.where on the same condition
+    _eq(_FAST, "_log_exprel", "1.0  ->  2.0", _MASKED, within="safe = np.where(y == 0, 1.0, y)"),
+    _eq(_FAST, "_log_exprel", "0  ->  1", "y == 1 gets safe = 1.0 = y; y == 0 keeps safe = 0, whose nan the "
+        "return's np.where(y == 0, 0.0, ...) replaces", context="y == 0", within="safe = np.where(y == 0, 1.0, y)"),
+    _eq(_FAST, "_exprel_times_length", "1.0  ->  2.0", _MASKED, within="safe = np.where(x == 0, 1.0, x)"),
+    _eq(_FAST, "_exprel_times_length", "0  ->  1", "x == 1 gets safe = 1.0 = x; x == 0 keeps safe = 0, whose nan the "
+        "return's np.where(x == 0, length, ...) replaces", context="x == 0", within="safe = np.where(x == 0, 1.0, x)"),
+    _eq(_FAST, "total", "1.0  ->  2.0", _MASKED, context="np.where(val > 0, val, 1.0)"),
+    _eq(_FAST, "total", "val > 0  ->  val >= 0", _MASKED + " (val = 0 only changes the masked placeholder)",
+        context="np.where(val > 0, val, 1.0)"),
+    _eq(_FAST, "total", "1.0  ->  2.0", _MASKED, context="np.where(self.value > 0, self.value, 1.0)"),
+    _eq(_FAST, "total", "self.value > 0  ->  self.value >= 0", _MASKED + " (value = 0 only changes the masked placeholder)",
+        context="np.where(self.value > 0, self.value, 1.0)"),
+    _eq(_FAST, "_point_events", "-np.inf  ->  np.inf", "the initial fill of `out`: every column 0..k is assigned "
+        "afterwards", within="out = np.full((n, k + 1), -np.inf)"),
+    *(_eq(_FAST, fn, "0  ->  1", "a clamp that is inactive where its value is used: segments lie between consecutive kinks "
+          "and x is a kink, so where not `below` (hi > x) the segment starts at r = lo >= x (x - r <= 0), and where "
+          "`below` (hi <= x) it has r <= x (r - x <= 0); min(., 1) = min(., 0) there", context=ctx)
+      for fn, ctx in (("_below", "np.minimum(x - r, 0)"), ("_reach", "np.minimum(r - x, 0)"))),
+    # verify/noise.py: the exponential kernel at its branch point y = 0 and Laplace's continuity at 0
+    _eq(_NOISE, "log_cdf", "y > 0  ->  y >= 0", "at y = 0 the first branch is log(-expm1(-0)) = log(0) = -inf, "
+        "the second branch's value", within="np.where(y > 0, np.log(-np.expm1(-np.maximum(y, 0))), -np.inf)"),
+    _eq(_NOISE, "log_sf", "y > 0  ->  y >= 0", "at y = 0 the first branch is -max(0, 0) = -0.0 == 0.0, the "
+        "second branch's value", within="np.where(y > 0, -np.maximum(y, 0), 0.0)"),
+    _eq(_NOISE, "cdf_below", "y > 0  ->  y >= 0", "at y = 0 the first branch is -expm1(-0) = 0.0, the second "
+        "branch's value", within="np.where(y > 0, -np.expm1(-np.maximum(y, 0)), 0.0)"),
+    _eq(_NOISE, "log_cdf", "y < 0  ->  y <= 0", _BRANCH_POINT, within="_LOG_HALF + np.minimum(y, 0)"),
+    _eq(_NOISE, "log_sf", "y < 0  ->  y <= 0", _BRANCH_POINT, within="_LOG_HALF - np.maximum(y, 0)"),
+    _eq(_NOISE, "cdf_below", "y < 0  ->  y <= 0", _BRANCH_POINT, within="0.5 * np.exp(np.minimum(y, 0))"),
+    *(_eq(_NOISE, fn, "0  ->  1", "np.minimum(y, 0) -> np.minimum(y, 1) inside the y < 0 branch of np.where: there "
+          "min(y, 1) = y = min(y, 0); the clamp only keeps exp() of the discarded branch small", context="np.minimum(y, 0)")
+      for fn in ("log_cdf", "log_sf", "cdf_below")),
+    # verify/certify/interval.py: comparisons of an endpoint known to be infinite, and _sign's magnitude
+    *(_eq(_IV, fn, ch, _INF_ONLY, context=ctx) for fn, ch, ctx in (
+        ("_lt", "a < 0  ->  a <= 0", ""), ("_lt", "0  ->  1", "a < 0"),
+        ("_lt", "b > 0  ->  b >= 0", ""), ("_lt", "0  ->  1", "b > 0"),
+        ("_sign", "x > 0  ->  x >= 0", "1 if x > 0 else -1"),
+        ("_mono_lo", "x < 0  ->  x <= 0", ""), ("_mono_lo", "0  ->  1", "x < 0"),
+        ("_mono_hi", "x < 0  ->  x <= 0", ""), ("_mono_hi", "0  ->  1", "x < 0"),
+        ("_point_pow", "x > 0  ->  x >= 0", ""), ("_point_pow", "0  ->  1", "x > 0"),
+        ("_add_lo", "a > 0  ->  a >= 0", ""), ("_add_lo", "b > 0  ->  b >= 0", ""),
+        ("_add_lo", "a < 0  ->  a <= 0", ""), ("_add_lo", "b < 0  ->  b <= 0", ""),
+        ("_add_lo", "0  ->  1", "a > 0"), ("_add_lo", "0  ->  1", "b > 0"),
+        ("_add_lo", "0  ->  1", "a < 0"), ("_add_lo", "0  ->  1", "b < 0"),
+        ("_add_hi", "a > 0  ->  a >= 0", ""), ("_add_hi", "b > 0  ->  b >= 0", ""),
+        ("_add_hi", "a < 0  ->  a <= 0", ""), ("_add_hi", "b < 0  ->  b <= 0", ""),
+        ("_add_hi", "0  ->  1", "a > 0"), ("_add_hi", "0  ->  1", "b > 0"),
+        ("_add_hi", "0  ->  1", "a < 0"), ("_add_hi", "0  ->  1", "b < 0"),
+    )),
+    _eq(_IV, "_sign", "0  ->  1", _INF_ONLY, context="x > 0", within="return 1 if x > 0 else -1"),
+    *(_eq(_IV, fn, f"_is_inf({x}) and {x} {op} 0  ->  _is_inf({x}) or {x} {op} 0", "the outer test of the branch where one "
+          f"endpoint is infinite: a finite {x} {op} 0 now enters it, but then the other endpoint is the infinite one and "
+          "the branch returns what the other branch would (the opposite infinity, or the undefined case)",
+          context=f"(_is_inf(a) and a {op} 0) or (_is_inf(b) and b {op} 0)")
+      for fn, op in (("_add_lo", ">"), ("_add_hi", "<")) for x in ("a", "b")),
+    _eq(_IV, "_sign", "1  ->  2", _SIGN, context="return 1"),
+    _eq(_IV, "_sign", "1  ->  2", _SIGN, context="-1"),
+    _eq(_IV, "_sign", "1  ->  2", _SIGN, context="1 if x > 0 else -1"),
+    _eq(_IV, "_mul", "sa * sb > 0  ->  sa * sb >= 0", "sa, sb are ±1 here (a zero sign returned None above), so "
+        "sa·sb is ±1, never 0"),
+    _eq(_IV, "_mul", "sa * sb  ->  sa / sb", "sa, sb are ±1 here, and sa/sb has the sign of sa·sb"),
+    _eq(_IV, "power", "n < 0  ->  n <= 0", "n = 0 then returns power(0).reciprocal() = [1, 1].reciprocal() = [1, 1] "
+        "(1/1 is exact in arb), the same as the n == 0 branch"),
+    _eq(_IV, "power", "0  ->  1", "n < 1 is n <= 0 for an int: as n < 0 -> n <= 0", context="n < 0"),
+    _eq(_IV, "power", "0  ->  1", "_sign(lo) >= 1 drops only lo = 0 exactly (even n), whose branch then gives "
+        "[0, max(lo^n.hi, hi^n.hi)] = [0, hi^n.hi], the same interval as [lo^n.lo, hi^n.hi] with lo^n = 0 exact",
+        context="_sign(self.lo) >= 0"),
+    _eq(_IV, "power", "_sign(self.hi) <= 0  ->  _sign(self.hi) < 0", "for even n and hi = 0 exactly, hi^n is the exact "
+        "point 0, so the branch taken instead, [0, max(lo^n.hi, hi^n.hi)], is [0, lo^n.hi], the same interval"),
+    # verify/sweep/decision.py
+    _eq("verify/sweep/decision.py", "decide", "a > eps + margin  ->  a >= eps + margin", _SWEEP_CLEAR),
+    _eq("verify/sweep/decision.py", "decide", "eps + margin  ->  eps - margin", _SWEEP_CLEAR,
+        within="clear = (a > eps + margin) & ~nan"),
+    _eq("verify/sweep/decision.py", "decide", "-np.inf  ->  np.inf", "`decided` at a NaN point: NaN points are always "
+        "ambiguous, so re-evaluated, and decided[r, c] is overwritten with the high-precision value",
+        within="decided = np.where(nan, -np.inf, a)"),
+    # verify/ratio.py
+    _eq("verify/ratio.py", "_ratio_report", "lr > 0  ->  lr >= 0", "evaluated only for an infinite lr (the ratio of "
+        "a finite lr is exp(lr)), where lr > 0 and lr >= 0 agree", within="mpmath.inf if lr > 0 else"),
+    _eq("verify/ratio.py", "_ratio_report", "0  ->  1", "evaluated only for an infinite lr, where lr > 0 and lr > 1 agree",
+        context="lr > 0"),
+    _eq("verify/ratio.py", "_ratio_report", "10  ->  11", "one more guard digit of the working precision (digits + 10 -> + 11)"),
+    # guard digits of a working precision (values are compared at `digits` digits; more guard digits change no decision)
+    _eq("verify/screen.py", "classify", "10  ->  11", "one more guard digit of the working precision (digits + 10 -> + 11)"),
+    _eq("verify/screen.py", "first_violation", "10  ->  11", "one more guard digit of the working precision (digits + 10 -> + 11)"),
+)
+
+
+def equivalence(m: Mutant) -> str | None:
+    """The reason ``m`` is equivalent, or None."""
+    return next((e.reason for e in EQUIVALENT if e.matches(m)), None)
+
+
+def wilson(successes: int, n: int, z: float = 1.959964) -> tuple[float, float] | None:
+    """The Wilson score interval (95 % for the default z) for a binomial proportion successes/n."""
+    if n == 0:
+        return None
+    phat = successes / n
+    centre = (phat + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * (phat * (1 - phat) / n + z * z / (4 * n * n)) ** 0.5
+    return round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4)
+
 
 SWAPS: dict[type, type] = {
     ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq,
@@ -133,6 +309,9 @@ class Mutant:
     end_col: int
     original: str
     replacement: str
+    function: str = "<module>"  # the innermost function (or method) around the change
+    context: str = ""  # the source of the changed node's parent expression or statement, whitespace-normalised
+    statement: str = ""  # the source of the innermost statement around the change, whitespace-normalised
 
     @property
     def change(self) -> str:
@@ -234,6 +413,15 @@ def resolve(target: Target) -> tuple[list[tuple[Path, ast.AST, ast.AST, str]], l
     return found, missing
 
 
+def _enclosing(node: ast.AST, root: ast.AST, parent: dict[int, ast.AST]) -> str:
+    """The name of the innermost function definition around ``node`` (``root``'s name, or <module>)."""
+    while id(node) in parent:
+        node = parent[id(node)]
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return node.name
+    return getattr(root, "name", "<module>")
+
+
 def enumerate_mutants(target: Target) -> list[Mutant]:
     mutants: list[Mutant] = []
     seen: set[tuple] = set()
@@ -241,6 +429,8 @@ def enumerate_mutants(target: Target) -> list[Mutant]:
     for path, tree, fn, source in resolve(target)[0]:
         docs = docs_of.setdefault(id(tree), _docstring_nodes(tree))
         rel = str(path.relative_to(ROOT))
+        parent: dict[int, ast.AST] = {id(c): n for n in ast.walk(fn) for c in ast.iter_child_nodes(n)}
+
         for node in ast.walk(fn):
             if id(node) in docs or not hasattr(node, "lineno"):
                 continue
@@ -257,8 +447,17 @@ def enumerate_mutants(target: Target) -> list[Mutant]:
                 if key in seen:
                     continue
                 seen.add(key)
+                up = parent.get(id(node))
+                while up is not None and not hasattr(up, "lineno"):  # e.g. a default value's `arguments`
+                    up = parent.get(id(up))
+                context = ast.get_source_segment(source, up) if up is not None else None
+                stmt: ast.AST | None = node
+                while stmt is not None and not isinstance(stmt, ast.stmt):
+                    stmt = parent.get(id(stmt))
+                statement = ast.get_source_segment(source, stmt) if stmt is not None else None
                 mutants.append(Mutant(target.name, rel, node.lineno, node.col_offset, node.end_lineno,
-                                      node.end_col_offset, " ".join(original.split()), rep))
+                                      node.end_col_offset, " ".join(original.split()), rep, _enclosing(node, fn, parent),
+                                      " ".join((context or "").split()), " ".join((statement or "").split())))
     return mutants
 
 
@@ -302,16 +501,93 @@ def copy_tree(dest: Path) -> None:
     shutil.copytree(ROOT, dest, ignore=ignore)
 
 
+PYTEST_ARGS = ("-x", "-q", "-p", "no:cacheprovider", "--no-header")
+ENV = dict(os.environ, MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1")
+
+
 def run_tests(tree: Path, tests: tuple[str, ...], timeout: float) -> tuple[str, float]:
-    """'pass', 'fail' or 'timeout' for the tests in ``tree``."""
-    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--no-header", *tests]
-    env = dict(os.environ, MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1")
+    """'pass', 'fail' or 'timeout' for the tests in ``tree`` (a fresh ``python -m pytest`` process)."""
+    cmd = [sys.executable, "-m", "pytest", *PYTEST_ARGS, *tests]
     t0 = time.perf_counter()
     try:
-        proc = subprocess.run(cmd, cwd=tree, capture_output=True, timeout=timeout, env=env)
+        proc = subprocess.run(cmd, cwd=tree, capture_output=True, timeout=timeout, env=ENV)
     except subprocess.TimeoutExpired:
         return "timeout", time.perf_counter() - t0
     return ("pass" if proc.returncode == 0 else "fail"), time.perf_counter() - t0
+
+
+#: The fork server: a process started in a tree copy that imports the third-party libraries once (pytest,
+#: hypothesis, sympy, mpmath, numpy, scipy, flint: ~3 s of the ~5 s a fresh pytest takes before its first test)
+#: and then, for each request, forks a child that runs ``pytest.main`` in the copy.  It never imports the
+#: project (``verify``, ``proofs``, ``tests``): each child imports the copy's (mutated) modules afresh, exactly
+#: as a fresh ``python -m pytest`` would (the copy's root first on sys.path).  One JSON line in, one out.
+_SERVER = r"""
+import json, os, signal, sys, time
+for name in ("pytest", "_pytest.python", "hypothesis", "hypothesis.strategies", "sympy", "mpmath", "numpy",
+             "scipy.stats", "scipy.special", "scipy.integrate", "scipy.optimize", "flint"):
+    try:
+        __import__(name)
+    except Exception:
+        pass
+tree = sys.argv[1]
+assert not any(m.split(".")[0] in ("verify", "proofs", "tests", "conftest") for m in sys.modules)
+for line in sys.stdin:
+    req = json.loads(line)
+    t0 = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:  # the child: one pytest run, then exit without returning to the loop
+        rc = 3
+        try:
+            os.setpgid(0, 0)
+            os.chdir(tree)
+            sys.path.insert(0, tree)
+            out = os.open(req["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+            os.dup2(out, 1)
+            os.dup2(out, 2)
+            import pytest
+            rc = int(pytest.main(req["args"]))
+        finally:
+            os._exit(rc)
+    status = None
+    while status is None:
+        done, st = os.waitpid(pid, os.WNOHANG)
+        if done:
+            status = "pass" if os.waitstatus_to_exitcode(st) == 0 else "fail"
+        elif time.perf_counter() - t0 > req["timeout"]:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            os.waitpid(pid, 0)
+            status = "timeout"
+        else:
+            time.sleep(0.02)
+    print(json.dumps({"status": status, "seconds": time.perf_counter() - t0}), flush=True)
+"""
+
+
+class ForkServer:
+    """Runs the tests of one tree copy through a fork server (see ``_SERVER``); same verdicts as `run_tests`."""
+
+    def __init__(self, tree: Path) -> None:
+        self.log = tree.parent / f"{tree.name}.log"  # the last run's pytest output (outside the tree copy)
+        self.proc = subprocess.Popen([sys.executable, "-c", _SERVER, str(tree)], cwd=tree, env=ENV, text=True,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def run(self, tests: tuple[str, ...], timeout: float) -> tuple[str, float]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps({"args": [*PYTEST_ARGS, *tests], "timeout": timeout, "log": str(self.log)}) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError("mutation_score: the fork server died")
+        r = json.loads(line)
+        return r["status"], r["seconds"]
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        self.proc.wait(timeout=30)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -326,6 +602,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="start no new mutant after this many seconds (0 = no limit); the result says how many were run")
     ap.add_argument("--rerun", default="", help="a previous --json result: test only its survivors (after adding tests)")
     ap.add_argument("--list", action="store_true", help="list the mutants and exit")
+    ap.add_argument("--no-fork", action="store_true",
+                    help="a fresh `python -m pytest` per mutant instead of the fork server (slower by ~3 s a mutant)")
     args = ap.parse_args(argv)
 
     chosen = [t for t in TARGETS if not args.targets or t.name in args.targets.split(",")]
@@ -335,7 +613,8 @@ def main(argv: list[str] | None = None) -> int:
     mutants = [m for t in chosen for m in enumerate_mutants(t)]
     if args.list:
         for m in mutants:
-            print(f"{m.target}\t{m.file}:{m.line}\t{m.change}")
+            print(f"{m.target}\t{m.file}:{m.line}\t{m.function}\t{m.change}\t| {m.context[:100]}"
+                  + (f"\t[equivalent: {equivalence(m)}]" if equivalence(m) else ""))
         return 0
     tested = mutants
     if args.rerun:
@@ -348,18 +627,32 @@ def main(argv: list[str] | None = None) -> int:
     by_target = {t.name: t for t in chosen}
 
     t0 = time.perf_counter()
+    # SIGTERM (and SIGINT, ignored in a background job) end the run through the `finally` below: servers closed,
+    # the temporary trees removed
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     tmp = Path(tempfile.mkdtemp(prefix="svt-mutants-"))
     pool: list[Path] = []
+    servers: dict[Path, ForkServer] = {}
+
+    def run_in(tree: Path, tests: tuple[str, ...]) -> tuple[str, float]:
+        if args.no_fork:
+            return run_tests(tree, tests, args.timeout)
+        return servers[tree].run(tests, args.timeout)
+
     try:
         for j in range(max(1, args.jobs)):
             copy_tree(tmp / f"tree{j}")
             pool.append(tmp / f"tree{j}")
+            if not args.no_fork:
+                servers[tmp / f"tree{j}"] = ForkServer(tmp / f"tree{j}")
         baseline = {}
         for t in chosen:  # baseline: the tests must pass on the unmutated tree
-            status, secs = run_tests(pool[0], t.tests, args.timeout)
+            status, secs = run_in(pool[0], t.tests)
             baseline[t.name] = round(secs, 1)
             print(f"baseline {t.name}: {status} in {secs:.1f} s", file=sys.stderr, flush=True)
             if status != "pass":
+                if not args.no_fork and servers[pool[0]].log.exists():
+                    print(servers[pool[0]].log.read_text()[-4000:], file=sys.stderr)
                 print(f"mutation_score: the tests of target {t.name} do not pass unmutated ({status}); stopping", file=sys.stderr)
                 return 2
         free = list(pool)
@@ -373,7 +666,7 @@ def main(argv: list[str] | None = None) -> int:
                 original = path.read_text()
                 try:
                     path.write_text(apply(original, m))
-                    status, secs = run_tests(tree, by_target[m.target].tests, args.timeout)
+                    status, secs = run_in(tree, by_target[m.target].tests)
                 finally:
                     path.write_text(original)
                 return m, status, secs
@@ -399,27 +692,44 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"[{len(results)}/{len(tested)}] {r[1]:8s} {r[2]:6.1f}s  {r[0].file}:{r[0].line}  {r[0].change}",
                           file=sys.stderr if args.json else sys.stdout, flush=True)
     finally:
+        for server in servers.values():
+            server.close()
         shutil.rmtree(tmp, ignore_errors=True)
 
     def row(m: Mutant, status: str) -> dict:
         d = asdict(m)
-        return {"target": m.target, "file": m.file, "line": m.line, "change": m.change, "status": status,
-                **{k: d[k] for k in ("col",)}}
+        r = {"target": m.target, "file": m.file, "line": m.line, "change": m.change, "status": status,
+             **{k: d[k] for k in ("col", "function")}}
+        reason = equivalence(m)
+        if reason is not None:
+            r["equivalent"] = reason
+        return r
 
     killed = [row(m, s) for m, s, _ in results if s != "pass"]
     survived = [row(m, s) for m, s, _ in results if s == "pass"]
+    equivalent = [r for r in survived if "equivalent" in r]
+    sampled = tested is not mutants
+    n_noneq = len(results) - len(equivalent)
     out = {
         "mutants": len(mutants),
         "tested": len(results),
         "complete": len(results) == len(tested),
-        "sample": None if tested is mutants else {"size": len(tested), "of": len(mutants), "seed": args.seed,
-                                                   "rerun_of_survivors": args.rerun or None},
+        "sample": None if not sampled else {"size": len(tested), "of": len(mutants), "seed": args.seed,
+                                            "rerun_of_survivors": args.rerun or None},
         "targets": [t.name for t in chosen],
         "unresolved": {t.name: resolve(t)[1] for t in chosen if resolve(t)[1]},
         "killed": killed,
         "survived": survived,
         "timeouts": sum(1 for _, s, _ in results if s == "timeout"),
+        # raw: killed / tested; over non-equivalent mutants: killed / (tested - surviving equivalent mutants)
         "score": round(len(killed) / len(results), 4) if results else None,
+        "equivalent": len(equivalent),
+        "score_non_equivalent": round(len(killed) / n_noneq, 4) if n_noneq else None,
+        # a sample's score is an estimate of the whole set's: its 95 % Wilson interval (null for the full set)
+        "confidence_95": wilson(len(killed), len(results)) if sampled and not args.rerun else None,
+        "confidence_95_non_equivalent": wilson(len(killed), n_noneq) if sampled and not args.rerun else None,
+        # mutants listed as equivalent that the tests killed all the same: the table entry is wrong
+        "equivalent_but_killed": [r for r in killed if "equivalent" in r],
         "seconds": round(time.perf_counter() - t0, 1),
         "baseline_seconds": baseline,
         "by_target": {t.name: {"tested": sum(1 for m, _, _ in results if m.target == t.name),
@@ -429,7 +739,12 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(out, indent=2))
     else:
         print(f"score {out['score']}: {len(killed)} killed, {len(survived)} survived of {len(results)} tested "
-              f"({len(mutants)} enumerated) in {out['seconds']} s")
+              f"({len(mutants)} enumerated) in {out['seconds']} s; {len(equivalent)} survivors are equivalent mutants: "
+              f"score over non-equivalent mutants {out['score_non_equivalent']}"
+              + (f"; 95 % Wilson interval of the sampled score {out['confidence_95']}" if out["confidence_95"] else ""))
+        for r in survived:
+            print(f"  survived  {r['file']}:{r['line']} ({r['function']})  {r['change']}"
+                  + (f"  [equivalent: {r['equivalent']}]" if "equivalent" in r else ""))
     return 0
 
 

@@ -127,6 +127,17 @@ def test_a_gap_that_stays_open_is_loose_not_approached(lap_16_5):
     assert r.tightness == Tightness.LOOSE
 
 
+def test_push_study_covers_k_two_to_four_and_eight_pushes(lap_16_5):
+    """The push study (module docstring of `verify.worstcase.tightness`) follows the best s_k family for
+    k = 2, 3, 4 with the queries pushed out to L = unit·2^j, j = 0..7: 24 confirmed losses, each below ε."""
+    r = lap_16_5
+    assert sorted({k for k, _, _ in r.push}) == [2, 3, 4]
+    for k in (2, 3, 4):
+        pushes = [p for kk, p, _ in r.push if kk == k]
+        assert pushes == [pushes[0] * 2**j for j in range(8)], k
+    assert all(v < 1 for _, _, v in r.push)
+
+
 # --- sampler ------------------------------------------------------------------------------------------
 NO_NOISE = AboveThreshold.with_noise("laplace", 1, threshold=F(1, 2), threshold_multiplier=0, query_multiplier=0)
 

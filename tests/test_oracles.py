@@ -296,6 +296,30 @@ def test_noise_kernel_matches_its_definition_in_both_tails(family, scale):
             assert abs(pdf[j] - float(p_)) <= rel * float(p_), (family, x, "pdf")
 
 
+@pytest.mark.parametrize("scale", [F(3), F(1, 7)])
+def test_gaussian_noise_kernel_matches_its_definition_in_both_tails(scale):
+    """The Gaussian kernel N(σ) (log_cdf, log_sf, log_pdf, cdf_below, pdf) against mpmath's ``ncdf``/``npdf`` at
+    60 digits, both tails included (x up to ±800, i.e. y = x/σ up to ±5600): the rule F(x) = Φ(x/σ),
+    S(x) = Φ(-x/σ), density e^{-x²/2σ²}/(σ√2π).  Logs to 1e-13 relative; the linear values to
+    (4 + y²)·2.3e-16 relative (float64 exp of -y²/2 carries a relative error of about y²/2 units)."""
+    from verify.noise import Noise
+
+    noise = Noise("gaussian", scale)
+    lc, ls, lp = noise.log_cdf(KERNEL_POINTS), noise.log_sf(KERNEL_POINTS), noise.log_pdf(KERNEL_POINTS)
+    cdf, pdf = noise.cdf_below(KERNEL_POINTS), noise.pdf(KERNEL_POINTS)
+    with mpmath.workdps(60):
+        b = mpmath.mpf(scale.numerator) / scale.denominator
+        for j, x in enumerate(KERNEL_POINTS):
+            xm = mpmath.mpf(float(x))
+            F_, S_, p_ = mpmath.ncdf(xm, 0, b), mpmath.ncdf(-xm, 0, b), mpmath.npdf(xm, 0, b)
+            assert _log_close(lc[j], F_), (x, "log_cdf")
+            assert _log_close(ls[j], S_), (x, "log_sf")
+            assert _log_close(lp[j], p_), (x, "log_pdf")
+            rel = 2.3e-16 * (4 + (float(x) / float(scale)) ** 2)
+            assert abs(cdf[j] - float(F_)) <= rel * float(F_), (x, "cdf_below")
+            assert abs(pdf[j] - float(p_)) <= rel * float(p_), (x, "pdf")
+
+
 def test_noise_kernel_none_is_the_indicator_of_the_seeds_rule():
     from verify.noise import Noise
 
@@ -310,7 +334,7 @@ def test_noise_kernel_none_is_the_indicator_of_the_seeds_rule():
         none.pdf(x)
 
 
-@pytest.mark.parametrize("family", ["laplace", "exponential"])
+@pytest.mark.parametrize("family", ["laplace", "exponential", "gaussian"])
 def test_noise_sampler_has_the_stated_distribution(family):
     """Kolmogorov-Smirnov of 20,000 seeded draws against F; false-alarm rate 1e-4 (deterministic seed)."""
     from scipy import stats
@@ -319,6 +343,6 @@ def test_noise_sampler_has_the_stated_distribution(family):
 
     noise = Noise(family, F(3))
     draws = noise.sample(np.random.default_rng(7), 20_000)
-    cdf = (lambda x: stats.laplace.cdf(x, scale=3.0)) if family == "laplace" else (lambda x: stats.expon.cdf(x, scale=3.0))
+    cdf = {"laplace": stats.laplace(scale=3.0), "exponential": stats.expon(scale=3.0), "gaussian": stats.norm(scale=3.0)}[family].cdf
     assert stats.kstest(draws, cdf).pvalue > 1e-4
     assert np.all(Noise("none", F(0)).sample(np.random.default_rng(7), 5) == 0)
