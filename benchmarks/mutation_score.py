@@ -86,7 +86,14 @@ KIL = "tests/test_mutation_kills.py"
 #: The decision and numerical core of issue 13, each with a fast subset of tests (pytest node ids).
 TARGETS: tuple[Target, ...] = (
     Target("worstcase-decision", ("verify.worstcase", "verify.certify.bounds"), ("_worst_case", "proven_upper_bound", "worst_case"),
-           _ids(DEC, "test_worst_case_input_edges_and_frozen_intervals", "test_private_needs_a_proven_bound_at_most_epsilon",
+           _ids(KIL, "test_worst_case_searches_both_families_at_each_k_with_two_starts",
+                "test_full_dimensional_step_runs_only_up_to_its_k_and_for_a_finite_loss",
+                "test_full_dimensional_improvement_must_exceed_1e9",
+                "test_full_dimensional_neighbour_is_rounded_and_clamped_to_the_sensitivity",
+                "test_a_loss_at_exactly_epsilon_plus_tol_is_not_confirmed_as_a_violation", "test_a_loss_above_the_proven_bound_is_a_bug",
+                "test_additive_family_is_tried_only_without_threshold_noise_and_from_three_rows",
+                "test_additive_witness_must_exceed_epsilon_plus_tol")
+           + _ids(DEC, "test_worst_case_input_edges_and_frozen_intervals", "test_private_needs_a_proven_bound_at_most_epsilon",
                 "test_private_at_a_bound_equal_to_epsilon", "test_a_loss_equal_to_epsilon_is_not_a_violation_but_above_is")
            + _ids(KIL, "test_worst_case_reports_its_run_time_and_refuses_a_bad_seed",
                   "test_additive_family_supplies_a_witness_beyond_max_queries", "test_proven_bound_scales_with_epsilon",
@@ -95,7 +102,9 @@ TARGETS: tuple[Target, ...] = (
                   "test_no_threshold_noise_grows_linearly_with_k", "test_no_query_noise_has_probability_zero_on_one_side",
                   "test_scale_too_small_reaches_its_proof_bound")),
     Target("worstcase-tightness", ("verify.worstcase",), ("_tightness", "study_tightness"),
-           _ids(DEC, "test_a_gap_that_stays_open_is_loose_not_approached", "test_push_study_covers_k_two_to_four_and_eight_pushes")
+           _ids(KIL, "test_push_study_pushes_along_the_signs_of_the_best_family",
+                "test_approached_needs_strictly_falling_live_gaps_and_a_tiny_last_gap")
+           + _ids(DEC, "test_a_gap_that_stays_open_is_loose_not_approached", "test_push_study_covers_k_two_to_four_and_eight_pushes")
            + _ids(KIL, "test_attained_means_equal_to_epsilon_at_fifty_digits")
            + _ids("tests/test_worstcase.py", "test_seed_mechanisms_never_not_private", "test_mechanism_one_gap_shrinks_with_push_and_k")),
     Target("sweep-decision", ("verify.sweep", "verify.screen"),
@@ -114,7 +123,8 @@ TARGETS: tuple[Target, ...] = (
     Target("certify-interval", ("verify.certify.interval",), ("*",),
            _ids(KIL, "test_interval_sums_with_infinite_endpoints_follow_the_extended_reals", "test_interval_prints_ten_digits",
                 "test_interval_reciprocal_through_zero_is_everything", "test_interval_boundedness_and_zero_times_infinity",
-                "test_interval_of_a_non_finite_ball_is_everything")
+                "test_interval_of_a_non_finite_ball_is_everything", "test_interval_is_zero_only_for_the_exact_point_zero",
+                "test_interval_log_is_minus_infinity_only_at_an_endpoint_zero", "test_interval_expm1_is_at_least_minus_one")
            + _ids(DEC, "test_worst_case_input_edges_and_frozen_intervals", "test_outward_rounding_example_one_third", "test_interval_predicates_are_conservative", "test_interval_infinite_endpoints_follow_the_extended_reals",
                 "test_certify_sup_constant_pieces_at_the_edge", "test_every_interval_endpoint_rounds_outward",
                 "test_certify_at_and_just_above_the_bound")
@@ -123,7 +133,11 @@ TARGETS: tuple[Target, ...] = (
     Target("claim-steps", ("proofs.steps",), ("equality_check", "pointwise_check", "_confirm_pointwise"),
            _ids(KIL, "test_equality_check_refutes_only_a_confirmed_discrepancy",
                 "test_pointwise_check_at_a_given_point_uses_the_distance_to_the_nearer_bound",
-                "test_equality_check_reports_the_failing_point_and_needs_lemmas_to_prove")
+                "test_equality_check_reports_the_failing_point_and_needs_lemmas_to_prove",
+                "test_equality_check_needs_a_nonzero_discrepancy_at_the_confirmation_precisions",
+                "test_pointwise_check_margin_of_exactly_minus_1e30_is_not_a_violation",
+                "test_confirm_pointwise_needs_more_than_1e30_beyond_a_bound",
+                "test_pointwise_check_sweep_reports_the_mpmath_margin_at_the_worst_point")
            + _ids("tests/test_proofs.py", "test_pointwise_check_refutes_a_too_tight_bound", "test_equality_check_refutes_a_wrong_integral",
                 "test_point_checks", "test_claim[P1.chain.3]", "test_claim[P1.compare.density]", "test_claim[M2.compare.integrand]")),
     Target("sampler", ("verify.mechanism",), ("sample", "sample_counts"),
@@ -137,7 +151,7 @@ TARGETS: tuple[Target, ...] = (
     Target("fast-path", ("verify.fast",), ("*",),
            _ids(KIL, "test_fast_conditional_measures_the_cutoff_from_the_threshold", "test_linear_safe_rows_follow_the_stated_bound",
                 "test_fast_events_in_blocks_equal_one_pass", "test_fast_error_estimate_is_the_stated_multiple_of_the_condition_number",
-                "test_fast_result_is_immutable")
+                "test_fast_result_is_immutable", "test_signed_log_terms_sum_and_the_empty_sum")
            + _ids(PRB, "test_symbolic_mpmath_fast_agree", "test_fast_matches_mpmath_k20_and_tails", "test_fast_linear_and_log_space_agree",
                 "test_extended_precision_resolves_most_ill_conditioned_rows", "test_sums_to_one_k50_and_tiny_probabilities",
                 "test_conditional_three_paths_and_quad")
