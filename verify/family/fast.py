@@ -213,16 +213,6 @@ def left_tail_mask(edges: np.ndarray, points: np.ndarray) -> np.ndarray:
     return edges[:, 1:] <= points.min(axis=1, keepdims=True)
 
 
-def searchsorted_rows(a: np.ndarray, v: np.ndarray, side: str) -> np.ndarray:
-    """Row-wise np.searchsorted(a[r], v[r])."""
-    n = a.shape[0]
-    if n == 1:
-        return np.searchsorted(a[0], v[0], side=side)[None, :]
-    off = np.arange(n)[:, None] * 4.0 * (np.abs(a).max() + np.abs(v).max() + 1)
-    flat = np.searchsorted((a + off).ravel(), (v + off).ravel(), side=side).reshape(v.shape)
-    return flat - np.arange(n)[:, None] * a.shape[1]
-
-
 def tail_cuts(mech: SparseVector, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Left and right truncation points: TAIL_E_FOLDS scales of Z beyond the outermost kinks."""
     reach = tail_reach(mech.threshold_noise)

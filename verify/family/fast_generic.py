@@ -100,7 +100,8 @@ def log_probability(mech: SparseVector, queries: np.ndarray, outcome: str, relea
         elif mech.release is Release.FRESH:
             total += mech.release_noise.log_pdf(v[:, r] - q[:, i])
         r += 1
-    for terms, caps in _pieces(mech, outcome):
+    pieces = _pieces(mech, outcome)
+    for terms, caps in pieces:
         xs = np.zeros((n, len(terms)))
         kinds = [kind for kind, _, _ in terms]
         for c, (kind, i, ri) in enumerate(terms):
@@ -116,7 +117,7 @@ def log_probability(mech: SparseVector, queries: np.ndarray, outcome: str, relea
         err = err + e
     # the pieces' and constants' logs added: each carries its own rounding (in err), the sum adds
     # at most one rounding of |total| per term
-    terms = len(_pieces(mech, outcome)) + (outcome.count(ABOVE) if mech.releases_values else 0)
+    terms = len(pieces) + (outcome.count(ABOVE) if mech.releases_values else 0)
     err = err + EPS * (np.abs(total) + 1) * (terms + 1)
     return FastResult(total, np.where(np.isnan(total), np.inf, err))
 

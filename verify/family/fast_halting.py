@@ -58,22 +58,6 @@ TINY = 1e-290
 WINDOW = 1e-40
 
 
-def _f_and_s(noise: Noise, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """F(y) = Pr[X < y] and S(y) = Pr[X >= y], each to full relative accuracy, linear space."""
-    if noise.is_none:
-        return (y > 0).astype(float), (y <= 0).astype(float)
-    lam = 1 / float(noise.scale)
-    if noise.family == "laplace":
-        e = 0.5 * np.exp(-lam * np.abs(y))
-        neg = y < 0
-        return np.where(neg, e, 1 - e), np.where(neg, 1 - e, e)
-    if noise.family == "exponential":
-        pos = y > 0
-        yp = np.where(pos, y, 0.0)
-        return np.where(pos, -np.expm1(-lam * yp), 0.0), np.where(pos, np.exp(-lam * yp), 1.0)
-    raise ValueError("gaussian: use the log-space path")
-
-
 def _kernel(xn: Noise, z: np.ndarray, omega: np.ndarray, count: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """`verify.family.halting_kernel.halting_rows` with the factors of `verify.family.fast.outer_factors`
     (one exp per element where those could overflow).  Returns (values, dropped, ε, δ)."""
@@ -94,11 +78,10 @@ def halting_distribution(mech: SparseVector, q: np.ndarray) -> FastResult:
     a = q - float(mech.threshold)
     points = np.sort(np.concatenate([a, np.zeros((n, 1))], axis=1), axis=1)
     edges = tail_edges(mech, points)
-    _, lx = noise_rates(mech)
+    rz, lx = noise_rates(mech)
     a_sorted = np.sort(a, axis=1)
     var = variation_bound(mech, edges, a_sorted, extra=lx)
     h = edges[:, 1:] - edges[:, :-1]
-    rz, _ = noise_rates(mech)
     var = np.where(left_tail_mask(edges, points), h * (rz + lx), var)
     z, w, per_panel = panels(edges, var)
     panel_err = gl_relative_error(per_panel)
