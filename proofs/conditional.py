@@ -27,6 +27,7 @@ import mpmath
 
 from proofs.numerics import Point, cdf, mpf, pdf, quad, scale
 from proofs.sweeps import mechanism
+from verify.noise import family_type
 
 
 def at_precision(f: Callable[..., mpmath.mpf]) -> Callable[..., mpmath.mpf]:
@@ -195,6 +196,6 @@ def total_probability(family: str, eps: Fraction, delta: Fraction, t: Fraction, 
         def cond(m: mpmath.mpf) -> mpmath.mpf:
             return mp_conditional(mech, mpf_to_fraction(m) - t, q_i - t, digits)
 
-        lo = None if family == "laplace" else min(previous)
+        lo = None if family_type(family).two_sided else min(previous)
         val = quad(lambda m: density_of_max(m) * cond(m), lo, None, [*previous, t, q_i])
         return val, ref

@@ -27,6 +27,7 @@ from typing import Any
 import mpmath
 
 from proofs.claim import CONFIRM_DIGITS, Counterexample
+from verify.noise import family_type
 
 #: Working precision of the numerical checks of equalities.
 DIGITS = 40
@@ -69,21 +70,21 @@ def scale(eps: Any, delta: Any) -> mpmath.mpf:
 
 def pdf(family: str, x: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
     """Density of Lap(b) (seed: p_b(x) = exp(-|x|/b)/(2b)) or Exp(b)."""
-    if family == "laplace":
+    if family_type(family).two_sided:  # Lap(b); else Exp(b)
         return mpmath.exp(-abs(x) / b) / (2 * b)
     return mpmath.exp(-x / b) / b if x >= 0 else mpmath.mpf(0)
 
 
 def cdf(family: str, y: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
     """F(y) = Pr[X <= y] (seed, Proof 1: "F be its cumulative function")."""
-    if family == "laplace":
+    if family_type(family).two_sided:  # Lap(b); else Exp(b)
         return mpmath.exp(y / b) / 2 if y < 0 else 1 - mpmath.exp(-y / b) / 2
     return -mpmath.expm1(-y / b) if y > 0 else mpmath.mpf(0)
 
 
 def survival(family: str, y: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
     """Pr[X >= y]; for Exp(b) the seed's exp(-(ε/3Δ)·max{0, y})."""
-    if family == "laplace":
+    if family_type(family).two_sided:  # Lap(b); else Exp(b)
         return 1 - mpmath.exp(y / b) / 2 if y < 0 else mpmath.exp(-y / b) / 2
     return mpmath.exp(-max(mpmath.mpf(0), y) / b)
 

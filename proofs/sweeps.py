@@ -42,11 +42,10 @@ SEED = 20240611
 
 def mechanism(family: str, eps: Fraction, delta: Fraction = Fraction(1), t: Fraction = Fraction(0)) -> AboveThreshold:
     """Mechanism One (``laplace``) or Two (``exponential``) of the seed."""
-    if family == "laplace":
-        return AboveThreshold.mechanism_one(eps, delta, t)
-    if family == "exponential":
-        return AboveThreshold.mechanism_two(eps, delta, t)
-    raise ValueError(f"family: {family!r} is not 'laplace' or 'exponential'")
+    seed = {"laplace": AboveThreshold.mechanism_one, "exponential": AboveThreshold.mechanism_two}
+    if family not in seed:
+        raise ValueError(f"family: {family!r} is not 'laplace' or 'exponential'")
+    return seed[family](eps, delta, t)
 
 
 def to_frac(x: float) -> Fraction:

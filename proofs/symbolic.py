@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 import sympy as sp
 
 from proofs.engines import EngineFailure
+from verify.noise import family_type
 from verify.probabilities import DELTA, EPSILON
 
 _Fn = TypeVar("_Fn", bound=Callable[..., Any])
@@ -56,14 +57,14 @@ s = sp.Symbol("s", positive=True)
 
 def density(family: str, v: sp.Expr) -> sp.Expr:
     """Lap(3Δ/ε): λ/2·exp(-λ|v|) (seed, p_b); Exp(3Δ/ε): λ·exp(-λv) on v >= 0."""
-    if family == "laplace":
+    if family_type(family).two_sided:  # Lap; else Exp
         return sp.Piecewise((LAM / 2 * sp.exp(LAM * v), v < 0), (LAM / 2 * sp.exp(-LAM * v), True))
     return sp.Piecewise((0, v < 0), (LAM * sp.exp(-LAM * v), True))
 
 
 def cdf(family: str, v: sp.Expr) -> sp.Expr:
     """F(v) = Pr[X <= v], as the project states it (checked by `cdf_lemma`)."""
-    if family == "laplace":
+    if family_type(family).two_sided:  # Lap; else Exp
         return sp.Piecewise((sp.exp(LAM * v) / 2, v < 0), (1 - sp.exp(-LAM * v) / 2, True))
     return sp.Piecewise((0, v < 0), (1 - sp.exp(-LAM * v), True))
 

@@ -41,6 +41,7 @@ from proofs.utility_checks import (
 
 SECTION = "Utility Guarantee"
 FAMILIES = {"M1": "laplace", "M2": "exponential"}
+DISTRIBUTION = {"laplace": "Laplace", "exponential": "exponential"}
 UT_HYP = ("β ∈ (0, 1]", "k ∈ ℕ⁺ queries q_1, ..., q_k fixed in advance", "ε > 0, Δ > 0, t ∈ ℝ")
 UT_QUANT = ("every k >= 1, β ∈ (0, 1], ε > 0, Δ > 0, t and queries",)
 
@@ -57,7 +58,7 @@ for tag, fam in FAMILIES.items():
             SECTION,
             link(frag, r"\le", S.U_EXP2),
             (frag, S.U_EXP2),
-            f"tail of the {'Laplace' if fam == 'laplace' else 'exponential'} distribution",
+            f"tail of the {DISTRIBUTION[fam]} distribution",
             (lambda f, v: (lambda **p: check_tail_1(f, v, **p)))(fam, lhs_name),
             hypotheses=UT_HYP,
             quantifiers=UT_QUANT,

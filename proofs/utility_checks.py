@@ -26,6 +26,7 @@ from proofs.conditional import at_precision
 from proofs.numerics import confirm, fstr, nstr
 from proofs.sweeps import mechanism
 from proofs.symbolic import sympy_engine
+from verify.noise import family_type
 
 K, BETA = sp.Symbol("k", positive=True, integer=True), sp.Symbol("beta", positive=True)
 L_SYM = sp.log((K + 1) / BETA)
@@ -64,7 +65,7 @@ def tail_value(family: str, multiple: int, k: int, beta: Fraction, eps: Fraction
     c = alpha(eps, delta, k, beta, multiple)
     b = scale(eps, delta)
     upper = quad(lambda x: pdf(family, x, b), c, None)
-    lower = quad(lambda x: pdf(family, x, b), None, -c) if family == "laplace" else mpmath.mpf(0)
+    lower = quad(lambda x: pdf(family, x, b), None, -c) if family_type(family).two_sided else mpmath.mpf(0)
     return upper + lower
 
 

@@ -126,7 +126,7 @@ class FastIntegrator:
         self.eps = float(np.finfo(dtype).eps)
         self.log_half = np.log(dtype(0.5))
         zn, xn = mech.threshold_noise, mech.query_noise
-        self.zfamily, self.xfamily = zn.family, xn.family
+        self.zlaw, self.xlaw = zn.law, xn.law
         self.query_noise = xn
         rate_x = xn.rate if not xn.is_none else (zn.rate if not zn.is_none else Fraction(1))
         rho = zn.rate / rate_x if not zn.is_none else Fraction(1)
@@ -151,7 +151,7 @@ class FastIntegrator:
         a = q - self.threshold
         c = None if cutoff is None else np.asarray(cutoff, dtype=self.dtype) - self.threshold
         with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
-            if self.zfamily == "none":
+            if self.zlaw.is_none:
                 logp = self._point_events(a, c)
                 return FastResult(logp.astype(float), np.where(np.isfinite(logp), 4 * (k + 1) * self.eps, 0.0))
             out = np.empty((n, k + 1))
@@ -201,7 +201,7 @@ class FastIntegrator:
             if c is not None and hi is not None:
                 active &= ~(hi <= c)
             above0 = (lo >= 0) if lo is not None else np.zeros(n, dtype=bool)
-            if self.zfamily == "laplace":
+            if self.zlaw.two_sided:  # Laplace (weights ½, ½)
                 logc = np.log(0.5 * rho * lam) + np.where(above0, -rho, rho) * lam * r
             else:  # exponential
                 logc = np.log(rho * lam) - rho * lam * r
@@ -226,12 +226,12 @@ class FastIntegrator:
         n = x.shape[0]
         zero = np.zeros(n, dtype=self.dtype)
         one = np.ones(n, dtype=self.dtype)
-        if self.xfamily == "laplace":
+        if self.xlaw.two_sided:  # Laplace
             logc = np.where(below, self.log_half + self.lam * (r - x), 0.0)
             e = np.where(below, -1.0, 0.0)
             p1 = np.where(below, 0.0, -0.5 * np.exp(self.lam * np.minimum(x - r, 0)))
             return logc, e, one, p1, np.zeros(n, dtype=bool)
-        if self.xfamily == "exponential":
+        if self.xlaw.lower_weight == 0:  # exponential: no mass below 0
             p1 = np.where(below, 0.0, -np.exp(self.lam * np.minimum(x - r, 0)))
             return zero, zero, one, p1, below
         return zero, zero, one, zero, below
@@ -241,13 +241,13 @@ class FastIntegrator:
         n = x.shape[0]
         zero = np.zeros(n, dtype=self.dtype)
         one = np.ones(n, dtype=self.dtype)
-        if self.xfamily == "laplace":
+        if self.xlaw.two_sided:  # Laplace
             logc = np.where(below, 0.0, self.log_half + self.lam * (x - r))
             e = np.where(below, -1.0, 1.0)
             p0 = np.where(below, -0.5 * np.exp(self.lam * np.minimum(r - x, 0)), 1.0)
             p1 = np.where(below, 1.0, 0.0)
             return logc, e, p0, p1, np.zeros(n, dtype=bool)
-        if self.xfamily == "exponential":
+        if self.xlaw.lower_weight == 0:  # exponential
             logc = np.where(below, 0.0, self.lam * (x - r))
             e = np.where(below, 0.0, 1.0)
             return logc, e, one, zero, np.zeros(n, dtype=bool)

@@ -52,6 +52,7 @@ import mpmath
 
 from verify.errors import InputError
 from verify.mechanism import NO_HALT, AboveThreshold, Output, output_column, parse_queries
+from verify.noise import NoiseFamily
 from verify.precision import MPMATH_LOCK
 
 #: Extra breakpoints beyond the outermost kinks, in noise scales.
@@ -65,47 +66,6 @@ MIN_DIGITS, MAX_DIGITS = 10, 200
 
 def _mpf(x: Fraction) -> mpmath.mpf:
     return mpmath.mpf(x.numerator) / x.denominator
-
-
-def _below(family: str, scale: mpmath.mpf, y: mpmath.mpf) -> mpmath.mpf:
-    """F(y) = Pr[X < y] for one query noise."""
-    if family == "none":
-        return mpmath.mpf(1) if y > 0 else mpmath.mpf(0)
-    if family == "laplace":
-        return mpmath.exp(y / scale) / 2 if y < 0 else 1 - mpmath.exp(-y / scale) / 2
-    return -mpmath.expm1(-y / scale) if y > 0 else mpmath.mpf(0)
-
-
-def _reach(family: str, scale: mpmath.mpf, y: mpmath.mpf) -> mpmath.mpf:
-    """S(y) = Pr[X >= y] for one query noise (computed directly, not as 1 - F)."""
-    if family == "none":
-        return mpmath.mpf(1) if y <= 0 else mpmath.mpf(0)
-    if family == "laplace":
-        return 1 - mpmath.exp(y / scale) / 2 if y < 0 else mpmath.exp(-y / scale) / 2
-    return mpmath.exp(-y / scale) if y > 0 else mpmath.mpf(1)
-
-
-def _density(family: str, scale: mpmath.mpf, z: mpmath.mpf) -> mpmath.mpf:
-    """p_Z(z) for a continuous threshold noise."""
-    if family == "laplace":
-        return mpmath.exp(-abs(z) / scale) / (2 * scale)
-    return mpmath.exp(-z / scale) / scale if z >= 0 else mpmath.mpf(0)
-
-
-def _below_u(family: str, y: mpmath.mpf, u: mpmath.mpf) -> mpmath.mpf:
-    """`_below` given u = e^{-y/b} (y's sign decides the branch)."""
-    if family == "laplace":
-        return 1 / (2 * u) if y < 0 else 1 - u / 2
-    if y <= 0:
-        return mpmath.mpf(0)
-    return 1 - u if u < mpmath.mpf(1) / 2 else -mpmath.expm1(mpmath.log(u))
-
-
-def _reach_u(family: str, y: mpmath.mpf, u: mpmath.mpf) -> mpmath.mpf:
-    """`_reach` given u = e^{-y/b}."""
-    if family == "laplace":
-        return 1 - 1 / (2 * u) if y < 0 else u / 2
-    return u if y > 0 else mpmath.mpf(1)
 
 
 @dataclass(frozen=True)
@@ -124,8 +84,8 @@ def _check_digits(digits: int) -> int:
     return digits
 
 
-def _breakpoints(z_family: str, z_scale: mpmath.mpf, kinks: list[mpmath.mpf], x_scale: mpmath.mpf | None) -> list:
-    """Sorted integration points: the kinks, tail points beyond them, ±∞ (or 0 for exponential Z)."""
+def _breakpoints(z_law: NoiseFamily, z_scale: mpmath.mpf, kinks: list[mpmath.mpf], x_scale: mpmath.mpf | None) -> list:
+    """Sorted integration points: the kinks, tail points beyond them, ±∞ (or 0 for a one-sided Z)."""
     pts = set(kinks) | {mpmath.mpf(0)}
     scales = [z_scale] + ([x_scale] if x_scale is not None else [])
     lo, hi = min(pts), max(pts)
@@ -134,7 +94,7 @@ def _breakpoints(z_family: str, z_scale: mpmath.mpf, kinks: list[mpmath.mpf], x_
             pts.add(lo - m * s)
             pts.add(hi + m * s)
     inner = sorted(pts)
-    if z_family == "exponential":
+    if not z_law.two_sided:  # support [0, ∞)
         inner = [p for p in inner if p > 0]
         return [mpmath.mpf(0)] + inner + [mpmath.inf]
     return [mpmath.ninf] + inner + [mpmath.inf]
@@ -161,7 +121,7 @@ def oracle_probability(mech: AboveThreshold, queries: Sequence[object], output: 
 
 def _integrate(mech: AboveThreshold, q: tuple[Fraction, ...], n_below: int, halt: bool) -> tuple[mpmath.mpf, mpmath.mpf]:
     zn, xn = mech.threshold_noise, mech.query_noise
-    xf = xn.family
+    xf = xn.law
     xs = None if xn.is_none else _mpf(xn.scale)
     t = _mpf(mech.threshold)
     below = [_mpf(x) for x in q[:n_below]]
@@ -171,14 +131,14 @@ def _integrate(mech: AboveThreshold, q: tuple[Fraction, ...], n_below: int, halt
         """Π_{j<i} F_X(level - q_j) · S_X(level - q_i), level = t + z (the noisy threshold)."""
         out = mpmath.mpf(1)
         for qj in below:
-            out *= _below(xf, xs, level - qj)
+            out *= xf.mp_cdf(level - qj, xs)
             if out == 0:
                 return out
         if halt:
-            out *= _reach(xf, xs, level - top)
+            out *= xf.mp_sf(level - top, xs)
         return out
 
-    if xf != "none":
+    if not xf.is_none:
         # the same product with one exponential per point: e^{-(level - q_j)/b} = w · c_j,
         # w = e^{-level/b}, c_j = e^{q_j/b}; each factor is then the CDF's branch at y = level - q_j
         rate = 1 / xs
@@ -189,21 +149,21 @@ def _integrate(mech: AboveThreshold, q: tuple[Fraction, ...], n_below: int, halt
             w = mpmath.exp(-level * rate)
             out = mpmath.mpf(1)
             for qj, cj in zip(below, c_below):
-                out *= _below_u(xf, level - qj, w * cj)
+                out *= xf.mp_cdf_u(level - qj, w * cj)
                 if out == 0:
                     return out
             if halt:
-                out *= _reach_u(xf, level - top, w * c_top)
+                out *= xf.mp_sf_u(level - top, w * c_top)
             return out
 
     if zn.is_none:  # Z = 0: a point mass, no integral
         return factors(t), mpmath.mpf(0)
-    zf, zs = zn.family, _mpf(zn.scale)
+    zf, zs = zn.law, _mpf(zn.scale)
     kinks = [qj - t for qj in below] + ([top - t] if halt else [])
     pts = _breakpoints(zf, zs, kinks, xs)
 
     def integrand(z: mpmath.mpf) -> mpmath.mpf:
-        d = _density(zf, zs, z)
+        d = zf.mp_pdf(z, zs)
         return d * factors(t + z) if d != 0 else d
 
     scale = min(zs, xs) if xs is not None else zs

@@ -39,9 +39,7 @@ from typing import Any
 
 from verify.backends import Backend
 from verify.errors import InputError
-
-#: The families whose CDFs are piecewise exponential (`verify.noise.FAMILIES`).
-PIECEWISE_FAMILIES = ("laplace", "exponential", "none")
+from verify.noise import NoiseFamily, family_type
 
 INF = None  # an open end of a segment
 
@@ -74,19 +72,23 @@ class PiecewiseIntegrator:
     lam: λ·u as a backend number, λ the query-noise rate (the threshold-noise
         rate when the queries carry no noise).
     rho: the threshold-noise rate over λ, exact.
-    zfamily, xfamily: noise families of the threshold and the queries.
+    zfamily, xfamily: noise families (names or `verify.noise.NoiseFamily` objects) of the
+        threshold and the queries.  Each must be piecewise exponential: density
+        ``w₋·λe^{λx}`` on x < 0 and ``w₊·λe^{-λx}`` on x >= 0 with the family's exact
+        weights ``lower_weight = w₋``, ``upper_weight = w₊`` (Laplace ½, ½; exponential
+        0, 1), or no noise; every factor below is written in these weights.
     """
 
-    def __init__(self, backend: Backend, lam: Any, rho: Fraction, zfamily: str, xfamily: str) -> None:
-        for name, fam in (("threshold", zfamily), ("query", xfamily)):
-            if fam not in PIECEWISE_FAMILIES:
-                raise InputError(f"noise: {fam} {name} noise is not piecewise exponential; the closed form needs "
+    def __init__(self, backend: Backend, lam: Any, rho: Fraction, zfamily: str | NoiseFamily, xfamily: str | NoiseFamily) -> None:
+        self.zlaw = zfamily if isinstance(zfamily, NoiseFamily) else family_type(zfamily)
+        self.xlaw = xfamily if isinstance(xfamily, NoiseFamily) else family_type(xfamily)
+        for name, law in (("threshold", self.zlaw), ("query", self.xlaw)):
+            if not law.piecewise:
+                raise InputError(f"noise: {law.name} {name} noise is not piecewise exponential; the closed form needs "
                                  "Laplace, exponential or none (use verify.family.probability)")
         self.b = backend
         self.lam = lam
         self.rho = Fraction(rho)
-        self.zfamily = zfamily
-        self.xfamily = xfamily
         self.half = backend.num(Fraction(1, 2))
         self.one = backend.num(Fraction(1))
         self.zero = backend.num(Fraction(0))
@@ -96,44 +98,46 @@ class PiecewiseIntegrator:
         """exp(x·lam), x exact."""
         return self.b.exp(self.b.num(x) * self.lam) if x != 0 else self.one
 
+    def weighted(self, weight: Fraction, value: Any) -> Any:
+        """weight·value, with weight 1 applied as no operation (so an exact 1 adds no rounding)."""
+        return value if weight == 1 else self.b.num(weight) * value
+
     def factor_below(self, x: Fraction, r: Fraction, below: bool) -> Factor | None:
-        """F(z - x) = Pr[X < z - x] on a segment below (z <= x) or above x."""
-        fam = self.xfamily
+        """F(z - x) = Pr[X < z - x] on a segment below (z <= x) or above x:
+        w₋e^{λ(z-x)} below, 1 - w₊e^{-λ(z-x)} above (none: 0 below, 1 above)."""
+        law = self.xlaw
         if below:
-            if fam == "laplace":
-                return Factor(self.half * self._e(r - x), -1, self.one)
-            return None  # exponential and none: Pr[X < negative] = 0
-        if fam == "laplace":
-            return Factor(self.one, 0, self.one, -self.half * self._e(x - r))
-        if fam == "exponential":
-            return Factor(self.one, 0, self.one, -self._e(x - r))
-        return Factor(self.one, 0, self.one)
+            if law.is_none or not law.lower_weight:
+                return None  # no mass below 0: Pr[X < negative] = 0
+            return Factor(self.b.num(law.lower_weight) * self._e(r - x), -1, self.one)
+        if law.is_none:
+            return Factor(self.one, 0, self.one)
+        return Factor(self.one, 0, self.one, -self.weighted(law.upper_weight, self._e(x - r)))
 
     def factor_reach(self, x: Fraction, r: Fraction, below: bool) -> Factor | None:
-        """S(z - x) = Pr[X >= z - x] on a segment below (z <= x) or above x."""
-        fam = self.xfamily
+        """S(z - x) = Pr[X >= z - x] on a segment below (z <= x) or above x:
+        1 - w₋e^{λ(z-x)} below, w₊e^{-λ(z-x)} above (none: 1 below, 0 above)."""
+        law = self.xlaw
         if below:
-            if fam == "laplace":
-                return Factor(self.one, -1, -self.half * self._e(r - x), self.one)
-            return Factor(self.one, 0, self.one)
-        if fam == "laplace":
-            return Factor(self.half * self._e(x - r), 1, self.one)
-        if fam == "exponential":
-            return Factor(self._e(x - r), 1, self.one)
-        return None
+            if law.is_none or not law.lower_weight:
+                return Factor(self.one, 0, self.one)
+            return Factor(self.one, -1, -self.b.num(law.lower_weight) * self._e(r - x), self.one)
+        if law.is_none:
+            return None
+        return Factor(self.weighted(law.upper_weight, self._e(x - r)), 1, self.one)
 
     def density(self, r: Fraction, above_zero: bool) -> tuple[Any, Fraction] | None:
-        """The threshold density on a segment: (const, ζ) with p = const·e^{ζ·lam(z - r)}."""
+        """The threshold density on a segment: (const, ζ) with p = const·e^{ζ·lam(z - r)}
+        (w₊ρλe^{-ρλz} above 0, w₋ρλe^{ρλz} below; None where the weight is 0)."""
+        law = self.zlaw
+        if law.is_none:
+            raise ValueError("density() is for a continuous threshold noise")
         rl = self.b.num(self.rho) * self.lam
-        if self.zfamily == "laplace":
-            if above_zero:
-                return self.half * rl * self._e(-self.rho * r), -self.rho
-            return self.half * rl * self._e(self.rho * r), self.rho
-        if self.zfamily == "exponential":
-            if above_zero:
-                return rl * self._e(-self.rho * r), -self.rho
+        weight = law.upper_weight if above_zero else law.lower_weight
+        if not weight:
             return None
-        raise ValueError("density() is for a continuous threshold noise")
+        zeta = -self.rho if above_zero else self.rho
+        return self.weighted(weight, rl) * self._e(zeta * r), zeta
 
     def segment_integral(self, alpha: Fraction, lo: Fraction | None, hi: Fraction | None) -> Any:
         """∫_lo^hi exp(alpha·lam·(z - r)) dz, r = lo if finite else hi."""
@@ -154,7 +158,7 @@ class PiecewiseIntegrator:
         """Integrals for s_1..s_k and ⊤^k (k = len(positions)), z restricted to z > cutoff."""
         k = len(positions)
         results = [Integral(self.zero, self.zero) for _ in range(k + 1)]
-        if self.zfamily == "none":
+        if self.zlaw.is_none:
             return self._point_events(positions, cutoff)
         kinks = sorted({Fraction(0), *positions, *([cutoff] if cutoff is not None else [])})
         ends: list[Fraction | None] = [INF, *kinks, INF]
@@ -214,20 +218,26 @@ class PiecewiseIntegrator:
         return out
 
     def point_below(self, d: Fraction) -> Any | None:
-        """F(d) = Pr[X < d], d exact (None where exactly 0)."""
-        if self.xfamily == "laplace":
-            return self.half * self._e(d) if d < 0 else self.one - self.half * self._e(-d)
-        if d <= 0:
-            return None
-        return -self.b.expm1(self.b.num(-d) * self.lam) if self.xfamily == "exponential" else self.one
+        """F(d) = Pr[X < d], d exact (None where exactly 0): w₋e^{λd} for d < 0,
+        1 - w₊e^{-λd} for d >= 0 (as -expm1(-λd) when w₊ = 1, no cancellation)."""
+        law = self.xlaw
+        if law.is_none:
+            return None if d <= 0 else self.one
+        if d < 0 or (d == 0 and not law.lower_weight):
+            return self.b.num(law.lower_weight) * self._e(d) if law.lower_weight else None
+        if law.upper_weight == 1:
+            return -self.b.expm1(self.b.num(-d) * self.lam)
+        return self.one - self.b.num(law.upper_weight) * self._e(-d)
 
     def point_reach(self, d: Fraction) -> Any | None:
-        """S(d) = Pr[X >= d], d exact (None where exactly 0)."""
-        if self.xfamily == "laplace":
-            return self.one - self.half * self._e(d) if d < 0 else self.half * self._e(-d)
-        if d <= 0:
-            return self.one
-        return self._e(-d) if self.xfamily == "exponential" else None
+        """S(d) = Pr[X >= d], d exact (None where exactly 0): 1 - w₋e^{λd} for d < 0,
+        w₊e^{-λd} for d >= 0."""
+        law = self.xlaw
+        if law.is_none:
+            return self.one if d <= 0 else None
+        if d < 0 or (d == 0 and not law.lower_weight):
+            return self.one - self.b.num(law.lower_weight) * self._e(d) if law.lower_weight else self.one
+        return self.weighted(law.upper_weight, self._e(-d))
 
 
 def _times(poly: list[Any], f: Factor) -> list[Any]:

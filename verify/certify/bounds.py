@@ -27,6 +27,7 @@ from verify.certify.conditional import certify_conditional_ratio
 from verify.errors import InputError
 from verify.exact import fmt
 from verify.mechanism import AboveThreshold
+from verify.noise import Laplace
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ def proven_upper_bound(mech: AboveThreshold) -> ProvenBound | None:
     """
     zn, xn = mech.threshold_noise, mech.query_noise
     delta = mech.sensitivity
-    if zn.family == "laplace" and xn.family == "laplace":
+    if isinstance(zn.law, Laplace) and isinstance(xn.law, Laplace):
         return ProvenBound(delta / zn.scale + 2 * delta / xn.scale,
                            "seed Proof 2 change of variables (Jacobian 1) + Laplace log-Lipschitz density: Δ/b_Z + 2Δ/b_X")
     if zn.is_none or xn.is_none:

@@ -37,11 +37,11 @@ from typing import Union
 import sympy
 
 from verify.certify.search import Piece
+from verify.noise import NoiseFamily, family_type
 
 Z, M, D, X = sympy.symbols("z m d x", real=True)
 Bound = Union[sympy.Expr, None]  # None = ∓∞
 
-HALF = sympy.Rational(1, 2)
 
 
 def rat(q: Fraction | int) -> sympy.Rational:
@@ -49,24 +49,39 @@ def rat(q: Fraction | int) -> sympy.Rational:
     return sympy.Rational(q.numerator, q.denominator)
 
 
+def _weighted(weight: Fraction, expr: sympy.Expr) -> sympy.Expr:
+    """weight·expr, a weight of 1 left out."""
+    return expr if weight == 1 else rat(weight) * expr
+
+
+def _piecewise_law(family: str, what: str) -> NoiseFamily:
+    law = family_type(family)
+    if not law.piecewise:
+        raise ValueError(f"{what}: family {family!r} is not piecewise exponential")
+    return law
+
+
 def density_pieces(family: str, r: sympy.Expr, v: sympy.Symbol = Z) -> list[tuple[Bound, Bound, sympy.Expr]]:
-    """The density on closed pieces (zero outside them); no density for ``none``."""
-    if family == "laplace":
-        return [(None, sympy.Integer(0), r / 2 * sympy.exp(r * v)), (sympy.Integer(0), None, r / 2 * sympy.exp(-r * v))]
-    if family == "exponential":
-        return [(sympy.Integer(0), None, r * sympy.exp(-r * v))]
-    raise ValueError(f"density_pieces: family {family!r} has no density")
+    """The density on closed pieces (zero outside them): ``w₋·r·e^{rv}`` on v <= 0 and
+    ``w₊·r·e^{-rv}`` on v >= 0 with the family's exact weights; no density for ``none``."""
+    law = _piecewise_law(family, "density_pieces")
+    if law.is_none:
+        raise ValueError(f"density_pieces: family {family!r} has no density")
+    pieces: list[tuple[Bound, Bound, sympy.Expr]] = []
+    if law.lower_weight:
+        pieces.append((None, sympy.Integer(0), _weighted(law.lower_weight, r) * sympy.exp(r * v)))
+    pieces.append((sympy.Integer(0), None, _weighted(law.upper_weight, r) * sympy.exp(-r * v)))
+    return pieces
 
 
 def survival_pieces(family: str, r: sympy.Expr, v: sympy.Symbol = X) -> list[tuple[Bound, Bound, sympy.Expr]]:
-    """S(v) = Pr[X >= v] on closed pieces (for ``none``, S = 1 on v <= 0 and 0 on v > 0)."""
-    if family == "laplace":
-        return [(None, sympy.Integer(0), 1 - HALF * sympy.exp(r * v)), (sympy.Integer(0), None, HALF * sympy.exp(-r * v))]
-    if family == "exponential":
-        return [(None, sympy.Integer(0), sympy.Integer(1)), (sympy.Integer(0), None, sympy.exp(-r * v))]
-    if family == "none":
+    """S(v) = Pr[X >= v] on closed pieces: ``1 - w₋e^{rv}`` on v <= 0, ``w₊e^{-rv}`` on v >= 0
+    (for ``none``, S = 1 on v <= 0 and 0 on v > 0)."""
+    law = _piecewise_law(family, "survival_pieces")
+    if law.is_none:
         return [(None, sympy.Integer(0), sympy.Integer(1)), (sympy.Integer(0), None, sympy.Integer(0))]
-    raise ValueError(f"survival_pieces: unknown family {family!r}")
+    lower = 1 - rat(law.lower_weight) * sympy.exp(r * v) if law.lower_weight else sympy.Integer(1)
+    return [(None, sympy.Integer(0), lower), (sympy.Integer(0), None, _weighted(law.upper_weight, sympy.exp(-r * v)))]
 
 
 def cdf_pieces(family: str, r: sympy.Expr, v: sympy.Symbol = X) -> list[tuple[Bound, Bound, sympy.Expr]]:
@@ -76,8 +91,8 @@ def cdf_pieces(family: str, r: sympy.Expr, v: sympy.Symbol = X) -> list[tuple[Bo
 
 def tail_constants(zfamily: str, xfamily: str, alpha: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr]:
     """(a_Z, a_X): p_Z(z) = a_Z e^{-αz} for z >= 0 and S_X(x) = a_X e^{-βx} for x >= 0."""
-    a_z = alpha / 2 if zfamily == "laplace" else alpha
-    a_x = HALF if xfamily == "laplace" else sympy.Integer(1)
+    a_z = _weighted(family_type(zfamily).upper_weight, alpha)
+    a_x = rat(family_type(xfamily).upper_weight)
     return a_z, a_x
 
 
@@ -101,7 +116,7 @@ def conditional_cell(zfamily: str, xfamily: str, alpha: sympy.Expr, beta: sympy.
     Integrates p_Z(z) S_X(z - d) exactly over each segment between the kinks.
     """
     with_m = "m" in order
-    if zfamily == "none":  # Z = 0: C = [m < 0] · S_X(-d)
+    if family_type(zfamily).is_none:  # Z = 0: C = [m < 0] · S_X(-d)
         if with_m and order.index("m") > order.index("0"):
             return sympy.Integer(0)
         return _piece_at(survival_pieces(xfamily, beta, X), order.index("d") > order.index("0")).subs(X, -D)

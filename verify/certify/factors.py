@@ -49,7 +49,7 @@ from verify.certify.results import (
 )
 from verify.certify.search import Piece, SupResult, certify_sup
 from verify.exact import fmt
-from verify.noise import NoiseSpec
+from verify.noise import NoiseSpec, family_type
 from verify.verdicts import CertificateVerdict, Counterexample, StepStatus
 
 DIGITS = 50
@@ -168,15 +168,13 @@ def _positive_everywhere(kind: str, family: str) -> bool:
 
 def _mp_factor(kind: str, family: str, b: mpmath.mpf) -> Callable[[mpmath.mpf], mpmath.mpf]:
     """f(y) at the working precision for the scale b (independent of the sympy forms)."""
+    law = family_type(family)
+
     def density(y):
-        if family == "laplace":
-            return mpmath.exp(-abs(y) / b) / (2 * b)
-        return mpmath.exp(-y / b) / b if y >= 0 else mpmath.mpf(0)
+        return law.mp_pdf(y, b)
 
     def survival(y):
-        if family == "laplace":
-            return mpmath.exp(-y / b) / 2 if y >= 0 else 1 - mpmath.exp(y / b) / 2
-        return mpmath.exp(-y / b) if y >= 0 else mpmath.mpf(1)
+        return law.mp_sf(y, b)
 
     def cdf(y):
         return 1 - survival(y)
@@ -223,7 +221,7 @@ def _factor_certificate(kind: str, spec: NoiseSpec, which: str, cspec: CertifySp
     family = spec.family
     claim = f"{which} {spec.describe()}: {_TEXT[kind]}"
     base = dict(claim=claim, spec=cspec, epsilon_range=eps_range, every_epsilon=True)
-    if family == "none":
+    if spec.is_none:
         step = ProofStep("not applicable", "the noise is identically 0 (scale 0): no density, and e^{|s|/b} is not finite",
                          "definition", StepStatus.UNDECIDED)
         return Certificate(verdict=CertificateVerdict.UNDECIDED, method="not applicable: point mass", boxes=0, min_margin=None,

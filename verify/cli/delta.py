@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         res = exact_delta(mech, list(args.queries), list(args.neighbour_queries), ep, args.digits)
         how = "exact δ of the given pair"
     else:
-        gaussian = "gaussian" in (mech.threshold_spec.family, mech.query_spec.family)
+        gaussian = not (mech.threshold_spec.law.piecewise and mech.query_spec.law.piecewise)
         if args.max_queries is None:
             args.max_queries = MAX_GAUSSIAN_DELTA_QUERIES if gaussian else 2
         if gaussian and args.max_queries > MAX_GAUSSIAN_DELTA_QUERIES:

@@ -83,6 +83,7 @@ from fractions import Fraction
 
 from verify.exact import fmt
 from verify.family.shape import Law, VariantShape
+from verify.noise import Gaussian, Laplace
 
 
 @dataclass(frozen=True)
@@ -95,11 +96,11 @@ class ProvenBound:
 
 
 def _lip_density(law: Law) -> Fraction | None:
-    return 1 / law.scale if law.family == "laplace" else None
+    return law.law.density_lipschitz(law.scale)
 
 
 def _lip_survival(law: Law) -> Fraction | None:
-    return 1 / law.scale if law.family in ("laplace", "exponential") else None
+    return law.law.sf_lipschitz(law.scale)
 
 
 def why_no_bound(shape: VariantShape, monotone: bool = False) -> str | None:
@@ -111,6 +112,7 @@ def proven_upper_bound(shape: VariantShape, monotone: bool = False) -> ProvenBou
     """The proven bound of the module docstring (cases 1-7), or None when none is derived.
 
     >>> from verify.family.shape import Law, VariantShape
+from verify.noise import Gaussian, Laplace
     >>> lap = lambda b: Law("laplace", b)
     >>> lyu4 = VariantShape(Fraction(1, 10), 1, 1, lap(40), lap(Fraction(40, 3)), cutoff=2)
     >>> proven_upper_bound(lyu4).value / lyu4.epsilon      # (1 + 6c)/4 at c = 2
@@ -166,8 +168,7 @@ def _bound(shape: VariantShape, monotone: bool, k: int | None) -> tuple[ProvenBo
 
 
 def _seed_bound(shape: VariantShape) -> tuple[ProvenBound | None, str | None]:
-    fams = ("laplace", "exponential", "none")
-    if shape.threshold_noise.family not in fams or shape.query_noise.family not in fams:
+    if not (shape.threshold_noise.law.piecewise and shape.query_noise.law.piecewise):
         return None, "no log-Lipschitz threshold density and outside the seed's certified families"
     from verify.mechanism import AboveThreshold
     from verify.noise import NoiseSpec
@@ -200,12 +201,12 @@ class Growth:
 
 def no_cutoff_growth(shape: VariantShape) -> Growth | None:
     """Unlimited cutoff, Laplace query noise, any threshold noise: loss(k) >= kΔ/b_X - log(5/3) (Laplace Z)."""
-    if shape.cutoff is not None or shape.query_noise.family != "laplace" or shape.policy != "shared":
+    if shape.cutoff is not None or not isinstance(shape.query_noise.law, Laplace) or shape.policy != "shared":
         return None
     bx = shape.query_noise.scale
     slope = shape.sensitivity / bx
-    if shape.threshold_noise.family in ("laplace", "none"):
-        tail = "log(5/3)" if shape.threshold_noise.family == "laplace" else "0"
+    if isinstance(shape.threshold_noise.law, Laplace) or shape.threshold_noise.is_none:
+        tail = "log(5/3)" if isinstance(shape.threshold_noise.law, Laplace) else "0"
         return Growth(f"no cutoff: m aboves at t - L and m belows at t + L, neighbour moved by -Δ/+Δ, output A^m B^m; "
                       f"loss(k = 2m) >= kΔ/b_X - {tail} = k·{fmt(slope)} - {tail} nats (L = b_Z(m+2) ln 2; "
                       f"verify.family.bounds, no_cutoff_growth)", "k", slope, monotone_valid=False)
@@ -216,7 +217,7 @@ def no_cutoff_growth(shape: VariantShape) -> Growth | None:
 
 def query_release_growth(shape: VariantShape) -> Growth | None:
     """Query release (Lyu Alg. 3) with Laplace query noise: the i-th output can have loss exactly iΔ/b_X."""
-    if shape.release != "query" or shape.query_noise.family != "laplace" or shape.policy != "shared":
+    if shape.release != "query" or not isinstance(shape.query_noise.law, Laplace) or shape.policy != "shared":
         return None
     slope = shape.sensitivity / shape.query_noise.scale
     return Growth(f"query release: i-1 belows at t + L, an above releasing v = t - M (L, M >= 0), neighbour +Δ on every query: "
@@ -227,7 +228,7 @@ def query_release_growth(shape: VariantShape) -> Growth | None:
 def gaussian_tail_growth(shape: VariantShape) -> Growth | None:
     """Gaussian threshold and query noise: loss >= Δ(L - Δ)/σ² for one query at t - L (unbounded in L)."""
     z, x = shape.threshold_noise, shape.query_noise
-    if z.family not in ("gaussian", "none") or x.family != "gaussian":
+    if not (isinstance(z.law, Gaussian) or z.is_none) or not isinstance(x.law, Gaussian):
         return None
     var = z.scale**2 + x.scale**2
     slope = shape.sensitivity / var

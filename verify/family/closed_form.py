@@ -61,13 +61,14 @@ class ClosedForm:
     # --- factors --------------------------------------------------------------------------
     def density_factor(self, x: Fraction, r: Fraction, below: bool) -> Factor | None:
         """p_X(z - x) on a segment below (z <= x) or above x."""
-        integ, fam = self.integ, self.mech.query_noise.family
-        if fam == "laplace":
-            half_lam = integ.half * integ.lam
-            return Factor(half_lam * self._e(r - x), -1, integ.one) if below else Factor(half_lam * self._e(x - r), 1, integ.one)
-        if fam == "exponential":
-            return None if below else Factor(integ.lam * self._e(x - r), 1, integ.one)
-        raise InputError("density of the query noise: the query noise is 'none', it has no density")
+        integ, law = self.integ, self.mech.query_noise.law
+        if law.is_none:
+            raise InputError("density of the query noise: the query noise is 'none', it has no density")
+        weight = law.lower_weight if below else law.upper_weight
+        if not weight:
+            return None
+        w_lam = integ.weighted(weight, integ.lam)
+        return Factor(w_lam * self._e(r - x), -1, integ.one) if below else Factor(w_lam * self._e(x - r), 1, integ.one)
 
     def factor(self, term: Term, r: Fraction, below: bool) -> Factor | None:
         if term.kind is TermKind.BELOW:
@@ -83,12 +84,12 @@ class ClosedForm:
             return integ.point_below(-term.x)
         if term.kind is TermKind.ABOVE:
             return integ.point_reach(-term.x)
-        fam = self.mech.query_noise.family
-        if fam == "laplace":
-            return integ.half * integ.lam * self._e(-abs(term.x))
-        if fam == "exponential":
-            return integ.lam * self._e(term.x) if term.x <= 0 else None
-        raise InputError("density of the query noise: the query noise is 'none', it has no density")
+        law = self.mech.query_noise.law
+        if law.is_none:
+            raise InputError("density of the query noise: the query noise is 'none', it has no density")
+        # p_X(-x): the branch of -x's sign (the upper one at x = 0)
+        weight = law.upper_weight if term.x <= 0 else law.lower_weight
+        return integ.weighted(weight, integ.lam) * self._e(-abs(term.x)) if weight else None
 
     # --- one piece ------------------------------------------------------------------------------
     def piece(self, piece: Piece) -> Integral:
@@ -141,12 +142,11 @@ class ClosedForm:
     # --- constants --------------------------------------------------------------------------------
     def constant(self, noise: Noise, y: Fraction) -> Any:
         """p_noise(y) exactly (Laplace, exponential) on this backend."""
-        b = self.b
-        if noise.family == "laplace":
-            return b.num(noise.rate / 2) * b.exp(b.num(-abs(y) * noise.rate))
-        if noise.family == "exponential":
-            return b.num(noise.rate) * b.exp(b.num(-y * noise.rate)) if y >= 0 else b.num(Fraction(0))
-        return gaussian_density(b, noise.scale, y)
+        b, law = self.b, noise.law
+        if not law.piecewise:
+            return gaussian_density(b, noise.scale, y)
+        weight = law.upper_weight if y >= 0 else law.lower_weight
+        return b.num(noise.rate * weight) * b.exp(b.num(-abs(y) * noise.rate)) if weight else b.num(Fraction(0))
 
     def evaluate(self, integrand: Integrand) -> tuple[Any, list[Integral]]:
         """(value, the pieces' integrals): value = Π constants · Π pieces."""

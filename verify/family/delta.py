@@ -32,6 +32,7 @@ from verify.exact import fmt, to_fraction
 from verify.family.oracle import output_probability
 from verify.family.rdp import GaussianSVTRdp
 from verify.family.shape import VariantShape, shape_of
+from verify.noise import Gaussian
 from verify.precision import MPMATH_LOCK
 
 #: At most this many outputs are summed exactly (2^12).
@@ -115,7 +116,7 @@ def exact_delta(mech: Any, queries, neighbour, epsilon_prime: object, digits: in
 
 
 def _rdp(shape: VariantShape, k: int, ep: Fraction):
-    if (shape.threshold_noise.family, shape.query_noise.family) != ("gaussian", "gaussian") or shape.cutoff != 1 \
+    if not (isinstance(shape.threshold_noise.law, Gaussian) and isinstance(shape.query_noise.law, Gaussian)) or shape.cutoff != 1 \
             or shape.policy != "shared" or shape.releases_values:
         return None, None
     return GaussianSVTRdp(shape.threshold_noise.scale, shape.query_noise.scale, shape.sensitivity, k).delta(ep)

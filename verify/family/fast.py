@@ -100,7 +100,7 @@ def outer_factors(noise: Noise, z: np.ndarray, count: np.ndarray, x: np.ndarray)
         zeros = np.zeros_like(z)
         return OuterFactors(zeros, zeros, np.zeros_like(x), np.zeros_like(x), u + 2 * u * (reach_z + 1),
                             u + 2 * u * (reach_x + 1), True)
-    half = 0.5 if noise.family == "laplace" else 1.0
+    half = float(noise.law.upper_weight)  # Laplace ½, exponential 1
     ez = np.exp(lam_l * (z.astype(np.longdouble) - c))
     ex = np.exp(lam_l * (x.astype(np.longdouble) - c))
     return OuterFactors((half * ez).astype(float), (half / ez).astype(float), (1 / ex).astype(float), ex.astype(float),
@@ -181,7 +181,7 @@ def variation_bound(mech: SparseVector, edges: np.ndarray, a_sorted: np.ndarray,
     from verify.family.nodes import variation_rows  # numba: imported when first needed
 
     rz, lx = noise_rates(mech)
-    c = 1.6 if mech.query_noise.family == "exponential" else 1.0
+    c = 1.6 if mech.query_noise.law.lower_weight == 0 else 1.0  # exponential: vanishes at its kink
     return variation_rows(np.ascontiguousarray(edges, dtype=float), np.ascontiguousarray(a_sorted, dtype=float),
                           rz + extra, lx, c)
 
@@ -222,12 +222,7 @@ def tail_cuts(mech: SparseVector, points: np.ndarray) -> tuple[np.ndarray, np.nd
 def tail_reach(zn: Noise) -> float:
     """TAIL_E_FOLDS scales of Z (Gaussian: √(2·TAIL_E_FOLDS) standard deviations)."""
     b = float(zn.scale)
-    return TAIL_E_FOLDS * b if zn.family != "gaussian" else b * math.sqrt(2 * TAIL_E_FOLDS)
-
-
-def z_tail(noise: Noise, x: np.ndarray, right: bool) -> np.ndarray:
-    """log Pr[Z > x] (right) or log Pr[Z < x] (left)."""
-    return noise.log_sf(x) if right else noise.log_cdf(x)
+    return zn.law.tail_reach(b, TAIL_E_FOLDS)
 
 
 def log_factor(noise: Noise, kind: TermKind, y: np.ndarray) -> np.ndarray:
@@ -240,13 +235,8 @@ def log_factor(noise: Noise, kind: TermKind, y: np.ndarray) -> np.ndarray:
 
 
 def mode_log(noise: Noise) -> float:
-    """log of the density's maximum."""
-    b = float(noise.scale)
-    if noise.family == "laplace":
-        return -math.log(2 * b)
-    if noise.family == "exponential":
-        return -math.log(b)
-    return -math.log(b) - 0.5 * math.log(2 * math.pi)
+    """log of the density's maximum (the family's `log_mode`)."""
+    return noise.law.log_mode(float(noise.scale))
 
 
 def logsumexp_weighted(logf: np.ndarray, w: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -258,7 +248,3 @@ def logsumexp_weighted(logf: np.ndarray, w: np.ndarray, axis: int = -1) -> np.nd
         s = np.exp(lw - safe).sum(axis=axis, keepdims=True)
         out = np.where(np.isfinite(top), safe + np.log(s), -np.inf)
     return np.squeeze(out, axis=axis)
-
-
-def as_fraction_rows(q: np.ndarray, t: Fraction) -> np.ndarray:
-    return np.asarray(q, dtype=float) - float(t)

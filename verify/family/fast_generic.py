@@ -141,7 +141,7 @@ def _integrate(zn: Noise, xn: Noise, kinds: list[TermKind], xs: np.ndarray, z: n
     log_f = None
     out = np.full(n, np.nan)
     rounding = np.zeros(n)
-    if xn.family in ("laplace", "exponential", "none"):
+    if xn.law.piecewise:
         from verify.family.piece_kernel import ABOVE as K_ABOVE
         from verify.family.piece_kernel import BELOW as K_BELOW
         from verify.family.piece_kernel import DENSITY as K_DENSITY
@@ -152,7 +152,7 @@ def _integrate(zn: Noise, xn: Noise, kinds: list[TermKind], xs: np.ndarray, z: n
         if not f.direct:
             codes = {TermKind.BELOW: K_BELOW, TermKind.ABOVE: K_ABOVE, TermKind.DENSITY: K_DENSITY}
             kind_codes = np.array([codes[k] for k in kinds], dtype=np.int64)
-            mode = NONE if xn.is_none else LAPLACE if xn.family == "laplace" else EXPONENTIAL
+            mode = NONE if xn.is_none else LAPLACE if xn.law.lower_weight else EXPONENTIAL
             lam = 0.0 if xn.is_none else 1 / float(xn.scale)
             log_pz = zn.log_pdf(z)
             omega = np.exp(log_pz) * w

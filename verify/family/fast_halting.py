@@ -64,7 +64,7 @@ def _kernel(xn: Noise, z: np.ndarray, omega: np.ndarray, count: np.ndarray, a: n
     from verify.family.halting_kernel import EXPONENTIAL, LAPLACE, NONE, halting_rows  # numba: when first needed
 
     f = outer_factors(xn, z, count, a)
-    mode = NONE if xn.is_none else LAPLACE if xn.family == "laplace" else EXPONENTIAL
+    mode = NONE if xn.is_none else LAPLACE if xn.law.lower_weight else EXPONENTIAL
     lam = 0.0 if xn.is_none else float(1 / Fraction(xn.scale))
     values, dropped = halting_rows(mode, lam, f.direct, z, f.left, f.right, omega, count, a, f.x_left, f.x_right, WINDOW)
     return values, dropped, f.eps, f.delta
@@ -90,7 +90,7 @@ def halting_distribution(mech: SparseVector, q: np.ndarray) -> FastResult:
     values, dropped, eps_node, delta = _kernel(xn, z, omega, count, a)
     from verify.family.halting_kernel import EXPONENTIAL, LAPLACE, NONE, finish_rows
 
-    mode = NONE if xn.is_none else LAPLACE if xn.family == "laplace" else EXPONENTIAL
+    mode = NONE if xn.is_none else LAPLACE if xn.law.lower_weight else EXPONENTIAL
     lam = 0.0 if xn.is_none else float(1 / Fraction(xn.scale))
     left, right = edges[:, 0], edges[:, -1]
     z_left, z_right = np.exp(zn.log_cdf(left)), np.exp(zn.log_sf(right))

@@ -74,9 +74,6 @@ def _pdf(law: Law, y):
     return mpmath.exp(-(y / b) ** 2 / 2) / (b * mpmath.sqrt(2 * mpmath.pi))
 
 
-PIECEWISE = ("laplace", "exponential", "none")
-
-
 def _factor_terms(law: Law, kind: str, c: Fraction, mid) -> dict[Fraction, mpmath.mpf]:
     """The factor as Σ coef·e^{rate·z} on a panel (``mid`` decides the branch): F(z - c), S(z - c) or p(z - c)."""
     one = mpmath.mpf(1)
@@ -239,7 +236,7 @@ def output_probability(shape: VariantShape, queries: Sequence[object], outcome: 
     q = [to_fraction(x, "query") for x in queries]
     v = [to_fraction(x, "released value") for x in released]
     check_output(shape, len(q), outcome, v)
-    gauss = {shape.threshold_noise.family, shape.query_noise.family} <= {"gaussian", "none"}
+    gauss = all(n.is_none or not n.law.piecewise for n in (shape.threshold_noise, shape.query_noise))
     if len(outcome) == 1 and gauss and not shape.releases_values and not shape.query_noise.is_none:
         return _gaussian_single(shape, q[0], outcome, digits)
     a_index = {i: j for j, i in enumerate(i for i, ch in enumerate(outcome) if ch == "A")}
@@ -248,7 +245,7 @@ def output_probability(shape: VariantShape, queries: Sequence[object], outcome: 
         small = min(n.scale for n in (shape.threshold_noise, shape.query_noise) if not n.is_none) \
             if not (shape.threshold_noise.is_none and shape.query_noise.is_none) else Fraction(1)
         guard = 20 + len(q) + int(float(spread / small) / 2.3)  # digits the expansion may cancel
-        piecewise = all(n.family in PIECEWISE for n in (shape.threshold_noise, shape.query_noise))
+        piecewise = all(n.law.piecewise for n in (shape.threshold_noise, shape.query_noise))
         if not piecewise:
             guard = 10  # quadrature (Gaussian): two panel layouts instead of two precisions
         vals = []
@@ -313,7 +310,7 @@ def _segment(shape: VariantShape, q: list[Fraction], outcome: str, v: list[Fract
             return mpmath.mpf(0)
         return const * integrand(mpmath.mpf(0))
     pts = sorted(k for k in kinks if cap is None or k < cap)
-    if all(n.family in PIECEWISE for n in (zn, xn)):
+    if all(n.law.piecewise for n in (zn, xn)):
         return const * _closed_form(shape, q, outcome, v, a_index, seg, pts, cap)
     fine, log_peak = _mass_panels(shape, q, outcome, v, a_index, seg, pts, cap, digits, panels)
     peak = mpmath.exp(mpmath.mpf(log_peak))  # any positive constant is exact here; this one makes quad's target relative

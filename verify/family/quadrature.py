@@ -93,8 +93,8 @@ class NoiseFns:
 
     def __init__(self, ops: Any, noise: Noise) -> None:
         self.ops = ops
-        self.family = noise.family
-        if noise.family == "gaussian":
+        self.law = noise.law
+        if not noise.law.piecewise:  # the Gaussian: erfc forms
             self.s2 = ops.num(noise.scale) * ops.sqrt2()
             self.mode = 1 / (ops.num(noise.scale) * ops.sqrt2pi())
         elif not noise.is_none:
@@ -104,20 +104,20 @@ class NoiseFns:
     def __call__(self, kind: TermKind, y: Any, positive: bool) -> Any:
         """F(y), S(y) or p(y) with the branch analytic for y > 0 (``positive``) or y < 0;
         None where the factor is identically 0 on that side."""
-        ops, fam = self.ops, self.family
-        if fam == "gaussian":
+        ops, law = self.ops, self.law
+        if not law.piecewise:  # Gaussian
             u = y / self.s2
             if kind is TermKind.BELOW:
                 return ops.erfc(-u) / 2
             if kind is TermKind.ABOVE:
                 return ops.erfc(u) / 2
             return ops.exp(-u * u) * self.mode
-        if fam == "none":
+        if law.is_none:
             if kind is TermKind.DENSITY:
                 raise ValueError("no density for 'none'")
             return (1 if positive else None) if kind is TermKind.BELOW else (None if positive else 1)
         lam = self.lam
-        if fam == "laplace":
+        if law.two_sided:  # Laplace: weights ½, ½
             e = ops.exp(-lam * y) if positive else ops.exp(lam * y)  # <= 1 on its side
             if kind is TermKind.BELOW:
                 return 1 - e / 2 if positive else e / 2
@@ -147,7 +147,7 @@ def _integrand(ops: Any, mech: SparseVector, piece: Piece, lo: Fraction | None, 
     """z -> p_Z(z) Π terms(z) with the branches of the segment (lo, hi); None if 0 there."""
     zn = mech.threshold_noise
     above0 = lo is not None and lo >= 0
-    if zn.family == "exponential" and not above0:
+    if zn.law.lower_weight == 0 and not above0:  # no threshold mass below 0 (exponential)
         return None
     pz, px = NoiseFns(ops, zn), NoiseFns(ops, mech.query_noise)
     sides = []
@@ -301,20 +301,12 @@ def _tail(noise: Noise, beyond: Fraction, right: bool) -> Any:
 
     x = flint.arb(flint.fmpq(beyond.numerator, beyond.denominator)) / flint.arb(
         flint.fmpq(noise.scale.numerator, noise.scale.denominator))
-    if noise.family == "exponential":
-        return flint.arb(0) if not right else (-x).exp()
-    if noise.family == "laplace":
-        return (-x).exp() / 2
-    return (x / flint.arb(2).sqrt()).erfc() / 2
+    return noise.law.arb_tail(x, right)
 
 
 def _mode(noise: Noise) -> Fraction:
-    """A rational upper bound on the density's maximum."""
-    if noise.family == "laplace":
-        return noise.rate / 2
-    if noise.family == "exponential":
-        return noise.rate
-    return Fraction(2, 5) / noise.scale  # 1/√(2π) = 0.3989... < 2/5
+    """A rational upper bound on the density's maximum (the family's `density_mode`)."""
+    return noise.law.density_mode(noise.scale)
 
 
 def acb_enclosure(mech: SparseVector, integrand: Integrand, prec: int = 128) -> Any:

@@ -135,16 +135,16 @@ def _segment_log(shape: VariantShape, n_b: int, n_a: int, u: np.ndarray, v: np.n
     # beyond the outermost kink the integrand decays at least at the threshold's rate plus the query
     # factors' (B's on the left, A's on the right, Laplace/exponential); 40 e-folds are cut
     xs = float(xn.scale) if not xn.is_none else math.inf
-    piece = zn.family != "gaussian" and xn.family != "gaussian"
+    piece = zn.law.piecewise and xn.law.piecewise
     left_rate = 1 / bz + (n_b / xs if piece else 0.0)
     right_rate = 1 / bz + (n_a / xs if piece and rel in ("none", "fresh", "gap") else 0.0)
-    scale_tail = 12.0 * bz if zn.family == "gaussian" else None
+    scale_tail = 12.0 * bz if not zn.law.piecewise else None
     lo = kinks[:, :1] - (scale_tail or 40.0 / left_rate)
     hi = kinks[:, -1:] + (scale_tail or 40.0 / right_rate)
     edges = np.concatenate([lo, kinks, hi], axis=1)
     widths = np.diff(edges, axis=1)
     rate = 1 / bz + (n_b + n_a) / (xs if math.isfinite(xs) else bz)
-    if zn.family == "gaussian" or xn.family == "gaussian":
+    if not (zn.law.piecewise and xn.law.piecewise):
         rate *= 8.0
     sub = int(np.clip(math.ceil(rate * float(np.max(widths)) / 10.0), 4, 400))
     t = (np.arange(sub)[:, None] + (GL_NODES[None, :] + 1) / 2).reshape(-1) / sub

@@ -196,7 +196,7 @@ GAUSSIAN_DIGITS = 20
 
 def _witness(shape: VariantShape, p: _Point, unit: Fraction, digits: int | None = None) -> FamilyWitness:
     if digits is None:
-        gauss = "gaussian" in (shape.threshold_noise.family, shape.query_noise.family) and len(p.lay.string(shape)) > 1
+        gauss = not (shape.threshold_noise.law.piecewise and shape.query_noise.law.piecewise) and len(p.lay.string(shape)) > 1
         digits = GAUSSIAN_DIGITS if gauss else VIOLATION_DIGITS
     t, d = shape.threshold, shape.sensitivity
     u, v, r = _nice(p.u, unit), _nice(p.v, unit), _nice(p.r, unit)
@@ -220,7 +220,7 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
     t0 = time.perf_counter()
     shape = shape_of(mech)
     notes: list[str] = []
-    gaussian = "gaussian" in (shape.threshold_noise.family, shape.query_noise.family)
+    gaussian = not (shape.threshold_noise.law.piecewise and shape.query_noise.law.piecewise)
     if gaussian and shape.policy == "shared" and not shape.releases_values and max_queries > 1:
         notes.append(f"Gaussian noise: searched k = 1, not up to {max_queries}: pure DP already fails there "
                      "(bounds.gaussian_tail_growth), and one query has the exact form erfc((t-q)/(σ√2))/2 "

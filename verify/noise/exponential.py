@@ -75,6 +75,14 @@ class Exponential(NoiseFamily):
     def mp_sf(self, y: Any, b: Any) -> Any:
         return mpmath.exp(-y / b) if y > 0 else mpmath.mpf(1)
 
+    def mp_cdf_u(self, y: Any, u: Any) -> Any:
+        if y <= 0:
+            return mpmath.mpf(0)
+        return 1 - u if u < mpmath.mpf(1) / 2 else -mpmath.expm1(mpmath.log(u))
+
+    def mp_sf_u(self, y: Any, u: Any) -> Any:
+        return u if y > 0 else mpmath.mpf(1)
+
     def arb_tail(self, x: Any, right: bool) -> Any:
         import flint  # python-flint: imported when a certificate is first asked for
 

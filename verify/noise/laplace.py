@@ -74,6 +74,12 @@ class Laplace(NoiseFamily):
     def mp_sf(self, y: Any, b: Any) -> Any:
         return 1 - mpmath.exp(y / b) / 2 if y < 0 else mpmath.exp(-y / b) / 2
 
+    def mp_cdf_u(self, y: Any, u: Any) -> Any:
+        return 1 / (2 * u) if y < 0 else 1 - u / 2
+
+    def mp_sf_u(self, y: Any, u: Any) -> Any:
+        return 1 - 1 / (2 * u) if y < 0 else u / 2
+
     def arb_tail(self, x: Any, right: bool) -> Any:
         return (-x).exp() / 2
 

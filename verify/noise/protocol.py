@@ -126,6 +126,14 @@ class NoiseFamily(ABC):
     def mp_sf(self, y: Any, b: Any) -> Any:
         """S(y) = Pr[X >= y] in mpmath (computed directly, not as 1 - F)."""
 
+    def mp_cdf_u(self, y: Any, u: Any) -> Any:
+        """F(y) given ``u = e^{-y/b}`` (a piecewise family: one exponential per factor; y's sign picks the branch)."""
+        raise NotImplementedError(f"{self.name}: F in terms of e^(-y/b) is for piecewise exponential families")
+
+    def mp_sf_u(self, y: Any, u: Any) -> Any:
+        """S(y) given ``u = e^{-y/b}`` (a piecewise family)."""
+        raise NotImplementedError(f"{self.name}: S in terms of e^(-y/b) is for piecewise exponential families")
+
     @abstractmethod
     def arb_tail(self, x: Any, right: bool) -> Any:
         """For a ball ``x = beyond/b >= 0``: a ball enclosing Pr[X > beyond] (right) or Pr[X < -beyond] (left)."""

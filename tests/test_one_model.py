@@ -1,0 +1,106 @@
+"""The one-model rules, checked on the source (ast) and on the objects.
+
+* No module outside `verify/noise/` compares a noise family's *name* as a string
+  (``noise.family == "laplace"``, ``fam in ("laplace", "exponential")``,
+  ``family != "none"``): it asks the family object (`Noise.law`) instead, so that
+  a new family is one new class in `verify/noise/`.
+* `SparseVector` is the only mechanism dataclass in `verify/`; the seed's
+  `AboveThreshold` constructors return `SparseVector` presets.
+"""
+
+from __future__ import annotations
+
+import ast
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from verify.noise import ALL_FAMILIES, NONE
+
+ROOT = Path(__file__).resolve().parent.parent
+NAMES = {name for name in ALL_FAMILIES if name != NONE}
+
+
+def _strings(node: ast.AST) -> set[str]:
+    """String constants of a node that is a constant or a literal tuple / list / set of them."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return {node.value}
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return {e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+    return set()
+
+
+def family_name_comparisons(source: str) -> list[tuple[int, str]]:
+    """(line, code) of every comparison with a family name: any operand a family-name literal
+    (or a literal collection holding one), or the literal 'none' against an operand whose
+    code mentions a family."""
+    hits = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Compare):
+            continue
+        operands = [node.left, *node.comparators]
+        literals = set().union(*(_strings(o) for o in operands))
+        mentions_family = any("fam" in ast.unparse(o).lower() for o in operands if not _strings(o))
+        if literals & NAMES or (NONE in literals and mentions_family):
+            hits.append((node.lineno, ast.unparse(node)))
+    return hits
+
+
+def _sources() -> list[Path]:
+    return sorted(p for top in ("verify", "proofs") for p in (ROOT / top).rglob("*.py")
+                  if "__pycache__" not in p.parts and (ROOT / "verify" / "noise") not in p.parents)
+
+
+@pytest.mark.parametrize("snippet", [
+    'if noise.family == "laplace": pass',
+    'ok = law.family in ("laplace", "exponential", "none")',
+    'gauss = "gaussian" in (z.family, x.family)',
+    'if fam != "none": pass',
+    'x = {a.family, b.family} <= {"gaussian", "none"}',
+])
+def test_the_checker_finds_a_family_name_comparison(snippet):
+    """Negative controls: each of these is what the rule forbids."""
+    assert family_name_comparisons(snippet)
+
+
+@pytest.mark.parametrize("snippet", [
+    'if output == "none": pass',
+    'if release.value != "none": pass',
+    'spec = NoiseSpec("laplace", multiplier=3)',
+    'if noise.law.two_sided: pass',
+])
+def test_the_checker_leaves_other_code_alone(snippet):
+    assert not family_name_comparisons(snippet)
+
+
+#: Files of other areas whose family-name comparisons are still to be replaced (mpmath forms of
+#: the family oracle, to be read from the family objects' mp_cdf / mp_sf / mp_pdf).
+REMAINING = {"verify/family/oracle.py"}
+
+
+def test_no_module_outside_the_noise_package_compares_a_family_name():
+    found = {}
+    for path in _sources():
+        rel = path.relative_to(ROOT).as_posix()
+        hits = family_name_comparisons(path.read_text(encoding="utf-8"))
+        if hits:
+            found[rel] = hits
+    unexpected = {rel: hits for rel, hits in found.items() if rel not in REMAINING}
+    assert not unexpected, "family names compared as strings (ask noise.law instead): " + "; ".join(
+        f"{rel}:{line} {code}" for rel, hits in unexpected.items() for line, code in hits)
+
+
+@pytest.mark.xfail(strict=False, reason="verify/family/oracle.py (owned by the worst-case search area) still compares "
+                   "family names in _cdf_below, _sf, _pdf and _factor_terms; flip to a plain test once they read noise.law")
+def test_no_family_name_comparison_remains_anywhere():
+    remaining = [rel for rel in sorted(REMAINING) if family_name_comparisons((ROOT / rel).read_text(encoding="utf-8"))]
+    assert not remaining, remaining
+
+
+def test_every_family_object_is_reached_through_noise_law():
+    from verify.noise import FAMILY_TYPES, Noise
+
+    for name, fam in FAMILY_TYPES.items():
+        scale = Fraction(0) if fam.is_none else Fraction(2)
+        assert Noise(name, scale).law is fam
