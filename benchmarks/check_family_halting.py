@@ -57,7 +57,7 @@ def check(name: str, seed: int) -> dict:
             res = halting_distribution(m, q[None, :])
             fq = [Fraction(str(x)) for x in q]
             cols = range(k + 1) if outs is None else outs
-            exact = seed_mp(m.as_above_threshold(), fq, 40) if outs is None else [
+            exact = seed_mp(m, fq, 40) if outs is None else [
                 mp_probability(m, fq, "B" * i + ("A" if i < k else ""), None, 30) for i in cols]
             for col, e in zip(cols, exact):
                 if res.error_estimate[0, col] > FAST_TOLERANCE:

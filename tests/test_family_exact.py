@@ -53,7 +53,7 @@ def _in_ball(ball, ref: mpmath.mpf, digits: int) -> bool:
 def test_seed_presets_reproduce_the_seed(q, which, eps):
     """Reference: verify.probabilities.mp_distribution (the seed's mpmath path), 30 digits."""
     m = preset(which, epsilon=eps)
-    seed = seed_distribution(m.as_above_threshold(), q, 30)
+    seed = seed_distribution(m, q, 30)
     fam = mp_distribution(m, q, 30)
     assert list(fam) == m.outputs(len(q))
     with mpmath.workdps(40):

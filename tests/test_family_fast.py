@@ -84,7 +84,7 @@ def test_halting_path_matches_the_seed_at_k_up_to_30(name, scale_seed):
         q = np.round(rng.uniform(-6, 6, (1, k)), 4)
         res = halting_distribution(m, q)
         for r in range(1):
-            exact = seed_distribution(m.as_above_threshold(), [Fraction(str(x)) for x in q[r]], 30)
+            exact = seed_distribution(m, [Fraction(str(x)) for x in q[r]], 30)
             for c, e in enumerate(exact):
                 if res.error_estimate[r, c] <= FAST_TOLERANCE:
                     assert _rel(res.log_value[r, c], e) <= FAST_TOLERANCE

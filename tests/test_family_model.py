@@ -13,7 +13,7 @@ from scipy import stats
 
 from verify.errors import InputError
 from verify.exact import fmt
-from verify.family import NAMES, Release, SparseVector, ThresholdPolicy, preset
+from verify.family import NAMES, Release, ThresholdPolicy, preset
 from verify.mechanism import AboveThreshold
 from verify.noise import Noise, NoiseSpec
 
@@ -73,16 +73,25 @@ def test_enumeration_is_refused_above_2_to_20():
 
 
 def test_seed_presets_are_the_seed_mechanisms():
-    assert preset("seed-m1", epsilon=2, sensitivity=3, threshold=1).as_above_threshold() == AboveThreshold.mechanism_one(2, 3, 1)
-    assert preset("seed-m2", epsilon=Fraction(1, 2)).as_above_threshold() == AboveThreshold.mechanism_two(Fraction(1, 2))
-    m = AboveThreshold.with_noise("laplace", 1, threshold_multiplier=2, query_multiplier=0)
-    assert SparseVector.from_above_threshold(m).as_above_threshold() == m
+    """The seed's constructors and the seed presets are one mechanism, up to its name."""
+    seed = AboveThreshold.mechanism_one(2, 3, 1)
+    assert preset("seed-m1", epsilon=2, sensitivity=3, threshold=1).with_changes(name=seed.name) == seed
+    seed2 = AboveThreshold.mechanism_two(Fraction(1, 2))
+    assert preset("seed-m2", epsilon=Fraction(1, 2)).with_changes(name=seed2.name) == seed2
 
 
-def test_as_above_threshold_refuses_other_variants():
+def test_seed_paths_refuse_other_variants():
+    """The seed-era closed form and oracle serve cutoff 1, no release, piecewise noise only."""
+    from verify.oracle import oracle_probability
+    from verify.probabilities import mp_distribution
+
     for name, opts in [("lyu-1", {"cutoff": 2}), ("gap-svt", {}), ("gaussian-svt", {})]:
+        m = preset(name, **opts)
+        assert not m.is_above_threshold
         with pytest.raises(InputError):
-            preset(name, **opts).as_above_threshold()
+            mp_distribution(m, [0, 1])
+        with pytest.raises(InputError):
+            oracle_probability(m, [0, 1], 1)
 
 
 def test_preset_scales_follow_the_sources():

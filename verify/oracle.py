@@ -51,7 +51,7 @@ from fractions import Fraction
 import mpmath
 
 from verify.errors import InputError
-from verify.mechanism import NO_HALT, AboveThreshold, Output, output_column, parse_queries
+from verify.mechanism import NO_HALT, AboveThreshold, Output, SparseVector, output_column, parse_queries  # noqa: F401  (AboveThreshold: doctests)
 from verify.noise import NoiseFamily
 from verify.precision import MPMATH_LOCK
 
@@ -100,7 +100,7 @@ def _breakpoints(z_law: NoiseFamily, z_scale: mpmath.mpf, kinks: list[mpmath.mpf
     return [mpmath.ninf] + inner + [mpmath.inf]
 
 
-def oracle_probability(mech: AboveThreshold, queries: Sequence[object], output: Output, digits: int = 30) -> OracleValue:
+def oracle_probability(mech: SparseVector, queries: Sequence[object], output: Output, digits: int = 30) -> OracleValue:
     """Pr[A(D) = output] for the query vector ``queries`` by direct quadrature (module docstring).
 
     >>> m = AboveThreshold.mechanism_one(1)
@@ -109,6 +109,10 @@ def oracle_probability(mech: AboveThreshold, queries: Sequence[object], output: 
     '0.5'
     """
     _check_digits(digits)
+    mech.require_halting("oracle")
+    if not mech.is_piecewise:
+        raise InputError(f"oracle: {mech.name} has Gaussian noise; this oracle integrates piecewise exponential noise "
+                         "(use verify.family.oracle)")
     q = parse_queries(queries)
     k = len(q)
     col = output_column(output, k)
@@ -119,7 +123,7 @@ def oracle_probability(mech: AboveThreshold, queries: Sequence[object], output: 
     return OracleValue(output, value, err, digits)
 
 
-def _integrate(mech: AboveThreshold, q: tuple[Fraction, ...], n_below: int, halt: bool) -> tuple[mpmath.mpf, mpmath.mpf]:
+def _integrate(mech: SparseVector, q: tuple[Fraction, ...], n_below: int, halt: bool) -> tuple[mpmath.mpf, mpmath.mpf]:
     zn, xn = mech.threshold_noise, mech.query_noise
     xf = xn.law
     xs = None if xn.is_none else _mpf(xn.scale)
@@ -222,7 +226,7 @@ def _piece(f, a: mpmath.mpf, b: mpmath.mpf, scale: mpmath.mpf, splits: int) -> t
     return v1 + v2, e1 + e2
 
 
-def oracle_distribution(mech: AboveThreshold, queries: Sequence[object], digits: int = 30) -> list[mpmath.mpf]:
+def oracle_distribution(mech: SparseVector, queries: Sequence[object], digits: int = 30) -> list[mpmath.mpf]:
     """[Pr[s_1], ..., Pr[s_k], Pr[⊤^k]] by direct quadrature, one integral per output."""
     k = len(parse_queries(queries))
     outs: list[Output] = [*range(1, k + 1), NO_HALT]
@@ -254,7 +258,7 @@ def _log_ratio(p: mpmath.mpf, pn: mpmath.mpf) -> mpmath.mpf:
     return mpmath.log(p) - mpmath.log(pn)
 
 
-def recheck_witness(mech: AboveThreshold, queries: Sequence[object], neighbour_queries: Sequence[object], output: Output,
+def recheck_witness(mech: SparseVector, queries: Sequence[object], neighbour_queries: Sequence[object], output: Output,
                     claimed_log_ratio: object | None = None, digits: int = 30) -> WitnessRecheck:
     """Recompute log Pr[A(D)=output] - log Pr[A(D')=output] with the oracle (not with
     `verify.ratio.privacy_ratio`, which found the witness) and compare with ``claimed_log_ratio``.

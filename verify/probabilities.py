@@ -37,7 +37,7 @@ import sympy
 from verify.backends import ArbBackend, MpmathBackend, SympyBackend
 from verify.errors import InputError
 from verify.fast import FastIntegrator
-from verify.mechanism import AboveThreshold, Output, output_column, parse_queries
+from verify.mechanism import AboveThreshold, Output, SparseVector, output_column, parse_queries  # noqa: F401  (AboveThreshold: doctests)
 from verify.piecewise import Integral, PiecewiseIntegrator
 from verify.precision import MPMATH_LOCK
 
@@ -55,16 +55,18 @@ def check_digits(digits: int) -> int:
     return digits
 
 
-def require_closed_form(mech: AboveThreshold) -> None:
+def require_closed_form(mech: SparseVector) -> None:
     """Every path here is the seed's closed form for piecewise-exponential noise (Laplace, exponential,
-    none): refuse any other family instead of returning wrong numbers (Gaussian noise has no closed form)."""
+    none) of the seed's halting mechanism: refuse any other family instead of returning wrong numbers
+    (Gaussian noise has no closed form), and any other cutoff or release (their outputs are not s_i, ⊤^k)."""
+    mech.require_halting("closed form")
     for name, noise in (("threshold", mech.threshold_noise), ("query", mech.query_noise)):
         if not noise.is_piecewise:
             raise InputError(f"noise: {noise.family} {name} noise has no closed form here (Laplace, exponential, none "
-                             "only); use verify.family.probability with SparseVector.from_above_threshold")
+                             "only); use verify.family.probability")
 
 
-def _rates(mech: AboveThreshold) -> tuple[Fraction, Fraction]:
+def _rates(mech: SparseVector) -> tuple[Fraction, Fraction]:
     """(λ, ρ): the query-noise rate (the threshold's if the queries are noiseless) and rate_Z/λ."""
     require_closed_form(mech)
     zn, xn = mech.threshold_noise, mech.query_noise
@@ -78,13 +80,13 @@ def _rates(mech: AboveThreshold) -> tuple[Fraction, Fraction]:
     return lam, rho
 
 
-def _positions(mech: AboveThreshold, queries: Sequence[object]) -> list[Fraction]:
+def _positions(mech: SparseVector, queries: Sequence[object]) -> list[Fraction]:
     require_closed_form(mech)
     return [q - mech.threshold for q in parse_queries(queries)]
 
 
 # --- path 2: mpmath ---------------------------------------------------------------------------------
-def _mp_integrals(mech: AboveThreshold, positions: Sequence[Fraction], cutoff: Fraction | None, digits: int) -> list[mpmath.mpf]:
+def _mp_integrals(mech: SparseVector, positions: Sequence[Fraction], cutoff: Fraction | None, digits: int) -> list[mpmath.mpf]:
     lam, rho = _rates(mech)
     zf, xf = mech.threshold_noise.family, mech.query_noise.family
     dps = digits + 10 + len(positions) // 2
@@ -114,7 +116,7 @@ def cancellation_digits(integrals: Sequence[Integral]) -> float:
     return lost
 
 
-def mp_distribution(mech: AboveThreshold, queries: Sequence[object], digits: int = DEFAULT_DIGITS) -> list[mpmath.mpf]:
+def mp_distribution(mech: SparseVector, queries: Sequence[object], digits: int = DEFAULT_DIGITS) -> list[mpmath.mpf]:
     """Pr of s_1..s_k and ⊤^k as mpf, each correct to ``digits`` significant digits.
 
     >>> m = AboveThreshold.mechanism_one(1)
@@ -125,7 +127,7 @@ def mp_distribution(mech: AboveThreshold, queries: Sequence[object], digits: int
     return _mp_integrals(mech, _positions(mech, queries), None, digits)
 
 
-def mp_conditional(mech: AboveThreshold, gap_max: object | None, gap_query: object, digits: int = DEFAULT_DIGITS) -> mpmath.mpf:
+def mp_conditional(mech: SparseVector, gap_max: object | None, gap_query: object, digits: int = DEFAULT_DIGITS) -> mpmath.mpf:
     """Pr[A(D) = s_i | X_{<i} = x] with m = M(D,x) - t (None: i = 1, M = -∞) and d = q_i(D) - t."""
     check_digits(digits)
     d = _exact(gap_query, "q_i(D) - t")
@@ -139,7 +141,7 @@ def _exact(value: object, name: str) -> Fraction:
     return to_fraction(value, name)
 
 
-def arb_distribution(mech: AboveThreshold, queries: Sequence[object], prec: int = 128) -> list[Any]:
+def arb_distribution(mech: SparseVector, queries: Sequence[object], prec: int = 128) -> list[Any]:
     """Rigorous enclosures: python-flint ``arb`` balls, one per output, each
     containing the exact Pr of s_1..s_k and ⊤^k.
 
@@ -172,7 +174,7 @@ EPSILON, DELTA = sympy.symbols("epsilon Delta", positive=True)
 
 
 def symbolic_distribution(
-    mech: AboveThreshold,
+    mech: SparseVector,
     queries: Sequence[object],
     symbolic_parameters: bool = False,
     cutoff: object | None = None,
@@ -211,7 +213,7 @@ def _rat(x: Fraction) -> sympy.Rational:
     return sympy.Rational(x.numerator, x.denominator)
 
 
-def symbolic_conditional(mech: AboveThreshold, gap_max: object | None, gap_query: object, symbolic_parameters: bool = False) -> sympy.Expr:
+def symbolic_conditional(mech: SparseVector, gap_max: object | None, gap_query: object, symbolic_parameters: bool = False) -> sympy.Expr:
     """Exact sympy form of the proofs' conditional probability (see `mp_conditional`)."""
     t = mech.threshold
     cutoff = None if gap_max is None else _exact(gap_max, "M(D,x) - t") + t
@@ -220,7 +222,7 @@ def symbolic_conditional(mech: AboveThreshold, gap_max: object | None, gap_query
 
 # --- path 3: numpy ---------------------------------------------------------------------------------------
 def fast_log_distribution(
-    mech: AboveThreshold,
+    mech: SparseVector,
     queries: np.ndarray,
     tolerance: float = FAST_TOLERANCE,
     cutoff: np.ndarray | None = None,
@@ -259,7 +261,7 @@ def fast_log_distribution(
     return logp, len(bad)
 
 
-def fast_log_conditional(mech: AboveThreshold, gap_max: np.ndarray, gap_query: np.ndarray, tolerance: float = FAST_TOLERANCE) -> np.ndarray:
+def fast_log_conditional(mech: SparseVector, gap_max: np.ndarray, gap_query: np.ndarray, tolerance: float = FAST_TOLERANCE) -> np.ndarray:
     """Vectorised log of the proofs' conditional probability (m = -inf for i = 1)."""
     t = float(mech.threshold)
     m = np.asarray(gap_max, dtype=float)
@@ -270,7 +272,7 @@ def fast_log_conditional(mech: AboveThreshold, gap_max: np.ndarray, gap_query: n
 
 
 # --- one front door -----------------------------------------------------------------------------------------
-def distribution(mech: AboveThreshold, queries: Sequence[object], method: Method = "mpmath", digits: int = DEFAULT_DIGITS) -> list[Any]:
+def distribution(mech: SparseVector, queries: Sequence[object], method: Method = "mpmath", digits: int = DEFAULT_DIGITS) -> list[Any]:
     """Pr of every output (s_1..s_k, ⊤^k) by the chosen path.
 
     ``symbolic`` returns sympy expressions, ``mpmath`` mpf values correct to
@@ -287,7 +289,7 @@ def distribution(mech: AboveThreshold, queries: Sequence[object], method: Method
     raise InputError(f"method: {method!r} is not one of {', '.join(METHODS)}")
 
 
-def probability(mech: AboveThreshold, queries: Sequence[object], output: Output, method: Method = "mpmath", digits: int = DEFAULT_DIGITS) -> Any:
+def probability(mech: SparseVector, queries: Sequence[object], output: Output, method: Method = "mpmath", digits: int = DEFAULT_DIGITS) -> Any:
     """Pr[A(q) = output] by the chosen path (see `distribution`)."""
     k = len(queries)
     col = output_column(output, k)

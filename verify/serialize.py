@@ -18,7 +18,7 @@ from typing import Any
 
 import mpmath
 
-from verify.mechanism import NO_HALT, AboveThreshold, Output
+from verify.mechanism import NO_HALT, Output, SparseVector
 from verify.noise import NoiseSpec
 
 
@@ -69,7 +69,7 @@ def noise_spec_json(s: NoiseSpec) -> dict[str, Any]:
     return out
 
 
-def mechanism_json(m: AboveThreshold) -> dict[str, Any]:
+def mechanism_json(m: SparseVector) -> dict[str, Any]:
     """The mechanism's parameters, exactly (fractions as p/q)."""
     return {
         "epsilon": frac_str(m.epsilon),

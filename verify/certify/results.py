@@ -15,7 +15,7 @@ from typing import Any
 
 from verify.errors import InputError
 from verify.exact import fmt, to_fraction
-from verify.mechanism import AboveThreshold
+from verify.mechanism import AboveThreshold, SparseVector
 from verify.noise import NoiseSpec
 from verify.verdicts import CertificateVerdict, Counterexample, StepStatus
 
@@ -55,7 +55,7 @@ class CertifySpec:
     def of(cls, mech_or_spec: Any) -> CertifySpec:
         if isinstance(mech_or_spec, CertifySpec):
             return mech_or_spec
-        if isinstance(mech_or_spec, AboveThreshold):
+        if isinstance(mech_or_spec, SparseVector) and mech_or_spec.is_above_threshold:
             return cls(mech_or_spec.threshold_spec, mech_or_spec.query_spec, mech_or_spec.sensitivity)
         raise InputError(f"certify: {mech_or_spec!r} is neither an AboveThreshold nor a CertifySpec")
 

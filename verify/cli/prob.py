@@ -72,11 +72,10 @@ def _evaluate(mech, q, col: int, method: str, digits: int):
         import numpy as np
 
         from verify.family.fast_api import fast_log_distribution as family_fast
-        from verify.family.model import SparseVector
 
         # the family's front door: the seed's closed-form fast path up to 12 queries, the Gauss–Legendre
         # halting path (no cancellation, about 0.1 s at k = 1000) above, escalating rows over 1e-12
-        logp, _, _ = family_fast(SparseVector.from_above_threshold(mech), np.array([[float(x) for x in q]]))
+        logp, _, _ = family_fast(mech, np.array([[float(x) for x in q]]))
         digits = min(digits, FLOAT64_DIGITS)  # a float64 is known to 17 significant digits at most
         with mpmath.workdps(FLOAT64_DIGITS + 10):
             value = mpmath.exp(mpmath.mpf(float(logp[0, col])))

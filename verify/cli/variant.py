@@ -70,7 +70,7 @@ def variant_from_args(args: argparse.Namespace) -> SparseVector:
             options["cutoff"] = args.cutoff
         mech = preset(args.variant, args.epsilon, args.sensitivity, args.threshold, **options)
     else:
-        mech = SparseVector.from_above_threshold(mechanism_from_args(args), name="custom")
+        mech = mechanism_from_args(args).with_changes(name="custom")
     changes: dict[str, object] = {}
     if args.cutoff is not None and mech.cutoff != args.cutoff:
         changes["cutoff"] = args.cutoff

@@ -79,18 +79,17 @@ def fast_log_distribution(mech: SparseVector, queries: np.ndarray, tolerance: fl
             # no threshold noise: the seed's path is a product of point events, O(k), no quadrature
             from verify.probabilities import fast_log_distribution as seed_fast
 
-            logp, refined = seed_fast(mech.as_above_threshold(), q, tolerance)
+            logp, refined = seed_fast(mech, q, tolerance)
             return logp, outs, refined
-        if not mech.threshold_noise.is_none:
-            res = halting_distribution(mech, q)
-            logp = res.log_value.copy()
-            refined = 0
-            for r in np.nonzero((res.error_estimate > tolerance).any(axis=1))[0]:
-                refined += 1
-                for col in np.nonzero(res.error_estimate[r] > tolerance)[0]:
-                    lv, _ = fast_log_probability(mech, q[r : r + 1], outs[col], None, tolerance)
-                    logp[r, col] = lv[0]
-            return logp, outs, refined
+        res = halting_distribution(mech, q)
+        logp = res.log_value.copy()
+        refined = 0
+        for r in np.nonzero((res.error_estimate > tolerance).any(axis=1))[0]:
+            refined += 1
+            for col in np.nonzero(res.error_estimate[r] > tolerance)[0]:
+                lv, _ = fast_log_probability(mech, q[r : r + 1], outs[col], None, tolerance)
+                logp[r, col] = lv[0]
+        return logp, outs, refined
     logp = np.empty((n, len(outs)))
     refined_rows: set[int] = set()
     for c, s in enumerate(outs):

@@ -87,9 +87,9 @@ def shape_of(mech: Any) -> VariantShape:
     """The `VariantShape` of a shape, a seed `AboveThreshold` or a family-model object (duck-typed)."""
     if isinstance(mech, VariantShape):
         return mech
-    from verify.mechanism import AboveThreshold
+    from verify.mechanism import SEED_NAME, SparseVector
 
-    if isinstance(mech, AboveThreshold):
+    if isinstance(mech, SparseVector) and mech.name == SEED_NAME and mech.is_above_threshold:  # the seed's constructors
         return VariantShape(mech.epsilon, mech.sensitivity, mech.threshold, _law(mech.threshold_noise), _law(mech.query_noise))
     try:
         release = str(getattr(mech, "release", "none"))
