@@ -66,8 +66,11 @@ class Layout:
         return "A" * self.n_a + "B" * self.n_b
 
 
-def layouts(shape: VariantShape, max_queries: int) -> list[Layout]:
-    """Every letter-count class of complete outputs with at most ``max_queries`` queries (O(cK), not 2^K)."""
+def layouts(shape: VariantShape, max_queries: int, every_k: bool = False) -> list[Layout]:
+    """Every letter-count class of complete outputs with at most ``max_queries`` queries (O(cK), not 2^K).
+
+    ``every_k``: also the dominated classes (a run with fewer than c aboves and k < ``max_queries``
+    queries), so that the loss can be reported for every k."""
     c = shape.cutoff
     out = []
     if shape.policy == "shared":
@@ -79,7 +82,7 @@ def layouts(shape: VariantShape, max_queries: int) -> list[Layout]:
                 # n_a == c: the run halted at the k-th letter (every k <= K counts); n_a < c: the run went
                 # through all k queries, and a k-query output is the limit of a K-query one whose extra
                 # queries sit far below the threshold (their factor F -> 1 on both sides): k = K suffices
-                if (c is None or n_a < c) and k < max_queries:
+                if (c is None or n_a < c) and k < max_queries and not every_k:
                     continue
                 out.append(Layout(n_b, n_a))
         return out
