@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 from verify.cli.main import main
+from verify.family.shape import shape_of
+from verify.family.structured import Layout, family_log_probability
 from verify.mechanism import AboveThreshold
 from verify.probabilities import mp_distribution
 from verify.ratio import privacy_ratio
-from verify.family.shape import shape_of
-from verify.family.structured import Layout, family_log_probability
 from verify.worstcase import proven_upper_bound, worst_case
 
 FAST = dict(max_queries=4, starts=2)

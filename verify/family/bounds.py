@@ -81,8 +81,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cache
 from fractions import Fraction
+from functools import cache
 
 import mpmath
 

@@ -330,7 +330,7 @@ def _decide(shape, monotone, max_queries, witness, by_k, notes) -> FamilyWorstCa
     bound = proven_upper_bound(shape, monotone)
     if witness.loss > eps + _tol(shape, witness.digits) and witness.digits < VIOLATION_DIGITS:
         witness = confirm(shape, witness.queries, witness.neighbour, witness.outcome, witness.released, VIOLATION_DIGITS)
-    verdict = _verdict(shape, witness, bound)
+    verdict = verdict_rule(shape, witness, bound)
     unbounded, evidence = False, None
     if mpmath.isinf(witness.loss):
         side = "D" if witness.probability == 0 else "D'"
@@ -342,7 +342,7 @@ def _decide(shape, monotone, max_queries, witness, by_k, notes) -> FamilyWorstCa
             member = growth_witness(shape, g, shape.epsilon) if verdict is not MechanismVerdict.NOT_PRIVATE else None
             if member is not None:
                 w = confirm(shape, *member, VIOLATION_DIGITS)
-                if _verdict(shape, w, bound) is MechanismVerdict.NOT_PRIVATE:
+                if verdict_rule(shape, w, bound) is MechanismVerdict.NOT_PRIVATE:
                     witness, verdict = w, MechanismVerdict.NOT_PRIVATE
                     notes.append(f"witness from the growth family with {len(w.queries)} queries (beyond --max-queries)")
     if verdict is MechanismVerdict.NOT_PRIVATE:
@@ -356,7 +356,7 @@ def _decide(shape, monotone, max_queries, witness, by_k, notes) -> FamilyWorstCa
                            unbounded, evidence, tight, tight_ev, by_k, notes)
 
 
-def _verdict(shape: VariantShape, witness: FamilyWitness, bound: ProvenBound | None) -> MechanismVerdict:
+def verdict_rule(shape: VariantShape, witness: FamilyWitness, bound: ProvenBound | None) -> MechanismVerdict:
     """The one decision rule: not_private if the confirmed loss exceeds ε by more than 10^-(digits-5)·max(1, ε),
     private if a proven bound is <= ε, undecided otherwise."""
     eps = mpmath.mpf(shape.epsilon.numerator) / shape.epsilon.denominator
@@ -392,7 +392,7 @@ def _tightness(shape: VariantShape, res: FamilyWorstCase, best: _Point, unit: Fr
             if abs(b - w.loss) <= mpmath.mpf(10) ** (-(VIOLATION_DIGITS - 5)):
                 res.tightness = Tightness.ATTAINED
                 res.tightness_evidence = f"loss = proven bound {fmt(bound)} to 45 digits at moderate queries: {w.describe()}"
-                if w.loss >= res.witness.loss:
+                if w.loss >= res.witness.loss - _tol(shape, res.witness.digits):  # equal to the digits: report the moderate one
                     res.witness = w
                 return
         if push_table:
