@@ -491,18 +491,17 @@ def test_interval_reciprocal_through_zero_is_everything():
     assert Interval.of(2, 4).reciprocal() == Interval.of(F(1, 4), F(1, 2))
 
 
-def test_search_stops_at_an_infinite_loss():
-    """An infinite loss has nothing larger to find: the search stops at the first layout with an infinite loss.
-    Exponential threshold noise without query noise: q_1 < t makes s_1 impossible under D only (loss +inf),
-    so with max_queries = 5 only k = 1 is searched."""
+def test_an_infinite_loss_is_unbounded_with_a_zero_side():
+    """Exponential threshold noise without query noise: q_1 in [t, t + Δ) with the neighbour below t makes s_1
+    impossible under D' only (loss +inf): not_private and unbounded, the witness's probability exactly 0 on
+    one side (decided structurally by the mpmath path)."""
     from verify.verdicts import MechanismVerdict
     from verify.worstcase import worst_case
 
     mech = AboveThreshold.with_noise("exponential", 1, 1, 0, 3, 0, query_family="none")
     r = worst_case(mech, max_queries=5, starts=1, push_study=False)
-    assert [row.k for row in r.by_k] == [1]
-    assert mpmath.isinf(r.by_k[0].loss) and mpmath.isinf(r.loss)
-    assert r.verdict == MechanismVerdict.NOT_PRIVATE and r.unbounded
+    assert mpmath.isinf(r.loss) and 0 in (r.witness.probability, r.witness.neighbour_probability)
+    assert r.verdict == MechanismVerdict.NOT_PRIVATE and r.unbounded and "exactly 0" in r.unbounded_evidence
 
 
 # --- interval arithmetic: zero, log at 0, expm1 at -∞ (issue 13, second round) ---------------------------
