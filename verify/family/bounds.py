@@ -273,6 +273,21 @@ def growth_witness(shape: VariantShape, g: Growth, loss: Fraction) -> tuple[tupl
     return (t,) * (m + 1), (t + d,) * m + (t,), "B" * m + "A", rel
 
 
+def fresh_release_growth(shape: VariantShape) -> Growth | None:
+    """Fresh release with Gaussian noise Y ~ N(0, σ_Y²), query noise of full support (Laplace, Gaussian).
+
+    One above at q releasing r = q + L, neighbour q' = q - Δ: the integral factor of D' is no larger
+    (S(t+z-q+Δ) <= S(t+z-q), the other queries unchanged) and the release factor, outside the integral,
+    has ratio p_Y(L)/p_Y(L+Δ) = exp((2LΔ + Δ²)/(2σ_Y²)): loss >= (2LΔ + Δ²)/(2σ_Y²), unbounded in L."""
+    if shape.release != "fresh" or shape.release_noise.family != "gaussian" or shape.query_noise.family not in ("laplace", "gaussian"):
+        return None
+    var = shape.release_noise.scale**2
+    return Growth(f"fresh release with Gaussian noise: an above at q releasing q + L, neighbour q - Δ: the release "
+                  f"density's ratio alone is exp((2LΔ + Δ²)/(2σ_Y²)), σ_Y² = {fmt(var)}, and the rest of the "
+                  f"neighbour's probability is no larger: loss >= (2LΔ + Δ²)/(2σ_Y²), unbounded in L "
+                  f"(verify.family.bounds, fresh_release_growth)", "L", shape.sensitivity / var)
+
+
 def gaussian_tail_growth(shape: VariantShape) -> Growth | None:
     """Gaussian threshold and query noise: loss >= Δ(L - Δ)/σ² for one query at t - L (unbounded in L)."""
     z, x = shape.threshold_noise, shape.query_noise
@@ -286,7 +301,8 @@ def gaussian_tail_growth(shape: VariantShape) -> Growth | None:
 
 def growth(shape: VariantShape, monotone: bool = False) -> Growth | None:
     """The first growth family of the module docstring that applies (to monotone neighbours if asked), or None."""
-    for f in (query_release_growth, no_cutoff_growth, no_threshold_noise_growth, gaussian_tail_growth):
+    for f in (query_release_growth, no_cutoff_growth, no_threshold_noise_growth, fresh_release_growth,
+              gaussian_tail_growth):
         g = f(shape)
         if g is not None and (g.monotone_valid or not monotone):
             return g

@@ -64,6 +64,8 @@ from verify.verdicts import MechanismVerdict, Tightness
 
 GRID_STEPS = (0.0, 1.0, 2.0, 4.0, 8.0, 16.0)
 GAP_STEPS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
+#: Offsets (in units of Δ) of a fresh released value from its above query on the grid.
+RELEASE_OFFSETS = (-1.0, 0.0, 1.0)
 
 
 @dataclass
@@ -142,8 +144,12 @@ def _patterns(shape: VariantShape, lay: Layout, monotone: bool) -> list[tuple[in
 
     Without monotonicity the letter fixes the direction: B up, A down (for the gap and fresh releases
     the change of variables' worst case h = 2Δ is the same direction; for the query release σ_A does
-    not enter the integral and either sign gives the release factor's e^{Δ/b_X}, with r = v)."""
+    not enter the integral and either sign gives the release factor's e^{Δ/b_X}, with r = v).  With a
+    fresh release the factor p_Y(r - q) is a density of any family, not monotone in σ_A, and its support
+    may end (exponential Y): the above query also moves up, (σ_B, σ_A) = (+Δ, +Δ)."""
     pats = [(1, 0), (1, 1), (0, -1)] if monotone else [(1, -1)]
+    if shape.release == "fresh" and not monotone:
+        pats = [(1, -1), (1, 1)]
     if lay.n_b == 0:
         pats = [(0, a) for a in sorted({a for _, a in pats}) if a != 0] or [(0, -1)]
     if lay.n_a == 0:
@@ -162,9 +168,15 @@ def _grid_layout(shape: VariantShape, lay: Layout, monotone: bool, scale: float)
     steps = np.array(sorted({s * m for s in GRID_STEPS for m in (-1, 1)})) * scale
     u_ax = steps if lay.n_b else np.array([0.0])
     v_ax = steps if lay.n_a else np.array([0.0])
-    r_ax = np.array(GAP_STEPS) * scale if (shape.release == "gap" and lay.n_a) else np.array([0.0])
+    r_ax = np.array([0.0])
+    if shape.release == "gap" and lay.n_a:
+        r_ax = np.array(GAP_STEPS) * scale
+    elif shape.release == "fresh" and lay.n_a:
+        r_ax = np.array(RELEASE_OFFSETS) * d  # the released value moves around the A query (its offset r - v)
     uu, vv, rr = (a.reshape(-1) for a in np.meshgrid(u_ax, v_ax, r_ax, indexing="ij"))
-    if shape.release in ("fresh", "query"):
+    if shape.release == "fresh":
+        rr = vv + rr
+    elif shape.release == "query":
         rr = vv.copy()  # the released value at the A query: the release factor gains its full Δ/b (docstring)
     out = []
     for pb, pa in _patterns(shape, lay, monotone):
@@ -180,8 +192,9 @@ def _refine(shape: VariantShape, p: _Point, scale: float) -> _Point:
     lay = p.lay
     if math.isinf(p.value):
         return p
-    uses_r = shape.release == "gap" and lay.n_a > 0
-    x0 = [a for a, used in ((p.u, lay.n_b), (p.v, lay.n_a), (p.r, uses_r)) if used]
+    uses_r = shape.release in ("gap", "fresh") and lay.n_a > 0
+    r0 = p.r - p.v if shape.release == "fresh" else p.r  # fresh: the offset of the released value from the A query
+    x0 = [a for a, used in ((p.u, lay.n_b), (p.v, lay.n_a), (r0, uses_r)) if used]
     if not x0:
         return p
     box = 40.0 * scale
@@ -190,7 +203,9 @@ def _refine(shape: VariantShape, p: _Point, scale: float) -> _Point:
         it = iter(np.clip(x, -box, box))
         u = float(next(it)) if lay.n_b else 0.0
         v = float(next(it)) if lay.n_a else 0.0
-        r = float(next(it)) if uses_r else (v if shape.release in ("fresh", "query") else 0.0)
+        r = float(next(it)) if uses_r else 0.0
+        if shape.release in ("fresh", "query"):
+            r = v + r
         return u, v, (abs(r) if shape.release == "gap" else r)
 
     def obj(x):
