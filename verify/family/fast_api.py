@@ -27,13 +27,11 @@ import numpy as np
 
 from verify.errors import InputError
 from verify.family.fast_generic import log_probability
-from verify.family.fast_halting import halting_distribution
+from verify.family.fast_halting import HALTING_KERNEL_FAMILIES, halting_distribution
 from verify.family.model import SparseVector
 from verify.family.probability import evaluate
-from verify.precision import MPMATH_LOCK
+from verify.precision import FAST_TOLERANCE, MPMATH_LOCK
 
-#: The promise of the fast path: estimated relative error at most this, else recomputed.
-FAST_TOLERANCE = 1e-12
 #: Up to this many queries the seed's closed-form fast path serves AboveThreshold-shaped variants.
 SEED_FAST_MAX_K = 12
 
@@ -81,7 +79,7 @@ def fast_log_distribution(mech: SparseVector, queries: np.ndarray, tolerance: fl
 
             logp, refined = seed_fast(mech.as_above_threshold(), q, tolerance)
             return logp, outs, refined
-        if not mech.threshold_noise.is_none:
+        if not mech.threshold_noise.is_none and mech.query_noise.family in HALTING_KERNEL_FAMILIES:
             res = halting_distribution(mech, q)
             logp = res.log_value.copy()
             refined = 0

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from verify.family.shape import VariantShape
+from verify.ratio import log_ratio_from_logs
 
 GL_NODES, GL_WEIGHTS = np.polynomial.legendre.leggauss(16)
 
@@ -191,6 +192,4 @@ def family_log_ratio(shape: VariantShape, lay: Layout, u, v, r, s_b: float, s_a:
     """log Pr[D] - log Pr[D'] with D' = (u + s_b, v + s_a, r); 0 where both sides are 0."""
     p = family_log_probability(shape, lay, u, v, r)
     pn = family_log_probability(shape, lay, np.asarray(u, dtype=float) + s_b, np.asarray(v, dtype=float) + s_a, r)
-    with np.errstate(invalid="ignore"):
-        lr = p - pn
-    return np.where(np.isneginf(p) & np.isneginf(pn), 0.0, lr)
+    return log_ratio_from_logs(p, pn)
