@@ -14,8 +14,10 @@ the seed's proofs, extended to the family; `verify.family.worstcase`):
   large, a B query of D' moves up (F(z - u - σ) decreases in σ: σ_B = +Δ) and,
   without a released value, an A query moves down (S(z - v - σ) increases in σ:
   σ_A = -Δ).  The ratio Pr[D']/Pr[D] is the same problem with D and D'
-  exchanged.  With a released value the A factor is a density, not monotone
-  in σ_A: σ_A ∈ {-Δ, 0, +Δ} are all tried.  Monotone neighbours (Lyu §4) keep
+  exchanged.  With a fresh released value the A factor carries the density
+  p_Y(r - q), not monotone in σ_A and of bounded support for exponential Y:
+  σ_A = +Δ is tried too, and the released value moves around the A query
+  (offset r - v on the grid and in the refinement, `verify.family.worstcase`).  Monotone neighbours (Lyu §4) keep
   one sign: (σ_B, σ_A) ∈ {(+Δ, 0), (+Δ, +Δ), (0, -Δ), (-Δ, -Δ)}.
 * **Equal queries per letter.**  All B queries at t + u, all A queries at
   t + v, one released value r (relative to t; for the gap release r is the
