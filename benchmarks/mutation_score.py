@@ -85,28 +85,25 @@ KIL = "tests/test_mutation_kills.py"
 
 #: The decision and numerical core of issue 13, each with a fast subset of tests (pytest node ids).
 TARGETS: tuple[Target, ...] = (
-    Target("worstcase-decision", ("verify.worstcase", "verify.certify.bounds"), ("_worst_case", "proven_upper_bound", "worst_case"),
-           _ids(KIL, "test_worst_case_searches_both_families_at_each_k_with_two_starts",
-                "test_full_dimensional_step_runs_only_up_to_its_k_and_for_a_finite_loss",
-                "test_full_dimensional_improvement_must_exceed_1e9",
-                "test_full_dimensional_neighbour_is_rounded_and_clamped_to_the_sensitivity",
-                "test_a_loss_at_exactly_epsilon_plus_tol_is_not_confirmed_as_a_violation", "test_a_loss_above_the_proven_bound_is_a_bug",
-                "test_additive_family_is_tried_only_without_threshold_noise_and_from_three_rows",
-                "test_additive_witness_must_exceed_epsilon_plus_tol")
+    Target("worstcase-decision", ("verify.worstcase", "verify.family.worstcase"),
+           ("worst_case", "family_worst_case", "_decide", "verdict_rule", "guard", "_guard_all", "_tol"),
+           _ids("tests/test_worstcase_guard.py", "test_search_witness_above_the_bound_raises", "test_per_k_row_above_its_bound_raises",
+                "test_tightness_witness_above_the_bound_raises", "test_pushed_point_above_the_bound_raises",
+                "test_seed_path_has_a_bound_for_every_k_and_a_wrong_certificate_is_caught", "test_verdict_rule_edges")
            + _ids(DEC, "test_worst_case_input_edges_and_frozen_intervals", "test_private_needs_a_proven_bound_at_most_epsilon",
                 "test_private_at_a_bound_equal_to_epsilon", "test_a_loss_equal_to_epsilon_is_not_a_violation_but_above_is")
            + _ids(KIL, "test_worst_case_reports_its_run_time_and_refuses_a_bad_seed",
                   "test_additive_family_supplies_a_witness_beyond_max_queries", "test_proven_bound_scales_with_epsilon",
-                  "test_search_stops_after_two_infinite_rows")
+                  "test_an_infinite_loss_is_unbounded_with_a_zero_side")
            + _ids("tests/test_worstcase.py", "test_negative_controls_not_private_with_confirmed_witness",
                   "test_no_threshold_noise_grows_linearly_with_k", "test_no_query_noise_has_probability_zero_on_one_side",
                   "test_scale_too_small_reaches_its_proof_bound")),
-    Target("worstcase-tightness", ("verify.worstcase",), ("_tightness", "study_tightness"),
-           _ids(KIL, "test_push_study_pushes_along_the_signs_of_the_best_family",
-                "test_approached_needs_strictly_falling_live_gaps_and_a_tiny_last_gap")
-           + _ids(DEC, "test_a_gap_that_stays_open_is_loose_not_approached", "test_push_study_covers_k_two_to_four_and_eight_pushes")
-           + _ids(KIL, "test_attained_means_equal_to_epsilon_at_fifty_digits")
-           + _ids("tests/test_worstcase.py", "test_seed_mechanisms_never_not_private", "test_mechanism_one_gap_shrinks_with_push_and_k")),
+    Target("worstcase-tightness", ("verify.family.worstcase",), ("_tightness", "_push"),
+           _ids(DEC, "test_tightness_is_measured_against_the_proven_bound_not_epsilon",
+                "test_push_table_has_eight_doubling_pushes_below_the_bound")
+           + _ids(KIL, "test_attained_means_equal_to_the_bound_at_fifty_digits")
+           + _ids("tests/test_worstcase_guard.py", "test_tightness_witness_above_the_bound_raises", "test_pushed_point_above_the_bound_raises")
+           + _ids("tests/test_worstcase.py", "test_seed_mechanisms_never_not_private", "test_mechanism_one_gap_shrinks_with_push")),
     Target("sweep-decision", ("verify.sweep", "verify.screen"),
            ("_classify", "_decide", "verdict", "float_margin", "mp_tolerance", "classify", "decide", "screen", "confirm_tolerance",
             "first_violation"),

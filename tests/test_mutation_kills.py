@@ -225,7 +225,7 @@ def test_worst_case_reports_its_run_time_and_refuses_a_bad_seed():
     from verify.errors import InputError
     from verify.worstcase import worst_case
 
-    kw = dict(grid=11, starts=1, full_dimensional_up_to=0)
+    kw = dict(starts=1)
     for mech, extra in ((AboveThreshold.mechanism_one(1), dict(max_queries=1, push_study=False)),
                         (AboveThreshold.with_noise("laplace", 1, threshold_multiplier=0), dict(max_queries=3))):
         t0 = time.perf_counter()
@@ -233,7 +233,7 @@ def test_worst_case_reports_its_run_time_and_refuses_a_bad_seed():
         wall = time.perf_counter() - t0
         assert 0 <= r.seconds <= wall, (r.seconds, wall)
     assert r.unbounded and r.tightness is not None
-    for bad in (-1, True, 1.5):
+    for bad in (-1, True, 1.5, 1):  # the search is deterministic: only seed 0
         with pytest.raises(InputError):
             worst_case(AboveThreshold.mechanism_one(1), max_queries=1, seed=bad)
 
@@ -333,24 +333,22 @@ def test_ratio_resolution_scales_with_epsilon_above_one():
 
 def test_additive_family_supplies_a_witness_beyond_max_queries():
     """Without threshold noise, Pr[s_i] = Π_{j<i} F(t - q_j)·S(t - q_i), so with Lap(6Δ/ε) queries each earlier
-    query adds c = 1/6 nats and the best s_k loss is k/6 (`additive_growth`).  Searching k <= 3 finds at most
-    1/2 < ε; the verdict must still be `not_private`, by the additive family's witness at
-    k = floor((ε - c_1)/c) + 2 = 7 (beyond max_queries), confirmed with loss 7/6 > ε."""
+    query adds c = 1/6 nats (`verify.family.bounds.no_threshold_noise_growth`).  Searching k <= 3 finds at most
+    1/2 < ε; the verdict must still be `not_private`, by the growth family's member with m = floor(ε/c) + 1 = 7
+    belows and one above (8 queries, beyond max_queries), confirmed with loss 7/6 > ε."""
     from verify.verdicts import MechanismVerdict
     from verify.worstcase import worst_case
 
     mech = AboveThreshold.with_noise("laplace", 1, threshold_multiplier=0, query_multiplier=6)
-    r = worst_case(mech, max_queries=3, grid=11, starts=1, full_dimensional_up_to=0, push_study=False)
+    r = worst_case(mech, max_queries=3, starts=1, push_study=False)
     assert max(float(row.halt.loss) for row in r.by_k) <= 0.5 + 1e-12
     # ⊤^k = Π_j F(t - q_j): each query in F's exponential tail adds exactly Δ/b = 1/6, so the ⊤^k row's loss is k/6
     with mpmath.workdps(60):
         for row in r.by_k:
             assert row.no_halt.output == NO_HALT and len(row.no_halt.queries) == row.k
             assert abs(row.no_halt.loss - mpmath.mpf(row.k) / 6) < mpmath.mpf(10) ** -25, row.k  # rows at 30 digits
+        assert len(r.witness.queries) == 8 and abs(r.loss - mpmath.mpf(7) / 6) < mpmath.mpf(10) ** -45
     assert r.unbounded and r.verdict == MechanismVerdict.NOT_PRIVATE
-    assert len(r.witness.queries) == 7
-    with mpmath.workdps(60):
-        assert abs(r.witness.loss - mpmath.mpf(7) / 6) < mpmath.mpf(10) ** -40
 
 
 def test_fast_error_estimate_is_the_stated_multiple_of_the_condition_number():
@@ -404,22 +402,27 @@ def test_proven_bound_scales_with_epsilon():
     assert proven_upper_bound(AboveThreshold.mechanism_one(3)).value == 3
 
 
-def test_attained_means_equal_to_epsilon_at_fifty_digits():
-    """Tightness `attained`: a witness at moderate queries whose loss, confirmed at 50 digits, equals ε to
-    10^-45 (`verify.worstcase.tightness`).  Exponential noise c_Z = 3, c_X = 3(1 + δ) has sup loss
-    (1/3 + 2/(3(1+δ)))·ε ≈ ε(1 - 2δ/3) at q(D) = (t, t), q(D') = (t+Δ, t-Δ), s_2: δ = 7.5e-46 (gap 5e-46)
-    is attained, δ = 7.5e-45 (gap 5e-45, ten times the digits' tolerance) is not."""
+def test_attained_means_equal_to_the_bound_at_fifty_digits(monkeypatch):
+    """Tightness `attained`: a witness at moderate queries whose loss, confirmed at 50 digits, equals the proven
+    bound to 10^-45 (`verify.family.worstcase._tightness`).  Exponential noise c_Z = 3, c_X = 3(1 + δ) has sup
+    loss (1/3 + 2/(3(1+δ)))·ε ≈ ε(1 - 2δ/3) at q(D) = (t, t), q(D') = (t+Δ, t-Δ), s_2; with the bound taken as
+    ε (a valid bound, stubbed): δ = 7.5e-46 (gap 5e-46) is attained, δ = 7.5e-45 (gap 5e-45) is not."""
+    import verify.family.worstcase as W
+    from verify.family.bounds import ProvenBound
     from verify.verdicts import Tightness
     from verify.worstcase import worst_case
 
-    kw = dict(max_queries=2, grid=11, starts=1, full_dimensional_up_to=0)
+    eps_bound = ProvenBound(F(1), "1", "stub: ε")
+    monkeypatch.setattr(W, "proven_upper_bound", lambda shape, monotone=False: eps_bound)
+    monkeypatch.setattr(W, "upper_bound_at", lambda shape, k, monotone=False: eps_bound)
+    kw = dict(max_queries=2, starts=1)
     tiny = F(3, 4) * F(1, 10**45)
     at = worst_case(AboveThreshold.with_noise("exponential", 1, threshold_multiplier=3, query_multiplier=3 * (1 + tiny)), **kw)
     assert at.tightness == Tightness.ATTAINED
     # the attaining witness at moderate queries is the one reported (its loss equals the search's best to tol)
     assert (at.witness.queries, at.witness.neighbour_queries, at.witness.output) == ((0, 0), (1, -1), 2)
-    below = worst_case(AboveThreshold.with_noise("exponential", 1, threshold_multiplier=3, query_multiplier=3 * (1 + 10 * tiny)), **kw)
-    assert below.tightness not in (Tightness.ATTAINED, Tightness.EXCEEDED)
+    off = worst_case(AboveThreshold.with_noise("exponential", 1, threshold_multiplier=3, query_multiplier=3 * (1 + 10 * tiny)), **kw)
+    assert off.tightness != Tightness.ATTAINED
 
 
 # --- proof steps: a discrepancy is refuted only when it is confirmed ----------------------------------
@@ -488,18 +491,17 @@ def test_interval_reciprocal_through_zero_is_everything():
     assert Interval.of(2, 4).reciprocal() == Interval.of(F(1, 4), F(1, 2))
 
 
-def test_search_stops_after_two_infinite_rows():
-    """An infinite loss has nothing larger to find: the search over k stops once the s_k rows of two
-    consecutive k (k >= 2) are infinite.  Exponential threshold noise without query noise: q_1 < t makes s_1
-    impossible under D only (loss +inf at every k), so with max_queries = 5 only k = 1, 2 are searched."""
+def test_an_infinite_loss_is_unbounded_with_a_zero_side():
+    """Exponential threshold noise without query noise: q_1 in [t, t + Δ) with the neighbour below t makes s_1
+    impossible under D' only (loss +inf): not_private and unbounded, the witness's probability exactly 0 on
+    one side (decided structurally by the mpmath path)."""
     from verify.verdicts import MechanismVerdict
     from verify.worstcase import worst_case
 
     mech = AboveThreshold.with_noise("exponential", 1, 1, 0, 3, 0, query_family="none")
-    r = worst_case(mech, max_queries=5, grid=11, starts=1, full_dimensional_up_to=0, push_study=False)
-    assert [row.k for row in r.by_k] == [1, 2]
-    assert all(mpmath.isinf(row.halt.loss) for row in r.by_k)
-    assert r.verdict == MechanismVerdict.NOT_PRIVATE and r.unbounded
+    r = worst_case(mech, max_queries=5, starts=1, push_study=False)
+    assert mpmath.isinf(r.loss) and 0 in (r.witness.probability, r.witness.neighbour_probability)
+    assert r.verdict == MechanismVerdict.NOT_PRIVATE and r.unbounded and "exactly 0" in r.unbounded_evidence
 
 
 # --- interval arithmetic: zero, log at 0, expm1 at -∞ (issue 13, second round) ---------------------------
@@ -608,253 +610,7 @@ def test_pointwise_check_sweep_reports_the_mpmath_margin_at_the_worst_point(with
     assert abs(float(o.evidence.min_margin) - (1 - worst["x"] / 4)) < 1e-9
 
 
-# --- worst_case's decision logic with the search stubbed (exact losses at the edges) ----------------------
-class _StubbedSearch:
-    """Replaces the searches and confirmations of `verify.worstcase.decision` by stubs with given exact losses.
-
-    ``halt[k]`` / ``no_halt[k]``: the log ratio of the s_k / ⊤^k witness found at k; ``confirmed``: the log
-    ratio any call of `confirm` returns (None: the witness's own); ``full``: what `full_dimensional` returns
-    (None: no improvement); ``bound``: the proven bound (Fraction or None); ``growth``: what
-    `additive_growth` returns.  Every call is recorded."""
-
-    def __init__(self, monkeypatch, halt, no_halt, confirmed=None, full=None, bound=None, growth=None):
-        import verify.worstcase.decision as D
-        from verify.certify.bounds import ProvenBound
-
-        self.calls: dict[str, list] = {"search": [], "confirm": [], "full": [], "growth": [], "progress_dps": []}
-        self.halt, self.no_halt, self.confirmed, self.full = halt, no_halt, confirmed, full
-        monkeypatch.setattr(D, "search_family", lambda mech, n, h, box, grid, starts: self._search(n, h, starts))
-        monkeypatch.setattr(D, "witness_from_best", lambda mech, n, h, b, unit, digits: self._found(b))
-        monkeypatch.setattr(D, "full_dimensional", lambda mech, k, q, qn, box, starts, rng: self._full(k, q, qn))
-        monkeypatch.setattr(D, "confirm", self._confirm)
-        monkeypatch.setattr(D, "proven_upper_bound", lambda mech: None if bound is None else ProvenBound(bound, "stub"))
-        monkeypatch.setattr(D, "additive_growth", lambda mech, rows, digits: self.calls["growth"].append(len(rows)) or growth)
-
-    @staticmethod
-    def witness(q, qn, out, log_ratio):
-        from verify.worstcase.results import LossWitness
-
-        return LossWitness(tuple(q), tuple(qn), out, mpmath.mpf(log_ratio), mpmath.mpf("0.5"), mpmath.mpf("0.25"), 50)
-
-    def _search(self, n, h, starts):
-        self.calls["search"].append((n, h, starts))
-        return (n, h)
-
-    def _found(self, b):
-        n, h = b
-        k = n + 1 if h else n  # the s_k witness has k - 1 queries before the halting one
-        return self.witness((F(k),) * k, (F(k),) * k, k if h else NO_HALT, self.halt[k] if h else self.no_halt[k])
-
-    def _full(self, k, q, qn):
-        self.calls["full"].append(k)
-        if self.full is None:
-            return -np.inf, q, qn
-        return self.full
-
-    def _confirm(self, mech, q, qn, out, digits):
-        self.calls["confirm"].append((tuple(q), tuple(qn), out, digits))
-        lr = self.confirmed
-        if lr is None:
-            lr = (self.halt if out != NO_HALT else self.no_halt).get(len(q), "0")
-        return self.witness(q, qn, out, lr)
-
-
-def _edge() -> mpmath.mpf:
-    """ε + tol for ε = 1 at the default digits, at the decision's working precision."""
-    from verify.worstcase.results import DEFAULT_DIGITS, VIOLATION_DIGITS
-
-    with mpmath.workdps(VIOLATION_DIGITS + 10):
-        return mpmath.mpf(1) + confirm_tolerance(1, DEFAULT_DIGITS)
-
-
-_LAP = AboveThreshold.with_noise("laplace", 1)
-
-
-def test_worst_case_searches_both_families_at_each_k_with_two_starts(monkeypatch):
-    """At each k, `worst_case` searches the s_k family (k - 1 queries before the halting one) and the ⊤^k family
-    (k queries, no halt), with 2 random starts by default; its rows hold those witnesses; the comparisons run at
-    VIOLATION_DIGITS + 10 digits (seen from the progress callback)."""
-    from verify.worstcase import worst_case
-    from verify.worstcase.results import VIOLATION_DIGITS
-
-    s = _StubbedSearch(monkeypatch, {1: "0.5", 2: "0.25"}, {1: "0.125", 2: "0.0625"})
-    r = worst_case(_LAP, max_queries=2, full_dimensional_up_to=0, push_study=False,
-                   progress=lambda k: s.calls["progress_dps"].append(mpmath.mp.dps))
-    assert s.calls["search"] == [(0, True, 2), (1, False, 2), (1, True, 2), (2, False, 2)]
-    assert [(float(row.halt.loss), float(row.no_halt.loss)) for row in r.by_k] == [(0.5, 0.125), (0.25, 0.0625)]
-    assert s.calls["progress_dps"] == [VIOLATION_DIGITS + 10] * 2
-
-
-def test_full_dimensional_step_runs_only_up_to_its_k_and_for_a_finite_loss(monkeypatch):
-    """The full-dimensional search runs at k <= full_dimensional_up_to and only where the s_k loss is finite
-    (an infinite loss has nothing larger to find)."""
-    from verify.worstcase import worst_case
-
-    s = _StubbedSearch(monkeypatch, {1: "0.5", 2: "0.5", 3: "0.5"}, {1: "0", 2: "0", 3: "0"})
-    worst_case(_LAP, max_queries=3, full_dimensional_up_to=1, push_study=False)
-    assert s.calls["full"] == [1]
-    s = _StubbedSearch(monkeypatch, {1: mpmath.inf, 2: "0.5"}, {1: "0", 2: "0"})
-    worst_case(_LAP, max_queries=2, full_dimensional_up_to=2, push_study=False)
-    assert s.calls["full"] == [2]
-
-
-@pytest.mark.parametrize("excess, used", [(1.5e-9, True), (0.5e-9, False)])
-def test_full_dimensional_improvement_must_exceed_1e9(monkeypatch, excess, used):
-    """A full-dimensional optimum counts only if it beats the family's loss by more than 1e-9 (float64 noise
-    of the objective): then its point is confirmed and, being larger, replaces the s_k witness (with a note)."""
-    from verify.worstcase import worst_case
-
-    s = _StubbedSearch(monkeypatch, {1: "0.5"}, {1: "0"}, confirmed="0.75")
-    s.full = (0.5 + excess, np.array([1.0]), np.array([1.5]))
-    r = worst_case(_LAP, max_queries=1, full_dimensional_up_to=1, push_study=False)
-    assert (len(s.calls["confirm"]) == 1) == used
-    assert any("full-dimensional search beat" in n for n in r.notes) == used
-    assert float(r.by_k[0].halt.loss) == (0.75 if used else 0.5)
-
-
-def test_full_dimensional_neighbour_is_rounded_and_clamped_to_the_sensitivity(monkeypatch):
-    """The full-dimensional point is rounded to short rationals: q = nice(x, unit) and q' = q + nice(x' - x, Δ)
-    clamped to [q - Δ, q + Δ] (Δ = 1): x' - x = +1/2 stays +1/2, -1/2 stays -1/2, +5/2 becomes +1, -5/2 becomes -1."""
-    from verify.worstcase import worst_case
-    from verify.worstcase.search import nice
-
-    s = _StubbedSearch(monkeypatch, {1: "0.5", 2: "0.5", 3: "0.5", 4: "0.5"}, {k: "0" for k in range(1, 5)}, confirmed="0.5")
-    x = np.array([0.75, 0.75, 1.5, 1.5])  # multiples of unit/1000 = 3/1000: nice() keeps them
-    s.full = (1.0, x, x + np.array([0.5, -0.5, 2.5, -2.5]))
-    worst_case(_LAP, max_queries=4, full_dimensional_up_to=4, push_study=False)
-    q, qn, out, _ = s.calls["confirm"][0]
-    unit = F(3)  # search_scale of Laplace(ε = 1, Δ = 1) noise: 3
-    assert q == tuple(nice(float(v), unit) for v in x) == (F(3, 4), F(3, 4), F(3, 2), F(3, 2))
-    assert tuple(b - a for a, b in zip(q, qn)) == (F(1, 2), F(-1, 2), F(1), F(-1))
-
-
-def test_a_loss_at_exactly_epsilon_plus_tol_is_not_confirmed_as_a_violation(monkeypatch):
-    """A violation needs loss > ε + tol (strict): a loss exactly ε + tol is within the tolerance, so it is not
-    re-confirmed at 50 digits and the verdict is not not_private; a loss of 2 is re-confirmed and not_private."""
-    from verify.verdicts import MechanismVerdict
-    from verify.worstcase import worst_case
-
-    s = _StubbedSearch(monkeypatch, {1: _edge()}, {1: "0"})
-    r = worst_case(_LAP, max_queries=1, full_dimensional_up_to=0, push_study=False)
-    assert s.calls["confirm"] == [] and r.verdict == MechanismVerdict.UNDECIDED
-    s = _StubbedSearch(monkeypatch, {1: "2"}, {1: "0"})
-    r = worst_case(_LAP, max_queries=1, full_dimensional_up_to=0, push_study=False)
-    assert len(s.calls["confirm"]) == 1 and r.verdict == MechanismVerdict.NOT_PRIVATE
-
-
-def test_a_loss_above_the_proven_bound_is_a_bug(monkeypatch):
-    """A confirmed loss above the proven bound (read as numerator/denominator, + tol) means a bug in the bound or
-    the numerics: RuntimeError.  Bound 1/2, loss 3/4 raises; loss 1/2 (the bound) does not, and with the bound
-    <= ε the verdict is private."""
-    from verify.verdicts import MechanismVerdict
-    from verify.worstcase import worst_case
-
-    _StubbedSearch(monkeypatch, {1: "0.75"}, {1: "0"}, bound=F(1, 2))
-    with pytest.raises(RuntimeError, match="exceeds the proven bound"):
-        worst_case(_LAP, max_queries=1, full_dimensional_up_to=0, push_study=False)
-    _StubbedSearch(monkeypatch, {1: "0.5"}, {1: "0"}, bound=F(1, 2))
-    r = worst_case(_LAP, max_queries=1, full_dimensional_up_to=0, push_study=False)
-    assert r.verdict == MechanismVerdict.PRIVATE
-
-
-def _growth():
-    return ("additive", F(0), F(1), F(0), F(1), mpmath.mpf("0.25"), mpmath.mpf("0.25"))
-
-
-def test_additive_family_is_tried_only_without_threshold_noise_and_from_three_rows(monkeypatch):
-    """The additive-growth argument holds only without threshold noise and needs k >= 3 rows: with Laplace
-    threshold noise (3 rows), or without it but 2 rows, it is not consulted and nothing is unbounded."""
-    from verify.worstcase import worst_case
-
-    rows = {1: "0.25", 2: "0.5", 3: "0.75"}
-    no_threshold_noise = AboveThreshold.with_noise("laplace", 1, threshold_multiplier=0)
-    for mech, k in ((_LAP, 3), (no_threshold_noise, 2)):
-        s = _StubbedSearch(monkeypatch, rows, {1: "0", 2: "0", 3: "0"}, growth=_growth())
-        r = worst_case(mech, max_queries=k, full_dimensional_up_to=0, push_study=False)
-        assert s.calls["growth"] == [] and not r.unbounded, (mech.describe(), k)
-    s = _StubbedSearch(monkeypatch, rows, {1: "0", 2: "0", 3: "0"}, growth=_growth())
-    r = worst_case(no_threshold_noise, max_queries=3, full_dimensional_up_to=0, push_study=False)
-    assert s.calls["growth"] == [3] and r.unbounded
-
-
-@pytest.mark.parametrize("confirmed, violates", [("edge", False), ("1.5", True)])
-def test_additive_witness_must_exceed_epsilon_plus_tol(monkeypatch, confirmed, violates):
-    """The additive family's witness (k = floor((ε - c_1)/c) + 2 = 5 queries for c = c_1 = 1/4, ε = 1) makes the
-    verdict not_private only if its confirmed loss is > ε + tol: at exactly ε + tol it does not."""
-    from verify.verdicts import MechanismVerdict
-    from verify.worstcase import worst_case
-
-    mech = AboveThreshold.with_noise("laplace", 1, threshold_multiplier=0)
-    s = _StubbedSearch(monkeypatch, {1: "0.25", 2: "0.5", 3: "0.75"}, {1: "0", 2: "0", 3: "0"},
-                       confirmed=_edge() if confirmed == "edge" else confirmed, growth=_growth())
-    r = worst_case(mech, max_queries=3, full_dimensional_up_to=0, push_study=False)
-    assert [len(c[0]) for c in s.calls["confirm"]] == [5]
-    assert r.unbounded and (r.verdict == MechanismVerdict.NOT_PRIVATE) == violates
-
-
-# --- the push study (tightness `approached`) with given gaps ----------------------------------------------
-def _push_study(monkeypatch, gaps, u=1.0, v=1.0):
-    """`study_tightness` for Laplace(ε = 1) at k = 2 with the moderate-query check stubbed out (not attained),
-    the push vectors recorded and the pushed losses ε - gaps[j] (tol stubbed to the dyadic 2^-80, so that
-    gaps equal to tol are exact).  Returns the study and the (u, v) pushes passed to `family_vectors`."""
-    import verify.worstcase.tightness as T
-    from verify.verdicts import MechanismVerdict
-    from verify.worstcase.results import VIOLATION_DIGITS, KRow
-    from verify.worstcase.search import Best
-
-    tol = mpmath.mpf(2) ** -80
-    unit = F(3)
-    pushed: list[tuple[F, F]] = []
-
-    def family_vectors(mech, n, halt, pu, pv, s1, s2):
-        pushed.append((pu, pv))
-        return (pu,), (pv,), n + 1
-
-    def confirm(mech, q, qn, out, digits):
-        j = len(pushed) - 1
-        return _StubbedSearch.witness(q, qn, out, 1 - mpmath.mpf(gaps[j]))
-
-    monkeypatch.setattr(T, "moderate_at_bound", lambda mech, scale, unit: None)
-    monkeypatch.setattr(T, "confirm_tolerance", lambda eps, digits: tol)
-    monkeypatch.setattr(T, "family_vectors", family_vectors)
-    monkeypatch.setattr(T, "confirm", confirm)
-    w = _StubbedSearch.witness((F(0),), (F(1),), 1, "0.5")
-    by_k = (KRow(1, w, w), KRow(2, w, w))
-    families = {(2, True): Best(0.5, u, v, 1, -1)}
-    with mpmath.workdps(VIOLATION_DIGITS + 10):
-        study = T.study_tightness(_LAP, MechanismVerdict.UNDECIDED, w, by_k, families, unit, 30)
-    return study, pushed, tol
-
-
-def test_push_study_pushes_along_the_signs_of_the_best_family(monkeypatch):
-    """The push study moves the queries out by exactly L = unit·2^j (j = 0..7) along the signs of the best s_k
-    family's u and v, a zero u or v counting as +: (u, v) = (0, -1/2) pushes (+L, -L), (-1/2, 0) pushes (-L, +L)."""
-    _, pushed, _ = _push_study(monkeypatch, [0.5] * 8, u=0.0, v=-0.5)
-    assert pushed == [(F(3 * 2**j), F(-3 * 2**j)) for j in range(8)]
-    _, pushed, _ = _push_study(monkeypatch, [0.5] * 8, u=-0.5, v=0.0)
-    assert pushed == [(F(-3 * 2**j), F(3 * 2**j)) for j in range(8)]
-
-
-@pytest.mark.parametrize("gaps, approached", [
-    # gaps within tol are not `live`: the live ones fall strictly, the last gap is tiny
-    (["0.5", "0.25", "tol", "tol", "tol", "tol", "tol", "tol"], True),
-    # a live gap that does not fall strictly (0.5, 0.5) is not approaching
-    (["0.5", "0.5", "0.25", "0.125", "0.0625", "0", "0", "0"], False),
-    # every consecutive pair of live gaps must fall, not every other one
-    (["0.5", "0.25", "0.375", "0.125", "0", "0", "0", "0"], False),
-    # the last gap (at the largest push) must be below 1e-6·ε, the one before it need not be
-    ([str(2.0**-j) for j in range(1, 8)] + ["0"], True),
-    ([str(2.0**-j) for j in range(1, 8)] + ["0.001"], False),
-])
-def test_approached_needs_strictly_falling_live_gaps_and_a_tiny_last_gap(monkeypatch, gaps, approached):
-    """Tightness `approached`: along the pushes, the gaps ε - loss larger than tol (strictly: a gap equal to tol
-    is not live) fall strictly from each push to the next, and the gap at the largest push is below 1e-6·ε;
-    otherwise `loose`."""
-    from verify.verdicts import Tightness
-
-    tol = mpmath.mpf(2) ** -80
-    study, _, _ = _push_study(monkeypatch, [tol if g == "tol" else mpmath.mpf(g) for g in gaps])
-    assert study.tightness == (Tightness.APPROACHED if approached else Tightness.LOOSE)
+# worst_case's decision, guard and tightness rules: tests/test_worstcase_guard.py (the family engine).
 
 
 def test_signed_log_terms_sum_and_the_empty_sum():

@@ -187,7 +187,7 @@ def test_oracle_matches_sympy_integrate_with_breakpoints(zf, xf, q, output):
 
 
 # --- witness re-check ------------------------------------------------------------------------------
-WORST = dict(max_queries=3, grid=11, starts=1, full_dimensional_up_to=2)
+WORST = dict(max_queries=3, starts=1)
 WITNESS_MECHANISMS = {
     "Mechanism One": AboveThreshold.mechanism_one(1),
     "Mechanism Two": AboveThreshold.mechanism_two(1),

@@ -107,7 +107,7 @@ def test_worst_case_witness_fed_back_into_ratio_reproduces_it():
 
     # ε = 7/10: the search unit is 30/7, so the witness queries are rationals with no decimal expansion
     mech = AboveThreshold.with_noise("laplace", Fraction(7, 10), threshold_multiplier=2, query_multiplier=2)
-    res = worst_case(mech, max_queries=2, grid=9, starts=1, full_dimensional_up_to=0, push_study=False)
+    res = worst_case(mech, max_queries=2, starts=1, push_study=False)
     j = res.to_json()
     for w, wj in [(res.witness, j["witness"])] + [(r.halt, rj["witness_s_k"]) for r, rj in zip(res.by_k, j["loss_by_k"])]:
         assert tuple(parse_number(x) for x in wj["queries"]) == w.queries

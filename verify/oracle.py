@@ -54,6 +54,7 @@ from verify.errors import InputError
 from verify.mechanism import NO_HALT, AboveThreshold, Output, SparseVector, output_column, parse_queries  # noqa: F401  (AboveThreshold: doctests)
 from verify.noise import NoiseFamily
 from verify.precision import MPMATH_LOCK
+from verify.ratio import log_ratio
 
 #: Extra breakpoints beyond the outermost kinks, in noise scales.
 TAIL_POINTS = (4, 64)
@@ -248,16 +249,6 @@ class WitnessRecheck:
     agrees: bool | None
 
 
-def _log_ratio(p: mpmath.mpf, pn: mpmath.mpf) -> mpmath.mpf:
-    if p == 0 and pn == 0:
-        return mpmath.mpf(0)
-    if pn == 0:
-        return mpmath.inf
-    if p == 0:
-        return mpmath.ninf
-    return mpmath.log(p) - mpmath.log(pn)
-
-
 def recheck_witness(mech: SparseVector, queries: Sequence[object], neighbour_queries: Sequence[object], output: Output,
                     claimed_log_ratio: object | None = None, digits: int = 30) -> WitnessRecheck:
     """Recompute log Pr[A(D)=output] - log Pr[A(D')=output] with the oracle (not with
@@ -273,7 +264,7 @@ def recheck_witness(mech: SparseVector, queries: Sequence[object], neighbour_que
     p = oracle_probability(mech, q, output, digits).probability
     pn = oracle_probability(mech, qn, output, digits).probability
     with MPMATH_LOCK, mpmath.workdps(digits + GUARD_DIGITS):
-        lr = _log_ratio(p, pn)
+        lr = log_ratio(p, pn)
         claimed = None if claimed_log_ratio is None else mpmath.mpf(claimed_log_ratio)
         agrees = None
         if claimed is not None:

@@ -63,6 +63,15 @@ class Integral:
     zero: bool = True  # no term at all: the probability is exactly 0
 
 
+
+def rates(threshold_noise: Any, query_noise: Any) -> tuple[Fraction, Fraction]:
+    """(λ, ρ) of `PiecewiseIntegrator`: λ the query-noise rate (the threshold's if the queries are
+    noiseless, 1 if neither is noisy), ρ = rate_Z/λ (1 without threshold noise); exact."""
+    zn, xn = threshold_noise, query_noise
+    lam = xn.rate if not xn.is_none else (zn.rate if not zn.is_none else Fraction(1))
+    rho = zn.rate / lam if not zn.is_none else Fraction(1)
+    return lam, rho
+
 class PiecewiseIntegrator:
     """Closed-form integration of the AboveThreshold integrals on one backend.
 

@@ -39,20 +39,12 @@ from verify.errors import InputError
 from verify.fast import FastIntegrator
 from verify.mechanism import AboveThreshold, Output, SparseVector, output_column, parse_queries  # noqa: F401  (AboveThreshold: doctests)
 from verify.piecewise import Integral, PiecewiseIntegrator
-from verify.precision import MPMATH_LOCK
+from verify.piecewise import rates as piecewise_rates
+from verify.precision import FAST_TOLERANCE, MAX_DIGITS, MIN_DIGITS, MPMATH_LOCK, check_digits  # noqa: F401 (re-exported)
 
 Method = Literal["symbolic", "mpmath", "fast"]
 METHODS: tuple[str, ...] = ("symbolic", "mpmath", "fast")
-MIN_DIGITS, MAX_DIGITS = 5, 1000
 DEFAULT_DIGITS = 30
-#: The fast path's promise: relative error at most this, else mpmath is used.
-FAST_TOLERANCE = 1e-11
-
-
-def check_digits(digits: int) -> int:
-    if isinstance(digits, bool) or not isinstance(digits, int) or not MIN_DIGITS <= digits <= MAX_DIGITS:
-        raise InputError(f"digits: {digits!r} must be an integer from {MIN_DIGITS} to {MAX_DIGITS}")
-    return digits
 
 
 def require_closed_form(mech: SparseVector) -> None:
@@ -69,15 +61,7 @@ def require_closed_form(mech: SparseVector) -> None:
 def _rates(mech: SparseVector) -> tuple[Fraction, Fraction]:
     """(λ, ρ): the query-noise rate (the threshold's if the queries are noiseless) and rate_Z/λ."""
     require_closed_form(mech)
-    zn, xn = mech.threshold_noise, mech.query_noise
-    if not xn.is_none:
-        lam = xn.rate
-    elif not zn.is_none:
-        lam = zn.rate
-    else:
-        lam = Fraction(1)
-    rho = zn.rate / lam if not zn.is_none else Fraction(1)
-    return lam, rho
+    return piecewise_rates(mech.threshold_noise, mech.query_noise)
 
 
 def _positions(mech: SparseVector, queries: Sequence[object]) -> list[Fraction]:

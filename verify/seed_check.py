@@ -81,7 +81,7 @@ def _check_one(args: tuple[str, str, AboveThreshold, int]) -> SeedCheckRow:
     name, role, mech, max_queries = args
     s = sweep(mech, GridSpec(sensitivity=mech.sensitivity, threshold=mech.threshold, max_listed_violations=3), workers=1)
     c = conditional_sweep(mech, ConditionalGridSpec(sensitivity=mech.sensitivity, max_listed_violations=3), workers=1)
-    w = worst_case(mech, max_queries=max_queries, grid=15, starts=1, full_dimensional_up_to=3)
+    w = worst_case(mech, max_queries=max_queries)
     wit = w.witness
     with mpmath.workdps(60):
         lr = mpmath.nstr(wit.log_ratio, 12)

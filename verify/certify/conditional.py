@@ -51,6 +51,7 @@ from typing import Any
 import mpmath
 import sympy
 
+from verify import ratio
 from verify.certify import closed_forms as cf
 from verify.certify.results import (
     DEFAULT_EPSILON_RANGE,
@@ -137,9 +138,7 @@ def confirm_point(spec: CertifySpec, epsilon: Fraction, m: Fraction | None, d: F
     p = mp_conditional(mech, m, d, CONFIRM_DIGITS)
     p2 = mp_conditional(mech, m2, d2, CONFIRM_DIGITS)
     with mpmath.workdps(CONFIRM_DIGITS + 10):
-        if p2 == 0 and p == 0:
-            return None
-        log_ratio = mpmath.inf if p2 == 0 else (mpmath.ninf if p == 0 else mpmath.log(p) - mpmath.log(p2))
+        log_ratio = ratio.log_ratio(p, p2)  # 0/0 -> 0: inside the bounds, no counterexample
         eps = mpmath.mpf(epsilon.numerator) / epsilon.denominator
         if -eps <= log_ratio <= eps:
             return None

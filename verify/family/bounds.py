@@ -51,8 +51,10 @@ Proof 2 extended as in Lyu, Su, Li (PVLDB 2017), proof of Thm 2:
    Δ L_Z + 2kΔ L_S for k queries (`upper_bound_at`), no bound uniform in k: None.
 
 For the seed's own mechanisms with non-Laplace threshold noise (cutoff 1,
-shared, no release, laplace/exponential families), the seed's
-`verify.worstcase.proven_upper_bound` (certified by `verify.certify`) is used.
+shared, no release, Laplace/exponential families: Mechanism Two), the bound is
+the supremum of the conditional ratio certified by `verify.certify` (`_seed_bound`).
+This is the one proven-bound module: `verify.certify.bounds` re-exports it for
+the seed's `AboveThreshold`.
 
 Growth (lower bounds that are proofs, for the `unbounded` flag):
 
@@ -80,6 +82,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cache
+
+import mpmath
 
 from verify.exact import fmt
 from verify.family.shape import Law, VariantShape
@@ -93,6 +98,10 @@ class ProvenBound:
     value: Fraction
     formula: str
     source: str
+
+    def exceeded_by(self, loss: mpmath.mpf, tol: mpmath.mpf) -> bool:
+        """Is a confirmed loss above this bound by more than ``tol`` (at the caller's working precision)?"""
+        return bool(loss > mpmath.mpf(self.value.numerator) / self.value.denominator + tol)
 
 
 def _lip_density(law: Law) -> Fraction | None:
@@ -138,7 +147,7 @@ def _bound(shape: VariantShape, monotone: bool, k: int | None) -> tuple[ProvenBo
     lz = _lip_density(shape.threshold_noise)
     seed = shape.cutoff == 1 and shape.policy == "shared" and shape.release == "none" and not monotone
     if lz is None:
-        if seed and k is None:
+        if seed:  # the certified bound holds for every number of queries
             return _seed_bound(shape)
         return None, f"threshold noise {shape.threshold_noise.describe()} has no log-Lipschitz density"
     lx = _lip_density(shape.query_noise) if shape.release == "gap" else _lip_survival(shape.query_noise)
@@ -167,20 +176,37 @@ def _bound(shape: VariantShape, monotone: bool, k: int | None) -> tuple[ProvenBo
                        f"verify.family.bounds {case}{extra}{mono}: change of variables z -> z ± Δ, log-Lipschitz noise"), None
 
 
+@cache
 def _seed_bound(shape: VariantShape) -> tuple[ProvenBound | None, str | None]:
-    if not (shape.threshold_noise.law.piecewise and shape.query_noise.law.piecewise):
-        return None, "no log-Lipschitz threshold density and outside the seed's certified families"
+    """The seed's own cutoff-1 mechanisms whose threshold density is not log-Lipschitz (Mechanism Two).
+
+    The seed's pointwise comparison fails (the exponential supports differ), so a bound is proven only
+    where `verify.certify.certify_conditional_ratio` certifies the proofs' conditional ratio at this ε:
+    its exact supremum bounds every s_i after integrating over x, and ⊤^k adds Pr[Z > M(D,x) - t], whose
+    tail is log-Lipschitz with constant 1/b_Z for Laplace and exponential Z, so Δ/b_Z.
+    """
+    zn, xn = shape.threshold_noise, shape.query_noise
+    if not all(n.law.piecewise and not n.is_none for n in (zn, xn)):
+        return None, (f"threshold noise {zn.describe()} has no log-Lipschitz density, and the certified conditional "
+                      "ratio covers Laplace and exponential threshold and query noise only")
+    from verify.certify.conditional import certify_conditional_ratio
+    from verify.errors import InputError
     from verify.mechanism import AboveThreshold
     from verify.noise import NoiseSpec
-    from verify.worstcase import proven_upper_bound as seed_bound
 
-    mech = AboveThreshold(shape.epsilon, shape.sensitivity, shape.threshold,
-                          NoiseSpec(shape.threshold_noise.family, absolute=shape.threshold_noise.scale),
-                          NoiseSpec(shape.query_noise.family, absolute=shape.query_noise.scale))
-    b = seed_bound(mech)
-    if b is None:
-        return None, "the seed's certification engine did not certify this AboveThreshold"
-    return ProvenBound(b.value, fmt(b.value), b.source), None
+    mech = AboveThreshold(shape.epsilon, shape.sensitivity, shape.threshold, NoiseSpec(zn.family, absolute=zn.scale),
+                          NoiseSpec(xn.family, absolute=xn.scale))
+    try:
+        cert = certify_conditional_ratio(mech, (mech.epsilon, mech.epsilon))
+    except InputError as exc:
+        return None, f"the conditional ratio could not be certified ({exc})"
+    if not cert.certified:
+        return None, "the certification engine did not certify the conditional ratio of this AboveThreshold"
+    sup = cert.sup_log_ratio if cert.sup_log_ratio is not None else cert.sup_log_ratio_per_epsilon * mech.epsilon
+    value = max(sup, shape.sensitivity / zn.scale)
+    return ProvenBound(value, f"max(sup |log conditional ratio|, Δ/b_Z) = {fmt(value)}",
+                       f"verify.certify: conditional ratio certified, sup |log ratio| = {fmt(sup)} ({cert.method}), "
+                       f"integrated over x for every s_i; ⊤^k: log-Lipschitz tail of Z, Δ/b_Z = {fmt(shape.sensitivity / zn.scale)}"), None
 
 
 # --------------------------------------------------------------------------------------------------
@@ -225,6 +251,44 @@ def query_release_growth(shape: VariantShape) -> Growth | None:
                   f"(verify.family.bounds, query_release_growth)", "i", slope)
 
 
+def no_threshold_noise_growth(shape: VariantShape) -> Growth | None:
+    """No threshold noise, Laplace query noise: every below adds exactly Δ/b_X (seed, the example under Mechanism One)."""
+    if not shape.threshold_noise.is_none or shape.query_noise.family != "laplace":
+        return None
+    slope = shape.sensitivity / shape.query_noise.scale
+    return Growth(f"no threshold noise: the output probability is a product of per-query factors; m belows at t "
+                  f"(neighbour t + Δ: F(0)/F(-Δ) = e^(Δ/b_X) each) and an above at t (neighbour t) give loss exactly "
+                  f"mΔ/b_X = m·{fmt(slope)} nats, for every m (verify.family.bounds, no_threshold_noise_growth)", "m", slope)
+
+
+def growth_witness(shape: VariantShape, g: Growth, loss: Fraction) -> tuple[tuple, tuple, str, tuple] | None:
+    """Queries, neighbour, outcome and released values of a member of ``g``'s family whose loss exceeds ``loss``.
+
+    Built for `no_threshold_noise_growth` only (else None): m = floor(loss·b_X/Δ) + 1 belows at t, then an
+    above at t that the neighbour keeps (its factor, and its released value t, or gap 0, cancel)."""
+    if g.parameter != "m" or g.slope <= 0:
+        return None
+    m = int(loss / g.slope) + 1
+    t, d = shape.threshold, shape.sensitivity
+    rel = {"none": (), "gap": (Fraction(0),)}.get(shape.release, (t,))
+    return (t,) * (m + 1), (t + d,) * m + (t,), "B" * m + "A", rel
+
+
+def fresh_release_growth(shape: VariantShape) -> Growth | None:
+    """Fresh release with Gaussian noise Y ~ N(0, σ_Y²), query noise of full support (Laplace, Gaussian).
+
+    One above at q releasing r = q + L, neighbour q' = q - Δ: the integral factor of D' is no larger
+    (S(t+z-q+Δ) <= S(t+z-q), the other queries unchanged) and the release factor, outside the integral,
+    has ratio p_Y(L)/p_Y(L+Δ) = exp((2LΔ + Δ²)/(2σ_Y²)): loss >= (2LΔ + Δ²)/(2σ_Y²), unbounded in L."""
+    if shape.release != "fresh" or shape.release_noise.family != "gaussian" or shape.query_noise.family not in ("laplace", "gaussian"):
+        return None
+    var = shape.release_noise.scale**2
+    return Growth(f"fresh release with Gaussian noise: an above at q releasing q + L, neighbour q - Δ: the release "
+                  f"density's ratio alone is exp((2LΔ + Δ²)/(2σ_Y²)), σ_Y² = {fmt(var)}, and the rest of the "
+                  f"neighbour's probability is no larger: loss >= (2LΔ + Δ²)/(2σ_Y²), unbounded in L "
+                  f"(verify.family.bounds, fresh_release_growth)", "L", shape.sensitivity / var)
+
+
 def gaussian_tail_growth(shape: VariantShape) -> Growth | None:
     """Gaussian threshold and query noise: loss >= Δ(L - Δ)/σ² for one query at t - L (unbounded in L)."""
     z, x = shape.threshold_noise, shape.query_noise
@@ -238,7 +302,8 @@ def gaussian_tail_growth(shape: VariantShape) -> Growth | None:
 
 def growth(shape: VariantShape, monotone: bool = False) -> Growth | None:
     """The first growth family of the module docstring that applies (to monotone neighbours if asked), or None."""
-    for f in (query_release_growth, no_cutoff_growth, gaussian_tail_growth):
+    for f in (query_release_growth, no_cutoff_growth, no_threshold_noise_growth, fresh_release_growth,
+              gaussian_tail_growth):
         g = f(shape)
         if g is not None and (g.monotone_valid or not monotone):
             return g
@@ -249,3 +314,10 @@ def no_cutoff_push(shape: VariantShape, m: int) -> Fraction:
     """The L of `no_cutoff_growth` for 2m queries (Laplace Z: b_Z(m+2) ln 2, rounded up to a rational)."""
     bz = shape.threshold_noise.scale if not shape.threshold_noise.is_none else Fraction(1)
     return Fraction(math.ceil(float(bz) * (m + 2) * math.log(2) * 1000) + 1, 1000)
+
+
+def proven_upper_bound_of(mech: object, monotone: bool = False) -> ProvenBound | None:
+    """`proven_upper_bound` of any variant object (a `VariantShape`, the seed's `AboveThreshold` or a family model)."""
+    from verify.family.shape import shape_of
+
+    return proven_upper_bound(shape_of(mech), monotone)

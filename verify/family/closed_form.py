@@ -27,14 +27,12 @@ from verify.family.integrand import Integrand, Piece, Term, TermKind
 from verify.family.model import SparseVector
 from verify.noise import Noise
 from verify.piecewise import Factor, Integral, PiecewiseIntegrator
+from verify.piecewise import rates as piecewise_rates
 
 
 def rates(mech: SparseVector) -> tuple[Fraction, Fraction]:
     """(λ, ρ): the query-noise rate (the threshold's if the queries are noiseless, else 1) and rate_Z/λ."""
-    zn, xn = mech.threshold_noise, mech.query_noise
-    lam = xn.rate if not xn.is_none else (zn.rate if not zn.is_none else Fraction(1))
-    rho = zn.rate / lam if not zn.is_none else Fraction(1)
-    return lam, rho
+    return piecewise_rates(mech.threshold_noise, mech.query_noise)
 
 
 def integrator(mech: SparseVector, backend: Backend, lam: Any | None = None) -> PiecewiseIntegrator:

@@ -30,10 +30,8 @@ from verify.family.fast_generic import log_probability
 from verify.family.fast_halting import halting_distribution
 from verify.family.model import SparseVector
 from verify.family.probability import evaluate
-from verify.precision import MPMATH_LOCK
+from verify.precision import FAST_TOLERANCE, MPMATH_LOCK
 
-#: The promise of the fast path: estimated relative error at most this, else recomputed.
-FAST_TOLERANCE = 1e-12
 #: Up to this many queries the seed's closed-form fast path serves AboveThreshold-shaped variants.
 SEED_FAST_MAX_K = 12
 

@@ -40,6 +40,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from verify.errors import InputError
 from verify.family.fast import (
     FastResult,
     gl_relative_error,
@@ -51,20 +52,34 @@ from verify.family.fast import (
     variation_bound,
 )
 from verify.family.model import SparseVector
-from verify.noise import Noise
+from verify.noise import Exponential, Laplace, Noise
 
 TINY = 1e-290
 #: nodes whose running mass G·p_Z·w is below this fraction of the largest are left out (and bounded)
 WINDOW = 1e-40
 
 
+def kernel_mode(xn: Noise) -> int:
+    """The compiled kernel's mode for the query noise: Laplace, exponential or none; any other family
+    (Gaussian: no piecewise-exponential factors) is refused, never sent to another family's kernel."""
+    from verify.family.halting_kernel import EXPONENTIAL, LAPLACE, NONE
+
+    if xn.is_none:
+        return NONE
+    if isinstance(xn.law, Laplace):
+        return LAPLACE
+    if isinstance(xn.law, Exponential):
+        return EXPONENTIAL
+    raise InputError(f"query noise: the fast halting kernel covers Laplace, exponential and none, not {xn.family}")
+
+
 def _kernel(xn: Noise, z: np.ndarray, omega: np.ndarray, count: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """`verify.family.halting_kernel.halting_rows` with the factors of `verify.family.fast.outer_factors`
     (one exp per element where those could overflow).  Returns (values, dropped, ε, δ)."""
-    from verify.family.halting_kernel import EXPONENTIAL, LAPLACE, NONE, halting_rows  # numba: when first needed
+    from verify.family.halting_kernel import halting_rows  # numba: when first needed
 
     f = outer_factors(xn, z, count, a)
-    mode = NONE if xn.is_none else LAPLACE if xn.law.lower_weight else EXPONENTIAL
+    mode = kernel_mode(xn)
     lam = 0.0 if xn.is_none else float(1 / Fraction(xn.scale))
     values, dropped = halting_rows(mode, lam, f.direct, z, f.left, f.right, omega, count, a, f.x_left, f.x_right, WINDOW)
     return values, dropped, f.eps, f.delta
@@ -88,9 +103,9 @@ def halting_distribution(mech: SparseVector, q: np.ndarray) -> FastResult:
     count = np.count_nonzero(w > 0, axis=1)  # panels() pads each row's end with weight 0
     omega = zn.pdf(z) * w  # (n, N)
     values, dropped, eps_node, delta = _kernel(xn, z, omega, count, a)
-    from verify.family.halting_kernel import EXPONENTIAL, LAPLACE, NONE, finish_rows
+    from verify.family.halting_kernel import finish_rows
 
-    mode = NONE if xn.is_none else LAPLACE if xn.law.lower_weight else EXPONENTIAL
+    mode = kernel_mode(xn)
     lam = 0.0 if xn.is_none else float(1 / Fraction(xn.scale))
     left, right = edges[:, 0], edges[:, -1]
     z_left, z_right = np.exp(zn.log_cdf(left)), np.exp(zn.log_sf(right))

@@ -29,6 +29,7 @@ from fractions import Fraction
 
 import mpmath
 
+from verify import ratio
 from verify.errors import InputError
 from verify.exact import to_fraction
 from verify.family.shape import Law, VariantShape
@@ -323,10 +324,4 @@ def log_ratio(shape: VariantShape, queries, neighbour, outcome: str, released=()
     with MPMATH_LOCK, mpmath.workdps(digits + 15):
         p = output_probability(shape, queries, outcome, released, digits)
         pn = output_probability(shape, neighbour, outcome, released, digits)
-        if p == 0 and pn == 0:
-            return mpmath.mpf(0)
-        if pn == 0:
-            return mpmath.inf
-        if p == 0:
-            return -mpmath.inf
-        return mpmath.log(p) - mpmath.log(pn)
+        return ratio.log_ratio(p, pn)

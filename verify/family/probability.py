@@ -37,19 +37,14 @@ from verify.family.closed_form import ClosedForm
 from verify.family.integrand import Integrand, Kind
 from verify.family.model import SparseVector
 from verify.family.quadrature import acb_enclosure, mp_quad
-from verify.precision import MPMATH_LOCK
+from verify.precision import MAX_DIGITS, MIN_DIGITS, MPMATH_LOCK, check_digits  # noqa: F401 (re-exported)
 from verify.probabilities import cancellation_digits
 
 DEFAULT_DIGITS = 30
-MIN_DIGITS, MAX_DIGITS = 5, 1000
 #: Longer outcome strings are integrated by quadrature on the mpmath path.
 CLOSED_FORM_MAX_LETTERS = 60
 
 
-def check_digits(digits: int) -> int:
-    if isinstance(digits, bool) or not isinstance(digits, int) or not MIN_DIGITS <= digits <= MAX_DIGITS:
-        raise InputError(f"digits: {digits!r} must be an integer from {MIN_DIGITS} to {MAX_DIGITS}")
-    return digits
 
 
 def closed_form_applies(mech: SparseVector) -> bool:

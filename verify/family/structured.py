@@ -14,8 +14,10 @@ the seed's proofs, extended to the family; `verify.family.worstcase`):
   large, a B query of D' moves up (F(z - u - σ) decreases in σ: σ_B = +Δ) and,
   without a released value, an A query moves down (S(z - v - σ) increases in σ:
   σ_A = -Δ).  The ratio Pr[D']/Pr[D] is the same problem with D and D'
-  exchanged.  With a released value the A factor is a density, not monotone
-  in σ_A: σ_A ∈ {-Δ, 0, +Δ} are all tried.  Monotone neighbours (Lyu §4) keep
+  exchanged.  With a fresh released value the A factor carries the density
+  p_Y(r - q), not monotone in σ_A and of bounded support for exponential Y:
+  σ_A = +Δ is tried too, and the released value moves around the A query
+  (offset r - v on the grid and in the refinement, `verify.family.worstcase`).  Monotone neighbours (Lyu §4) keep
   one sign: (σ_B, σ_A) ∈ {(+Δ, 0), (+Δ, +Δ), (0, -Δ), (-Δ, -Δ)}.
 * **Equal queries per letter.**  All B queries at t + u, all A queries at
   t + v, one released value r (relative to t; for the gap release r is the
@@ -38,6 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from verify.family.shape import VariantShape
+from verify.ratio import log_ratio_from_logs
 
 GL_NODES, GL_WEIGHTS = np.polynomial.legendre.leggauss(16)
 
@@ -66,8 +69,11 @@ class Layout:
         return "A" * self.n_a + "B" * self.n_b
 
 
-def layouts(shape: VariantShape, max_queries: int) -> list[Layout]:
-    """Every letter-count class of complete outputs with at most ``max_queries`` queries (O(cK), not 2^K)."""
+def layouts(shape: VariantShape, max_queries: int, every_k: bool = False) -> list[Layout]:
+    """Every letter-count class of complete outputs with at most ``max_queries`` queries (O(cK), not 2^K).
+
+    ``every_k``: also the dominated classes (a run with fewer than c aboves and k < ``max_queries``
+    queries), so that the loss can be reported for every k."""
     c = shape.cutoff
     out = []
     if shape.policy == "shared":
@@ -79,7 +85,7 @@ def layouts(shape: VariantShape, max_queries: int) -> list[Layout]:
                 # n_a == c: the run halted at the k-th letter (every k <= K counts); n_a < c: the run went
                 # through all k queries, and a k-query output is the limit of a K-query one whose extra
                 # queries sit far below the threshold (their factor F -> 1 on both sides): k = K suffices
-                if (c is None or n_a < c) and k < max_queries:
+                if (c is None or n_a < c) and k < max_queries and not every_k:
                     continue
                 out.append(Layout(n_b, n_a))
         return out
@@ -188,6 +194,4 @@ def family_log_ratio(shape: VariantShape, lay: Layout, u, v, r, s_b: float, s_a:
     """log Pr[D] - log Pr[D'] with D' = (u + s_b, v + s_a, r); 0 where both sides are 0."""
     p = family_log_probability(shape, lay, u, v, r)
     pn = family_log_probability(shape, lay, np.asarray(u, dtype=float) + s_b, np.asarray(v, dtype=float) + s_a, r)
-    with np.errstate(invalid="ignore"):
-        lr = p - pn
-    return np.where(np.isneginf(p) & np.isneginf(pn), 0.0, lr)
+    return log_ratio_from_logs(p, pn)

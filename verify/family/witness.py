@@ -12,6 +12,7 @@ from verify.exact import fmt
 from verify.family.oracle import output_probability
 from verify.family.shape import VariantShape
 from verify.precision import MPMATH_LOCK
+from verify.ratio import log_ratio
 
 VIOLATION_DIGITS = 50
 
@@ -39,14 +40,7 @@ class FamilyWitness:
     @property
     def log_ratio(self) -> mpmath.mpf:
         with MPMATH_LOCK, mpmath.workdps(self.digits + 15):
-            p, pn = self.probability, self.neighbour_probability
-            if p == 0 and pn == 0:
-                return mpmath.mpf(0)
-            if pn == 0:
-                return mpmath.inf
-            if p == 0:
-                return -mpmath.inf
-            return mpmath.log(p) - mpmath.log(pn)
+            return log_ratio(self.probability, self.neighbour_probability)
 
     @property
     def loss(self) -> mpmath.mpf:

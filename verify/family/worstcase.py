@@ -18,18 +18,33 @@ Verdicts (`verify.verdicts.MechanismVerdict`):
 * ``undecided`` otherwise.
 
 ``unbounded`` is set only with evidence: a confirmed witness with probability
-exactly 0 on one side, or a proven growth family (`verify.family.bounds.growth`).
-A confirmed loss above a proven bound raises RuntimeError (a bug in a bound or
-in the numerics).  Tightness (`verify.verdicts.Tightness`): ``exceeded``
-(not private), ``attained`` (loss = bound to 45 digits), ``approached`` (the
-bound minus the loss falls towards 0 as the best family is pushed out, below
-1e-6·bound), ``loose`` otherwise.
+exactly 0 on one side, or a proven growth family (`verify.family.bounds.growth`);
+when a growth family can be instantiated (`verify.family.bounds.growth_witness`)
+and the search did not exceed ε, its member beyond ``max_queries`` whose loss
+exceeds ε is confirmed and becomes the witness.
+
+The guard: every confirmed witness the result carries (the search witness, the
+tightness study's witness, the per-layout rows, the pushed points, and the best
+point of every k whose float64 value comes near the bound) is checked against
+the proven bound for its number of queries (`verify.family.bounds.upper_bound_at`)
+and against the printed bound; a confirmed loss above either raises
+RuntimeError (a bug in a bound or in the numerics).
+
+Tightness (`verify.verdicts.Tightness`): ``exceeded`` (not private, or the loss
+is unbounded), ``attained`` (loss = bound to 45 digits at moderate queries),
+``approached`` (bound - loss at the confirmed, pushed search witness below
+1e-6·bound; the push table along the best layout is its evidence), ``loose``
+otherwise.
+
+This engine serves every variant, the seed's `AboveThreshold` included
+(`verify.worstcase.worst_case` is a view of its result in the seed's terms).
 """
 
 from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -40,7 +55,7 @@ from scipy import optimize
 
 from verify.errors import InputError
 from verify.exact import fmt
-from verify.family.bounds import ProvenBound, growth, proven_upper_bound, upper_bound_at, why_no_bound
+from verify.family.bounds import ProvenBound, growth, growth_witness, proven_upper_bound, upper_bound_at, why_no_bound
 from verify.family.shape import VariantShape, shape_of
 from verify.family.structured import Layout, family_log_ratio, layouts
 from verify.family.witness import VIOLATION_DIGITS, FamilyWitness, confirm
@@ -49,6 +64,8 @@ from verify.verdicts import MechanismVerdict, Tightness
 
 GRID_STEPS = (0.0, 1.0, 2.0, 4.0, 8.0, 16.0)
 GAP_STEPS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
+#: Offsets (in units of Δ) of a fresh released value from its above query on the grid.
+RELEASE_OFFSETS = (-1.0, 0.0, 1.0)
 
 
 @dataclass
@@ -69,6 +86,11 @@ class FamilyWorstCase:
     loss_by_k: dict[int, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    #: confirmed witnesses of the best point of each searched layout, by outcome string (``rows=True``)
+    rows: dict[str, FamilyWitness] = field(default_factory=dict)
+    #: the push table: (k, L, confirmed loss) along the best layout, queries at t ± L (``push_table=True``)
+    push: list[tuple[int, Fraction, mpmath.mpf]] = field(default_factory=list)
+    push_family: str | None = None
 
     @property
     def loss(self) -> mpmath.mpf:
@@ -117,13 +139,17 @@ class _Point:
     s_a: float
 
 
-def _patterns(shape: VariantShape, lay: Layout, monotone: bool) -> list[tuple[int, int]]:
+def _patterns(shape: VariantShape, lay: Layout, monotone: bool, moves: bool = False) -> list[tuple[int, int]]:
     """Shift directions (σ_B, σ_A) in units of Δ that can maximise Pr[D]/Pr[D'] (structured.py docstring).
 
     Without monotonicity the letter fixes the direction: B up, A down (for the gap and fresh releases
     the change of variables' worst case h = 2Δ is the same direction; for the query release σ_A does
-    not enter the integral and either sign gives the release factor's e^{Δ/b_X}, with r = v)."""
+    not enter the integral and either sign gives the release factor's e^{Δ/b_X}, with r = v).  With a
+    fresh release the factor p_Y(r - q) is a density of any family, not monotone in σ_A, and its support
+    may end (exponential Y): the above query also moves up, (σ_B, σ_A) = (+Δ, +Δ)."""
     pats = [(1, 0), (1, 1), (0, -1)] if monotone else [(1, -1)]
+    if moves and not monotone:
+        pats = [(1, -1), (1, 1)]
     if lay.n_b == 0:
         pats = [(0, a) for a in sorted({a for _, a in pats}) if a != 0] or [(0, -1)]
     if lay.n_a == 0:
@@ -136,18 +162,27 @@ def _scale(shape: VariantShape) -> float:
     return max(vals + [float(shape.sensitivity)])
 
 
-def _grid_layout(shape: VariantShape, lay: Layout, monotone: bool, scale: float) -> list[_Point]:
-    """Phase 1: the geometric grid over (u, v, r) for every shift pattern; the best grid point per pattern."""
+def _grid_layout(shape: VariantShape, lay: Layout, monotone: bool, scale: float, moves: bool = False) -> list[_Point]:
+    """Phase 1: the geometric grid over (u, v, r) for every shift pattern; the best grid point per pattern.
+
+    ``moves`` (fresh release): the released value also moves off its A query (offsets `RELEASE_OFFSETS`)
+    and the A query may move up (`_patterns`)."""
     d = float(shape.sensitivity)
     steps = np.array(sorted({s * m for s in GRID_STEPS for m in (-1, 1)})) * scale
     u_ax = steps if lay.n_b else np.array([0.0])
     v_ax = steps if lay.n_a else np.array([0.0])
-    r_ax = np.array(GAP_STEPS) * scale if (shape.release == "gap" and lay.n_a) else np.array([0.0])
+    r_ax = np.array([0.0])
+    if shape.release == "gap" and lay.n_a:
+        r_ax = np.array(GAP_STEPS) * scale
+    elif moves and lay.n_a:
+        r_ax = np.array(RELEASE_OFFSETS) * d  # the released value moves around the A query (its offset r - v)
     uu, vv, rr = (a.reshape(-1) for a in np.meshgrid(u_ax, v_ax, r_ax, indexing="ij"))
-    if shape.release in ("fresh", "query"):
+    if shape.release == "fresh":
+        rr = vv + rr
+    elif shape.release == "query":
         rr = vv.copy()  # the released value at the A query: the release factor gains its full Δ/b (docstring)
     out = []
-    for pb, pa in _patterns(shape, lay, monotone):
+    for pb, pa in _patterns(shape, lay, monotone, moves):
         lr = family_log_ratio(shape, lay, uu, vv, rr, pb * d, pa * d)
         lr = np.where(np.isnan(lr), -np.inf, lr)
         i = int(np.argmax(lr))
@@ -155,13 +190,20 @@ def _grid_layout(shape: VariantShape, lay: Layout, monotone: bool, scale: float)
     return out
 
 
-def _refine(shape: VariantShape, p: _Point, scale: float) -> _Point:
-    """Phase 2: Nelder-Mead from a grid point (queries clipped to 40 scales)."""
+def _refine(shape: VariantShape, p: _Point, scale: float, moves: bool = False) -> _Point:
+    """Phase 2: Nelder-Mead from a grid point (queries clipped to 40 scales); with ``moves`` a fresh released
+    value's offset from its A query is a free variable too."""
+    return _refine_once(shape, p, scale, free_release=shape.release == "gap" or moves)
+
+
+def _refine_once(shape: VariantShape, p: _Point, scale: float, free_release: bool) -> _Point:
     lay = p.lay
     if math.isinf(p.value):
         return p
-    uses_r = shape.release == "gap" and lay.n_a > 0
-    x0 = [a for a, used in ((p.u, lay.n_b), (p.v, lay.n_a), (p.r, uses_r)) if used]
+    uses_r = free_release and lay.n_a > 0
+    r_held = p.r - p.v if shape.release in ("fresh", "query") else 0.0
+    r0 = r_held if shape.release == "fresh" else p.r  # fresh: the offset of the released value from the A query
+    x0 = [a for a, used in ((p.u, lay.n_b), (p.v, lay.n_a), (r0, uses_r)) if used]
     if not x0:
         return p
     box = 40.0 * scale
@@ -170,7 +212,9 @@ def _refine(shape: VariantShape, p: _Point, scale: float) -> _Point:
         it = iter(np.clip(x, -box, box))
         u = float(next(it)) if lay.n_b else 0.0
         v = float(next(it)) if lay.n_a else 0.0
-        r = float(next(it)) if uses_r else (v if shape.release in ("fresh", "query") else 0.0)
+        r = float(next(it)) if uses_r else r_held
+        if shape.release in ("fresh", "query"):
+            r = v + r
         return u, v, (abs(r) if shape.release == "gap" else r)
 
     def obj(x):
@@ -212,14 +256,24 @@ def _witness(shape: VariantShape, p: _Point, unit: Fraction, digits: int | None 
 
 
 def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, starts: int = 4,
-                      tightness_study: bool = True) -> FamilyWorstCase:
+                      tightness_study: bool = True, digits: int | None = None, rows: bool = False,
+                      push_table: bool = False, progress: Callable[[int], None] | None = None) -> FamilyWorstCase:
     """Search, confirm and decide (module docstring).  ``mech``: a family model object, a seed
-    `AboveThreshold` or a `VariantShape`."""
+    `AboveThreshold` or a `VariantShape`.
+
+    ``digits``: of the confirmed witnesses (default 50, 20 for Gaussian quadrature); a witness whose loss
+    exceeds ε is re-confirmed at 50.  ``rows``: search every layout for every k <= ``max_queries`` (not
+    only the dominating ones) and confirm the best point of each.  ``push_table``: the tightness study
+    also tabulates the confirmed loss along the best layout pushed out.  ``progress(k)``: called when
+    the layouts with k queries are searched."""
     if isinstance(max_queries, bool) or not isinstance(max_queries, int) or not 1 <= max_queries <= 64:
         raise InputError(f"--max-queries: {max_queries!r} must be an integer from 1 to 64")
+    if isinstance(starts, bool) or not isinstance(starts, int) or starts < 1:
+        raise InputError(f"starts: {starts!r} must be an integer >= 1")
     t0 = time.perf_counter()
     shape = shape_of(mech)
     notes: list[str] = []
+    asked = max_queries
     gaussian = not (shape.threshold_noise.law.piecewise and shape.query_noise.law.piecewise)
     if gaussian and shape.policy == "shared" and not shape.releases_values and max_queries > 1:
         notes.append(f"Gaussian noise: searched k = 1, not up to {max_queries}: pure DP already fails there "
@@ -230,50 +284,118 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
     unit = Fraction(scale).limit_denominator(1000)
     by_k: dict[int, float] = {}
     cands: list[_Point] = []
-    for lay in layouts(shape, max_queries):
+    done = 0
+    for lay in layouts(shape, max_queries, every_k=rows):
+        if progress is not None and shape.policy == "shared":
+            while done < lay.k - 1:
+                done += 1
+                progress(done)
         pts = _grid_layout(shape, lay, monotone, scale)
         cands += pts
         if any(math.isinf(p.value) for p in pts):
+            notes.append(f"infinite loss at {lay.string(shape)}: the search stopped there")
             break
     cands.sort(key=lambda p: -p.value)
     refined = [_refine(shape, p, scale) for p in cands[:starts]]
+    best_of: dict[Layout, _Point] = {}
     for p in cands[starts:] + refined:
         by_k[p.lay.k] = max(by_k.get(p.lay.k, -math.inf), p.value)
+        if p.lay not in best_of or p.value > best_of[p.lay].value:
+            best_of[p.lay] = p
+    if shape.release == "fresh":
+        refined += _release_moves(shape, monotone, scale, starts, [lay for lay in best_of], by_k, best_of, notes)
+    if progress is not None:
+        for k in range(done + 1, asked + 1):
+            progress(k)
     best = max(refined, key=lambda p: p.value)
-    witness = _witness(shape, best, unit)
+    witness = _witness(shape, best, unit, digits)
     with MPMATH_LOCK, mpmath.workdps(VIOLATION_DIGITS + 15):
         res = _decide(shape, monotone, max_queries, witness, by_k, notes)
+        if rows:
+            res.rows = {lay.string(shape): _witness(shape, p, unit, digits) for lay, p in best_of.items()}
+        _guard_all(res, best_of, unit)
     if tightness_study and res.verdict is MechanismVerdict.PRIVATE:
-        _tightness(shape, res, best, unit)
+        _tightness(shape, res, best, unit, push_table, digits)
+        with MPMATH_LOCK, mpmath.workdps(VIOLATION_DIGITS + 15):
+            _guard_all(res, {}, unit)
     res.seconds = time.perf_counter() - t0
     return res
 
 
+def _release_moves(shape: VariantShape, monotone: bool, scale: float, starts: int, lays: list[Layout],
+                   by_k: dict[int, float], best_of: dict[Layout, _Point], notes: list[str]) -> list[_Point]:
+    """The second phase for a fresh release: the released value moves off its A query and the A query may
+    move up (`_grid_layout` with ``moves``).  A point counts only where it beats the first phase's best of
+    its layout by more than float64 noise (1e-9 relative); those points are returned (and recorded)."""
+    cands = sorted((p for lay in lays if lay.n_a for p in _grid_layout(shape, lay, monotone, scale, moves=True)),
+                   key=lambda p: -p.value)
+    out = []
+    for p in [_refine(shape, c, scale, moves=True) for c in cands[:starts]] + cands[starts:]:
+        old = best_of[p.lay].value
+        if p.value > old + 1e-9 * max(1.0, abs(old)):
+            best_of[p.lay] = p
+            by_k[p.lay.k] = max(by_k[p.lay.k], p.value)
+            out.append(p)
+    if out:
+        top = max(out, key=lambda p: p.value)
+        notes.append(f"the released value moved off its above query (offset {top.r - top.v:.6g}) and the above query "
+                     f"moved by {top.s_a / float(shape.sensitivity):+.0f}Δ: loss {top.value:.6g} at {top.lay.string(shape)}")
+    return out
+
+
+def _tol(shape: VariantShape, digits: int) -> mpmath.mpf:
+    eps = mpmath.mpf(shape.epsilon.numerator) / shape.epsilon.denominator
+    return mpmath.mpf(10) ** (-(digits - 5)) * max(1, eps)
+
+
+def guard(res: FamilyWorstCase, w: FamilyWitness, what: str) -> None:
+    """Raise RuntimeError if the confirmed loss of ``w`` exceeds the proven bound for its number of queries
+    or the bound the result prints (a bug in a bound or in the numerics)."""
+    tol = _tol(res.shape, w.digits)
+    for b in (upper_bound_at(res.shape, len(w.queries), res.monotone), res.upper_bound):
+        if b is not None and b.exceeded_by(w.loss, tol):
+            raise RuntimeError(f"confirmed loss {mpmath.nstr(w.loss, 20)} of the {what} exceeds the proven bound "
+                               f"{fmt(b.value)} for {len(w.queries)} queries: bug in a bound or the numerics "
+                               f"({res.shape.describe()}; {w.describe()})")
+
+
+def _guard_all(res: FamilyWorstCase, best_of: dict[Layout, _Point], unit: Fraction) -> None:
+    """The guard on every witness ``res`` carries, and on the best point of every layout whose float64
+    search value comes within 1e-6 (relative) of the bound (confirmed first: floats are not facts)."""
+    guard(res, res.witness, "witness")
+    for out, w in res.rows.items():
+        guard(res, w, f"best {out} point")
+    if res.upper_bound is not None:
+        near = float(res.upper_bound.value) * (1 - 1e-6)
+        for lay, p in best_of.items():
+            if p.value > near and lay.string(res.shape) not in res.rows:
+                guard(res, _witness(res.shape, p, unit), f"best {lay.string(res.shape)} point")
+
+
 def _decide(shape, monotone, max_queries, witness, by_k, notes) -> FamilyWorstCase:
     eps = mpmath.mpf(shape.epsilon.numerator) / shape.epsilon.denominator
-    tol = mpmath.mpf(10) ** (-(witness.digits - 5)) * max(1, eps)
-    loss = witness.loss
     bound = proven_upper_bound(shape, monotone)
-    k_bound = upper_bound_at(shape, len(witness.queries), monotone)
-    if k_bound is not None and loss > mpmath.mpf(k_bound.value.numerator) / k_bound.value.denominator + tol:
-        raise RuntimeError(f"confirmed loss {mpmath.nstr(loss, 20)} exceeds the proven bound {fmt(k_bound.value)} "
-                           f"for {len(witness.queries)} queries: bug in a bound or the numerics ({shape.describe()})")
-    if loss > eps + tol:
-        verdict = MechanismVerdict.NOT_PRIVATE
-    elif bound is not None and bound.value <= shape.epsilon:
-        verdict = MechanismVerdict.PRIVATE
-    else:
-        verdict = MechanismVerdict.UNDECIDED
+    if witness.loss > eps + _tol(shape, witness.digits) and witness.digits < VIOLATION_DIGITS:
+        witness = confirm(shape, witness.queries, witness.neighbour, witness.outcome, witness.released, VIOLATION_DIGITS)
+    verdict = verdict_rule(shape, witness, bound)
     unbounded, evidence = False, None
-    if mpmath.isinf(loss):
+    if mpmath.isinf(witness.loss):
         side = "D" if witness.probability == 0 else "D'"
         unbounded, evidence = True, f"probability exactly 0 on one side ({side}): {witness.describe()}"
     else:
         g = growth(shape, monotone)
         if g is not None:
             unbounded, evidence = True, str(g)
+            member = growth_witness(shape, g, shape.epsilon) if verdict is not MechanismVerdict.NOT_PRIVATE else None
+            if member is not None:
+                w = confirm(shape, *member, VIOLATION_DIGITS)
+                if verdict_rule(shape, w, bound) is MechanismVerdict.NOT_PRIVATE:
+                    witness, verdict = w, MechanismVerdict.NOT_PRIVATE
+                    notes.append(f"witness from the growth family with {len(w.queries)} queries (beyond --max-queries)")
     if verdict is MechanismVerdict.NOT_PRIVATE:
-        tight, tight_ev = Tightness.EXCEEDED, f"confirmed loss {mpmath.nstr(loss, 12)} > ε = {fmt(shape.epsilon)}"
+        tight, tight_ev = Tightness.EXCEEDED, f"confirmed loss {mpmath.nstr(witness.loss, 12)} > ε = {fmt(shape.epsilon)}"
+    elif unbounded:
+        tight, tight_ev = Tightness.EXCEEDED, "the loss is unbounded"
     else:
         tight, tight_ev = Tightness.LOOSE, "no tightness study"
     return FamilyWorstCase(shape, monotone, max_queries, verdict, witness, bound,
@@ -281,7 +403,19 @@ def _decide(shape, monotone, max_queries, witness, by_k, notes) -> FamilyWorstCa
                            unbounded, evidence, tight, tight_ev, by_k, notes)
 
 
-def _tightness(shape: VariantShape, res: FamilyWorstCase, best: _Point, unit: Fraction) -> None:
+def verdict_rule(shape: VariantShape, witness: FamilyWitness, bound: ProvenBound | None) -> MechanismVerdict:
+    """The one decision rule: not_private if the confirmed loss exceeds ε by more than 10^-(digits-5)·max(1, ε),
+    private if a proven bound is <= ε, undecided otherwise."""
+    eps = mpmath.mpf(shape.epsilon.numerator) / shape.epsilon.denominator
+    if witness.loss > eps + _tol(shape, witness.digits):
+        return MechanismVerdict.NOT_PRIVATE
+    if bound is not None and bound.value <= shape.epsilon:
+        return MechanismVerdict.PRIVATE
+    return MechanismVerdict.UNDECIDED
+
+
+def _tightness(shape: VariantShape, res: FamilyWorstCase, best: _Point, unit: Fraction, push_table: bool,
+               digits: int | None) -> None:
     """attained / approached / loose for a private variant (module docstring).
 
     attained: a witness at moderate queries (|q - t| <= 2 scales, the best layout's grid) whose
@@ -299,13 +433,17 @@ def _tightness(shape: VariantShape, res: FamilyWorstCase, best: _Point, unit: Fr
         b = mpmath.mpf(bound.numerator) / bound.denominator
         if close.size:
             i = close[np.argmin(np.maximum(np.abs(uu[close]), np.abs(vv[close])))]
-            w = _witness(shape, _Point(float(lr[i]), lay, float(uu[i]), float(vv[i]), float(rr[i]), best.s_b, best.s_a), unit)
+            w = _witness(shape, _Point(float(lr[i]), lay, float(uu[i]), float(vv[i]), float(rr[i]), best.s_b, best.s_a),
+                         unit, VIOLATION_DIGITS)
+            guard(res, w, "tightness witness")
             if abs(b - w.loss) <= mpmath.mpf(10) ** (-(VIOLATION_DIGITS - 5)):
                 res.tightness = Tightness.ATTAINED
                 res.tightness_evidence = f"loss = proven bound {fmt(bound)} to 45 digits at moderate queries: {w.describe()}"
-                if w.loss >= res.witness.loss:
+                if w.loss >= res.witness.loss - _tol(shape, res.witness.digits):  # equal to the digits: report the moderate one
                     res.witness = w
                 return
+        if push_table:
+            res.push, res.push_family = _push(shape, res, best, unit, digits)
         gap = b - res.loss
         far = max(abs(x - shape.threshold) for x in res.witness.queries) / Fraction(unit)
         if gap <= mpmath.mpf("1e-6") * b:
@@ -317,3 +455,26 @@ def _tightness(shape: VariantShape, res: FamilyWorstCase, best: _Point, unit: Fr
             res.tightness = Tightness.LOOSE
             res.tightness_evidence = (f"largest loss found {mpmath.nstr(res.loss, 10)} = {mpmath.nstr(res.loss / b, 6)}·bound; "
                                       f"bound - loss = {mpmath.nstr(gap, 3)}")
+
+
+#: The push table's pushes: L = unit·2^j for these j (unit: the larger noise scale, as a short rational).
+PUSH_STEPS = tuple(range(8))
+
+
+def _push(shape: VariantShape, res: FamilyWorstCase, best: _Point, unit: Fraction,
+          digits: int | None) -> tuple[list[tuple[int, Fraction, mpmath.mpf]], str]:
+    """The confirmed loss along the best layout with its queries pushed out along their signs, every
+    point guarded: B's at t + sign(u)·L, A's at t + sign(v)·L (released value at the A query), L = unit·2^j."""
+    su, sv = (1 if best.u >= 0 else -1), (1 if best.v >= 0 else -1)
+    out = best.lay.string(shape)
+    table = []
+    for j in PUSH_STEPS:
+        L = float(unit * 2**j)
+        r = sv * L if shape.release in ("fresh", "query") else best.r
+        w = _witness(shape, _Point(0.0, best.lay, su * L, sv * L, r, best.s_b, best.s_a), unit, digits)
+        guard(res, w, f"pushed point L = {fmt(unit * 2**j)}")
+        table.append((best.lay.k, unit * 2**j, w.loss))
+    d = shape.sensitivity
+    fam = (f"{out}: B queries at t {'+' if su > 0 else '-'} L, A queries at t {'+' if sv > 0 else '-'} L, "
+           f"q(D') shifted by {fmt(Fraction(round(best.s_b / float(d))) * d)} (B) and {fmt(Fraction(round(best.s_a / float(d))) * d)} (A)")
+    return table, fam
