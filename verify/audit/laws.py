@@ -205,7 +205,7 @@ def _density(mech: SparseVector, q: float) -> tuple[np.ndarray, np.ndarray]:
     if mech.release is Release.FRESH:
         yn = mech.release_noise
         v = _grid(q, [q], float(yn.scale))
-        return v, yn.pdf(v - q)
+        return v, letter_law(Candidate("", mech), [q]).get("A", 0.0) * yn.pdf(v - q)
     scale = max(float(zn.scale), float(xn.scale))
     if mech.release is Release.QUERY:
         v = _grid(q, [q, t], scale)
