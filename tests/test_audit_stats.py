@@ -118,7 +118,7 @@ def test_reused_noise_cdf_against_quadrature(a, b):
         if b == 0:
             ref = lap_cdf(w, a)
         else:  # Pr[Z - X <= w] = ∫ f_X(x) F_Z(w + x) dx
-            ref = integrate.quad(lambda x: math.exp(-abs(x) / b) / (2 * b) * lap_cdf(w + x, a), -60 * b, 60 * b,
+            ref = integrate.quad(lambda x, w=w: math.exp(-abs(x) / b) / (2 * b) * lap_cdf(w + x, a), -60 * b, 60 * b,
                                  points=[0.0, -w], limit=200, epsabs=1e-13)[0]
         assert reused_cdf(w, a, b) == pytest.approx(ref, abs=1e-10)
 
