@@ -102,7 +102,7 @@ def audit(implementation: Callable[..., Any], claimed: SparseVector, *, samples:
           random_pairs: int = DEFAULT_RANDOM_PAIRS, queries_per_pair: int | None = None, seed: int = 0,
           workers: int | None = 1, scheduler: str | None = None, executor: Executor | None = None,
           progress: bool = False, identify: bool = True, confidence: float = 0.95, worst_pair: bool = True,
-          name: str | None = None) -> AuditResult:
+          structured_pairs: bool = True, name: str | None = None) -> AuditResult:
     """Audit ``implementation`` (``impl(queries, rng)``, `verify.audit.adapters`) against ``claimed``
     (module docstring).  ``progress`` draws a tqdm bar of the runs on stderr."""
     if not isinstance(claimed, SparseVector):
@@ -111,7 +111,9 @@ def audit(implementation: Callable[..., Any], claimed: SparseVector, *, samples:
     t_start = time.perf_counter()
     c = claimed.cutoff
     k = queries_per_pair if queries_per_pair is not None else max(3, (c or 2) + 1)
-    pairs = select_pairs(claimed, k, random_pairs, seed, worst=worst_pair)
+    pairs = select_pairs(claimed, k, random_pairs, seed, worst=worst_pair, structured=structured_pairs)
+    if not pairs:
+        raise InputError("pairs: no pair to sample (worst pair, structured pairs and random pairs all left out)")
     claim = Candidate("as claimed", claimed)
     edges = {i: {s: release_edges(claim, (p.queries, p.neighbour)[s][0], RELEASE_BINS) for s in (0, 1)}
              for i, p in enumerate(pairs) if p.kind is PairKind.RELEASE}

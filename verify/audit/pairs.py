@@ -62,20 +62,21 @@ def noise_scale(mech: SparseVector) -> float:
     return max(vals + [float(mech.sensitivity)])
 
 
-def select_pairs(mech: SparseVector, k: int, random_pairs: int, seed: int, worst: bool = True) -> list[Pair]:
-    """The pairs of the module docstring, in that order."""
+def select_pairs(mech: SparseVector, k: int, random_pairs: int, seed: int, worst: bool = True, structured: bool = True) -> list[Pair]:
+    """The pairs of the module docstring, in that order (``worst``/``structured`` False leave those out)."""
     t, d, b = float(mech.threshold), float(mech.sensitivity), noise_scale(mech)
     pairs: list[Pair] = []
     if worst:
         w = worst_case(mech).witness
         pairs.append(Pair(f"worst pair of the search (witness {w.outcome})", PairKind.WORST,
                           tuple(float(x) for x in w.queries), tuple(float(x) for x in w.neighbour)))
-    eq = (t - b,) * k
-    pairs.append(Pair("equal queries one scale below t", PairKind.STRUCTURED, eq, tuple(x + d for x in eq)))
-    ties = (t,) * k
-    pairs.append(Pair("queries tied with t", PairKind.STRUCTURED, ties, tuple(x - d for x in ties)))
-    tails = (t - 4 * b,) * (k - 1) + (t + 4 * b,)
-    pairs.append(Pair("far tails", PairKind.STRUCTURED, tails, tuple(x + d for x in tails[:-1]) + (tails[-1] - d,)))
+    if structured:
+        eq = (t - b,) * k
+        pairs.append(Pair("equal queries one scale below t", PairKind.STRUCTURED, eq, tuple(x + d for x in eq)))
+        ties = (t,) * k
+        pairs.append(Pair("queries tied with t", PairKind.STRUCTURED, ties, tuple(x - d for x in ties)))
+        tails = (t - 4 * b,) * (k - 1) + (t + 4 * b,)
+        pairs.append(Pair("far tails", PairKind.STRUCTURED, tails, tuple(x + d for x in tails[:-1]) + (tails[-1] - d,)))
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0x5A1,)))
     step = b / 1000
     for j in range(random_pairs):

@@ -103,19 +103,21 @@ class AuditResult:
                f"(on the pooled cells, up to {self.degrees_of_freedom} degrees of freedom) is detected with power {self.power:g}"]
         for r in self.pairs:
             p = r.pair
-            mark = "CONFIRMED" if r.confirmed else ("rejected, not confirmed" if r.rejected else "ok")
+            mark = "CONFIRMED deviation" if r.confirmed else ("rejected, not confirmed on fresh seeds" if r.rejected else "ok")
+            ps = " / ".join(f"{t.p_value:.3g}" for t in r.tests)
             out.append(f"- {p.label}: q(D) = ({', '.join(f'{x:g}' for x in p.queries)}), "
-                       f"q(D') = ({', '.join(f'{x:g}' for x in p.neighbour)}): {mark}")
+                       f"q(D') = ({', '.join(f'{x:g}' for x in p.neighbour)}): {mark} (G-test p = {ps} for D / D')")
             for side, t in zip(("D ", "D'"), r.tests):
-                top = ", ".join(f"{d.outcome} {d.observed}/{d.expected:.1f}" for d in t.top)
-                extra = f"; impossible outcomes {', '.join(t.impossible)}" if t.impossible else ""
-                out.append(f"    {side}: G = {t.statistic:.2f}, df {t.df}, p = {t.p_value:.3g}; most deviating (observed/expected): {top}{extra}")
+                if t.p_value < r.level:
+                    top = ", ".join(f"{d.outcome} {d.observed}/{d.expected:.1f}" for d in t.top)
+                    extra = f"; impossible outcomes: {', '.join(t.impossible)}" if t.impossible else ""
+                    out.append(f"    {side}: G = {t.statistic:.1f}, df {t.df}; deviating most (observed/expected): {top}{extra}")
             if r.loss is not None:
                 lo = r.loss
-                note = "" if lo.estimable else " (too rare to estimate)"
-                out.append(f"    loss at {lo.outcome}: exact {lo.exact:.4g}, sampled {lo.estimate:.4g}, "
-                           f"{lo.confidence:.0%} Clopper–Pearson [{lo.lower:.4g}, {lo.upper:.4g}]{note}; "
-                           f"exact worst over outcomes here {r.exact_loss:.4g}")
+                note = " (too rare to estimate)" if not lo.estimable else ""
+                out.append(f"    loss at {lo.outcome}: exact {lo.exact:.4g}, sampled {lo.estimate:.4g} "
+                           f"[{lo.confidence:.0%} Clopper–Pearson {lo.lower:.3g}, {lo.upper:.3g}]{note}; "
+                           f"largest exact loss at this pair {r.exact_loss:.4g}")
         if self.fit is not None:
             out.append("which law: " + self.fit.sentence(self.claimed))
             if self.fit.tied:
