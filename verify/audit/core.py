@@ -136,8 +136,10 @@ def audit(implementation: Callable[..., Any], claimed: SparseVector, *, samples:
     try:
         with executor_for(executor, workers, scheduler) as (ex, _):
             jobs = [Job((0, i, s), (p.queries, p.neighbour)[s], n, p.kind is PairKind.RELEASE) for i, p in enumerate(pairs) for s in (0, 1)]
-            tallies, interrupted, sampling = run_jobs(implementation, jobs, seed, claimed.releases_values, ex,
-                                                      None if bar is None else bar.update)
+            t_sampling = time.perf_counter()
+            tallies, interrupted, sampling, bookkeeping = run_jobs(implementation, jobs, seed, claimed.releases_values, ex,
+                                                                   None if bar is None else bar.update)
+            wall_sampling = time.perf_counter() - t_sampling
             t1 = time.perf_counter()
             tests: dict[tuple[int, int], GofResult] = {}
             observed: dict[tuple[int, int], tuple[Counter, np.ndarray | None]] = {}
@@ -149,14 +151,17 @@ def audit(implementation: Callable[..., Any], claimed: SparseVector, *, samples:
                     tests[(i, s)] = g_test(observed[(i, s)][0], law)
             rejected = [key for key, t in tests.items() if t.p_value < level]
             reruns: dict[tuple[int, int], GofResult] = {}
-            stats_time = stats_before + time.perf_counter() - t1
+            stats_time = stats_before + bookkeeping + time.perf_counter() - t1
             if rejected and not interrupted:
                 jobs = [Job((1, i, s), (pairs[i].queries, pairs[i].neighbour)[s], n, pairs[i].kind is PairKind.RELEASE) for i, s in rejected]
                 if bar is not None:
                     bar.total += len(jobs) * n
-                more, interrupted, extra = run_jobs(implementation, jobs, seed, claimed.releases_values, ex,
-                                                    None if bar is None else bar.update)
+                t_more = time.perf_counter()
+                more, interrupted, extra, more_bookkeeping = run_jobs(implementation, jobs, seed, claimed.releases_values, ex,
+                                                                      None if bar is None else bar.update)
+                wall_sampling += time.perf_counter() - t_more
                 sampling += extra
+                stats_time += more_bookkeeping
                 t2 = time.perf_counter()
                 for i, s in rejected:
                     tally = more[(1, i, s)]
@@ -210,4 +215,4 @@ def audit(implementation: Callable[..., Any], claimed: SparseVector, *, samples:
         fitted = fit(claimed, obs)
     stats_time += time.perf_counter() - t3
     return AuditResult(label, claimed, verdict, reports, n, false_alarm, detectable_tv(n, df, level), POWER, df, confidence,
-                       fitted, interrupted, sampling, stats_time, notes)
+                       fitted, interrupted, sampling, stats_time, notes, wall_sampling, time.perf_counter() - t_start)

@@ -59,9 +59,14 @@ class AuditResult:
     confidence: float
     fit: FitResult | None = None
     interrupted: bool = False
+    #: Seconds inside the implementation (summed over chunks, wherever they ran).
     sampling_seconds: float = 0.0
+    #: Seconds of the audit's own work: search, exact laws, counting the runs, tests, fit.
     statistics_seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
+    #: Wall-clock seconds of the sampling phase (all workers) and of the whole audit.
+    sampling_wall_seconds: float = 0.0
+    wall_seconds: float = 0.0
 
     @property
     def tests(self) -> int:
@@ -90,6 +95,8 @@ class AuditResult:
             "interrupted": self.interrupted,
             "sampling_seconds": round(self.sampling_seconds, 3),
             "statistics_seconds": round(self.statistics_seconds, 3),
+            "sampling_wall_seconds": round(self.sampling_wall_seconds, 3),
+            "wall_seconds": round(self.wall_seconds, 3),
             "notes": self.notes,
         }
 
@@ -124,6 +131,7 @@ class AuditResult:
                 out.append("  indistinguishable on these pairs: " + "; ".join(self.fit.tied))
             out.append(f"  log-likelihood {self.fit.log_likelihood:.2f} against {self.fit.claimed_log_likelihood:.2f} for the claim; "
                        f"best candidate's privacy: {self.fit.privacy.evidence}")
-        out.append(f"time: sampling {self.sampling_seconds:.2f} s, statistics {self.statistics_seconds:.2f} s")
+        out.append(f"time: {self.sampling_seconds:.2f} s inside the implementation, {self.statistics_seconds:.2f} s of statistics "
+                   f"(search, exact laws, counting, tests, fit), {self.wall_seconds:.2f} s wall clock")
         out += [f"note: {n}" for n in self.notes]
         return out
