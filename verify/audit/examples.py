@@ -7,7 +7,7 @@ name (`verify.audit.fit`).  Broken ones (``# INCORRECT``, as statdp marks its
 incorrect SVT variants):
 
 * `lyu3_unnoised_release`: releases q_i instead of q_i + X_i (the pattern of
-  NVIDIA/NVFlare issue 343);
+  NVIDIA/NVFlare#343);
 * `lyu2_threshold_not_resampled`: lyu-2 without the fresh threshold after an above;
 * `lyu1_half_noise`: query noise Lap(4cΔ/ε)/2;
 * `lyu1_reused_noise`: one query-noise draw reused for every query;
