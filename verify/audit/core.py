@@ -201,8 +201,9 @@ def audit(implementation: Callable[..., Any], claimed: SparseVector, *, samples:
 
         w = worst_case(claimed).witness
         if w.outcome in wl and wl[w.outcome] * n < 1:
-            notes.append(f"the worst pair's witness outcome {w.outcome} has probability {wl[w.outcome]:.3g} at D: expected "
-                         f"{wl[w.outcome] * n:.3g} runs in {n:,}, so its loss cannot be sampled there; the pair is tested for fit")
+            notes.append(f"the worst pair's witness outcome {w.outcome} (exact loss {float(w.loss):.6g}, 50 digits) has probability "
+                         f"{wl[w.outcome]:.3g} at D: expected {wl[w.outcome] * n:.3g} runs in {n:,}, so its loss cannot be "
+                         "sampled there; the pair is tested for fit")
     if claimed.releases_values:
         notes.append("released values are tested at the one-query pair (binned against their exact law); elsewhere only the letters")
     fitted = None

@@ -37,6 +37,8 @@ def _svt(queries, rng, z_scale, x_scale, cutoff, resample=False, release=None, r
             letters.append("A")
             if release == "query":
                 values.append(noisy)
+            elif release == "gap":
+                values.append(noisy - t_hat)
             elif release == "unnoised":
                 values.append(q)  # INCORRECT: the value is released without its noise
             elif release == "fresh":
@@ -87,6 +89,11 @@ def lyu3(queries, rng):
 def numeric_svt(queries, rng):
     """NumericalSVT with c = 2: Z ~ Lap(3), X_i ~ Lap(12), an above releases q_i + Lap(6)."""
     return _svt(queries, rng, 3.0, 12.0, 2, release="fresh", release_scale=6.0)
+
+
+def gap_svt(queries, rng):
+    """Sparse Vector with Gap, c = 2: Z ~ Lap(2), X_i ~ Lap(8), an above releases the gap q_i + X_i - t̂."""
+    return _svt(queries, rng, 2.0, 8.0, 2, release="gap")
 
 
 def _dwork_roth_stream(rng):
@@ -169,6 +176,7 @@ FIXTURES: dict[str, Fixture] = {f.name: f for f in (
     Fixture("lyu2", lyu2, "lyu-2", 2, True),
     Fixture("lyu3", lyu3, "lyu-3", 2, True),
     Fixture("numeric_svt", numeric_svt, "numeric-svt", 2, True),
+    Fixture("gap_svt", gap_svt, "gap-svt", 2, True),
     Fixture("lyu3_unnoised_release", lyu3_unnoised_release, "lyu-3", 2, False, "releases q_i without noise"),
     Fixture("lyu2_threshold_not_resampled", lyu2_threshold_not_resampled, "lyu-2", 2, False, "threshold shared (not resampled)"),
     Fixture("lyu1_half_noise", lyu1_half_noise, "lyu-1", 2, False, "query noise Lap(4Δ/ε) (the claim's scale halved)"),
