@@ -90,7 +90,8 @@ def candidates(mech: SparseVector) -> list[tuple[Candidate, list[str]]]:
                 p = p.with_changes(cutoff=mech.cutoff)
         except InputError:
             continue
-        out.append(Candidate(f"preset {name}" + (f" (cutoff {mech.cutoff})" if mech.cutoff != 1 else ""), p))
+        cut = "" if mech.cutoff == 1 else f" (cutoff {'unlimited' if mech.cutoff is None else mech.cutoff})"
+        out.append(Candidate(f"preset {name}{cut}", p))
     merged: dict[tuple, tuple[Candidate, list[str]]] = {}
     for c in out:
         if c.key() in merged:
