@@ -24,7 +24,9 @@ verifier says how it knows"):
 * a **certificate** of `verify.certify` is ``certified``, ``refuted`` or
   ``undecided``; each of its steps has a `StepStatus`;
 * the **tightness** of a worst-case bound is ``attained``, ``approached``,
-  ``loose`` or ``exceeded``.
+  ``loose`` or ``exceeded``;
+* an **audit** of an implementation ``matches`` its claimed law, ``deviates``
+  (a rejection confirmed on fresh seeds) or is ``undecided``.
 """
 
 from __future__ import annotations
@@ -122,6 +124,14 @@ class StepStatus(StrEnum):
     SYMBOLIC = "symbolic"
     CERTIFIED = "certified"
     REFUTED = "refuted"
+    UNDECIDED = "undecided"
+
+
+class AuditVerdict(StrEnum):
+    """Whether an implementation samples the law it claims (`verify.audit`; docs/audit.md)."""
+
+    MATCHES = "matches"
+    DEVIATES = "deviates"
     UNDECIDED = "undecided"
 
 

@@ -1,0 +1,226 @@
+"""The audit's statistics, laws and adapters, each against an independent reference."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+from verify.audit.adapters import from_stream, from_vector, load, normalize
+from verify.audit.fit import candidates
+from verify.audit.gof import g_test, pooled_cells
+from verify.audit.laws import Candidate, Law, _density, grid_letter_laws, letter_laws, release_cells, release_edges, reused_cdf
+from verify.audit.loss import clopper_pearson, empirical_loss, log_ratio_interval
+from verify.audit.pairs import PairKind, select_pairs
+from verify.audit.power import detectable_tv, noncentrality, samples_for_tv
+from verify.errors import InputError
+from verify.family.fast_api import fast_log_probability
+from verify.family.presets import preset
+
+
+# --- power -------------------------------------------------------------------------------------------
+def test_noncentrality_one_degree_is_the_normal_formula():
+    # χ²₁ with noncentrality λ is (Z + √λ)²: power 0.9 at level α needs √λ = z_{α/2} + z_{0.1} (up to the far tail)
+    for alpha in (0.05, 1e-3, 1e-5):
+        ref = (stats.norm.isf(alpha / 2) + stats.norm.isf(0.1)) ** 2
+        assert noncentrality(1, alpha) == pytest.approx(ref, rel=1e-4)
+
+
+def test_samples_and_detectable_tv_are_inverse():
+    for df, alpha, tv in ((1, 0.01, 0.1), (6, 1e-4, 0.02), (14, 5e-5, 0.05)):
+        n = samples_for_tv(tv, df, alpha)
+        assert detectable_tv(n, df, alpha) <= tv < detectable_tv(n - 1, df, alpha) + 1e-15
+
+
+def test_power_rule_holds_by_simulation():
+    """A law at total variation δ = detectable_tv(N) from the claim is rejected in >= ~90% of seeded trials."""
+    rng = np.random.default_rng(7)
+    p = np.array([0.4, 0.3, 0.2, 0.1])
+    alpha, n = 0.01, 2000
+    delta = detectable_tv(n, 3, alpha)
+    q = p + np.array([delta, -delta, 0, 0])  # TV exactly δ
+    law = {s: float(x) for s, x in zip("abcd", p)}
+    rejections = sum(g_test(dict(zip("abcd", rng.multinomial(n, q).tolist())), law).p_value < alpha for _ in range(400))
+    # χ² = δ²(1/0.4 + 1/0.3) > 4δ²: the power exceeds 0.9; 400 trials: 0.9 - 3 sd = 0.855
+    assert rejections / 400 >= 0.855
+
+
+def test_power_rejects_bad_arguments():
+    with pytest.raises(InputError):
+        samples_for_tv(0, 3, 0.01)
+    with pytest.raises(InputError):
+        noncentrality(0, 0.01)
+
+
+# --- G-test -------------------------------------------------------------------------------------------
+def test_pooling_keeps_large_cells_and_pools_small_ones():
+    assert pooled_cells(np.array([50.0, 1.0, 2.0, 40.0, 3.0])) == [[0], [3], [1, 2, 4]]
+    # a pooled cell still below 5 joins the smallest large cell
+    assert pooled_cells(np.array([50.0, 1.0, 2.0, 40.0])) == [[0], [3, 1, 2]]
+
+
+def test_g_test_false_alarm_rate_by_simulation():
+    """Under the exact law the rejection rate at α = 0.05 is 0.05 within binomial noise (seeded, 1000 trials)."""
+    rng = np.random.default_rng(3)
+    p = np.array([0.5, 0.25, 0.15, 0.07, 0.02, 0.01])
+    law = {s: float(x) for s, x in zip("abcdef", p)}
+    rej = sum(g_test(dict(zip("abcdef", rng.multinomial(300, p).tolist())), law).p_value < 0.05 for _ in range(1000))
+    assert 0.05 * 1000 - 3 * math.sqrt(1000 * 0.05 * 0.95) <= rej <= 0.05 * 1000 + 3 * math.sqrt(1000 * 0.05 * 0.95)
+
+
+def test_g_test_statistic_by_hand_and_impossible_outcomes():
+    res = g_test({"A": 30, "B": 70}, {"A": 0.5, "B": 0.5})
+    g = 2 * (30 * math.log(30 / 50) + 70 * math.log(70 / 50))
+    assert res.statistic == pytest.approx(g, rel=1e-12) and res.df == 1
+    assert res.p_value == pytest.approx(stats.chi2.sf(g, 1), rel=1e-12)
+    assert res.top[0].outcome in ("A", "B") and abs(res.top[0].residual) == pytest.approx(20 / math.sqrt(50))
+    bad = g_test({"A": 30, "B": 69, "AB": 1}, {"A": 0.5, "B": 0.5})
+    assert bad.p_value == 0 and bad.impossible == ("AB",)
+
+
+# --- Clopper–Pearson and the loss ---------------------------------------------------------------------
+def test_clopper_pearson_reference_values():
+    # reference: the Beta quantiles, scipy; and the closed forms at k = 0 and k = n: 1 - (α/2)^(1/n)
+    lo, hi = clopper_pearson(0, 20, 0.95)
+    assert lo == 0 and hi == pytest.approx(1 - 0.025 ** (1 / 20), rel=1e-12)
+    lo, hi = clopper_pearson(20, 20, 0.95)
+    assert hi == 1 and lo == pytest.approx(0.025 ** (1 / 20), rel=1e-12)
+    lo, hi = clopper_pearson(7, 50, 0.9)
+    assert lo < 7 / 50 < hi
+
+
+def test_clopper_pearson_coverage_by_simulation():
+    rng = np.random.default_rng(11)
+    p, n = 0.03, 200
+    covered = sum(lo <= p <= hi for lo, hi in (clopper_pearson(int(k), n, 0.95) for k in rng.binomial(n, p, 2000)))
+    assert covered / 2000 >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / 2000)
+
+
+def test_loss_interval_contains_estimate_and_picks_the_estimable_outcome():
+    est, lo, hi = log_ratio_interval(300, 1000, 200, 1000, 0.95)
+    assert lo < est < hi and est == pytest.approx(math.log(1.5))
+    # C has the largest exact loss (log 100) but about one expected run: A (log 1.5) is reported
+    law, nlaw = {"A": 0.6, "B": 0.399, "C": 0.001}, {"A": 0.4, "B": 0.5, "C": 0.1}
+    res = empirical_loss(law, nlaw, {"A": 600, "B": 399, "C": 1}, {"A": 400, "B": 500, "C": 100}, 0.95)
+    assert res.outcome == "A" and res.estimable and res.exact == pytest.approx(math.log(1.5))
+
+
+# --- laws ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("a,b", [(2.0, 8.0), (3.0, 3.0), (2.0, 0.0)])
+def test_reused_noise_cdf_against_quadrature(a, b):
+    """F_W of W = Z - X against scipy quad of the Laplace convolution (independent reference)."""
+    def lap_cdf(x, s):
+        return (0.5 * math.exp(x / s) if x < 0 else 1 - 0.5 * math.exp(-x / s)) if s else float(x >= 0)
+
+    for w in (-7.0, -1.0, 0.0, 0.5, 4.0):
+        if b == 0:
+            ref = lap_cdf(w, a)
+        else:  # Pr[Z - X <= w] = ∫ f_X(x) F_Z(w + x) dx
+            ref = integrate.quad(lambda x, w=w: math.exp(-abs(x) / b) / (2 * b) * lap_cdf(w + x, a), -60 * b, 60 * b,
+                                 points=[0.0, -w], limit=200, epsabs=1e-13)[0]
+        assert reused_cdf(w, a, b) == pytest.approx(ref, abs=1e-10)
+
+
+def test_reused_law_against_simulation():
+    mech = preset("lyu-1", cutoff=2)
+    law = letter_laws(Candidate("r", mech, Law.REUSED), [(0.0, 3.0, -2.0)])[0]
+    assert sum(law.values()) == pytest.approx(1, abs=1e-12)
+    rng = np.random.default_rng(5)
+    n = 200_000
+    w = rng.laplace(0, 2, n) - rng.laplace(0, 8, n)
+    # (0, 3, -2): A at query i iff W <= q_i; W in (0, 3] gives B A B; W <= 0 gives A A (halt at c = 2)
+    assert np.mean((w > 0) & (w <= 3)) == pytest.approx(law["BAB"], abs=4 * math.sqrt(law["BAB"] / n))
+    assert np.mean(w <= 0) == pytest.approx(law["AA"], abs=4 * math.sqrt(law["AA"] / n))
+    assert law["ABA"] == law["ABB"] == 0  # A at q = 0 means W <= 0 <= 3: the second query is above too
+
+
+@pytest.mark.parametrize("name", ["lyu-1", "lyu-2", "seed-m1", "seed-m2", "gaussian-svt"])
+def test_grid_letter_laws_against_the_fast_path(name):
+    mech = preset(name, cutoff=2) if name not in ("seed-m1", "seed-m2") else preset(name)
+    rows = [(0.0, 0.0, 0.0), (-3.0, 1.5, 2.0), (5.0, -5.0, 1.0)]
+    grid = grid_letter_laws(Candidate("c", mech), rows)
+    fast = letter_laws(Candidate("c", mech), rows)
+    for g, f in zip(grid, fast):
+        assert set(g) == set(f)
+        for s in f:
+            assert g[s] == pytest.approx(f[s], rel=5e-4, abs=1e-12)
+
+
+@pytest.mark.parametrize("name,tol", [("lyu-3", 1e-12), ("numeric-svt", 1e-12), ("gap-svt", 1e-4)])
+def test_release_density_against_the_fast_path(name, tol):
+    mech = preset(name, cutoff=2)
+    for q in (0.0, -1.0, 2.5):
+        v, dens = _density(mech, q)
+        idx = np.linspace(0, len(v) - 1, 9).astype(int)[1:-1]
+        idx = idx[dens[idx] > 1e-8]
+        lv, _ = fast_log_probability(mech, np.full((len(idx), 1), q), "A", v[idx][:, None])
+        assert np.max(np.abs(dens[idx] / np.exp(lv) - 1)) < tol
+
+
+def test_release_cells_are_equal_masses_under_the_claim():
+    mech = preset("lyu-3", cutoff=2)
+    cand = Candidate("c", mech)
+    edges = release_edges(cand, 0.0, 10)
+    cells, err = release_cells(cand, 0.0, edges)
+    assert cells.sum() == pytest.approx(1, abs=1e-12) and err < 1e-5
+    assert np.allclose(cells[1:], cells[1:].mean(), rtol=1e-4)
+    point, _ = release_cells(Candidate("u", mech, Law.UNNOISED), 0.0, edges)
+    assert np.count_nonzero(point[1:]) == 1 and point[1:].sum() == pytest.approx(cells[1:].sum())
+
+
+def test_candidates_are_merged_by_law():
+    cands = candidates(preset("lyu-1", cutoff=2))
+    keys = [c.key() for c, _ in cands]
+    assert len(keys) == len(set(keys))
+    labels = {lab for _, labs in cands for lab in labs}
+    assert {"threshold shared (not resampled)", "cutoff 3 with the scales of cutoff 2"} & labels
+    halved = next(labs for c, labs in cands if "query noise Lap(4Δ/ε) (the claim's scale halved)" in labs)
+    assert "preset dwork-roth (cutoff 2)" in halved  # the same law under two names
+
+
+def test_pairs_are_neighbours():
+    mech = preset("lyu-3", cutoff=2)
+    pairs = select_pairs(mech, 3, 4, seed=0)
+    assert [p.kind for p in pairs].count(PairKind.RANDOM) == 4 and pairs[0].kind is PairKind.WORST
+    assert pairs[-1].kind is PairKind.RELEASE and len(pairs[-1].queries) == 1
+    for p in pairs:
+        assert max(abs(a - b) for a, b in zip(p.queries, p.neighbour)) <= 1 + 1e-12
+    assert select_pairs(mech, 3, 4, seed=0) == pairs != select_pairs(mech, 3, 4, seed=1)
+
+
+# --- adapters -----------------------------------------------------------------------------------------
+def test_stream_and_vector_adapters():
+    def make(rng):
+        left = [2]
+
+        def ask(q):
+            if left[0] == 0:
+                raise StopIteration
+            if q > 0:
+                left[0] -= 1
+                return True, q + 0.5
+            return False
+
+        return ask
+
+    q = np.array([1.0, -1.0, 2.0, 3.0])
+    assert from_stream(make)(q, np.random.default_rng(0)) == ("ABA", (1.5, 2.5))
+    assert from_vector(lambda qs, rng: [x > 0 for x in qs])(q, None) == ("ABAA", ())
+    assert from_vector(lambda qs, rng: [0, 2], indices=True, cutoff=2)(q, None) == ("ABA", ())
+    assert from_vector(lambda qs, rng: [2], indices=True, cutoff=2)(q, None) == ("BBAB", ())
+    with pytest.raises(InputError, match="distinct indices"):
+        from_vector(lambda qs, rng: [7], indices=True)(q, None)
+
+
+def test_normalize_and_load_refuse_bad_input():
+    assert normalize(("AB", [1])) == ("AB", (1.0,))
+    for bad in ("", "AC", 3, ("A", ["x"])):
+        with pytest.raises(InputError):
+            normalize(bad)
+    assert load("verify.audit.examples:lyu1").__name__ == "lyu1"
+    for spec, rule in (("os.system('x'):f", "MODULE:CALLABLE"), ("no_such_module_xyz:f", "cannot import"),
+                       ("verify.audit.examples:nope", "no attribute"), ("verify.audit.examples:FIXTURES", "not callable")):
+        with pytest.raises(InputError, match=rule):
+            load(spec)

@@ -1,0 +1,227 @@
+"""Which law the implementation samples: a likelihood fit over a small grid of candidate variants.
+
+Candidates (`candidates`), built from the claimed variant M:
+
+* M itself;
+* threshold or query noise scale times 1/2 or 2 (multiples of Δ/ε);
+* cutoff c - 1 and c + 1 with M's scales;
+* the other threshold policy (shared / resampled);
+* for a releasing M: the other release rules (query, gap, fresh with X's
+  noise), and q_i released without noise (`Law.UNNOISED`);
+* for a shared threshold, Laplace noise and no release: one query-noise draw
+  reused for every query (`Law.REUSED`);
+* every preset (`verify.family.presets`) at M's ε, Δ, t and cutoff.
+
+Candidates with the same law (`Candidate.key`) are merged, their labels kept as
+aliases.  The fit is the multinomial log-likelihood (the letters' probabilities by
+`verify.audit.laws.grid_letter_laws`, a quadrature estimate good to about 1e-4,
+far below what separates candidates) of every count the audit collected (letters at every pair and side; letter and value bin at the
+release pairs) under each candidate; the best candidate maximises it.
+Candidates whose log-likelihoods agree to `TIE_NATS` cannot be told apart on
+these pairs and are reported together.
+
+The best candidate's exact privacy verdict: for a family member, the
+worst-case search (`verify.family.worstcase`, confirmed at 50 digits); for the
+two laws outside the family, the exact zero-probability witness of
+`outside_family_verdict` (loss unbounded, not private).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from verify.audit.laws import Candidate, Law, grid_letter_laws, letter_law, release_cells, reuse_supported
+from verify.audit.pairs import Pair, PairKind, worst_case
+from verify.errors import InputError
+from verify.exact import fmt
+from verify.family.model import Release, SparseVector, ThresholdPolicy
+from verify.family.presets import NAMES, PRESETS, preset
+from verify.noise import NoiseSpec
+from verify.verdicts import MechanismVerdict
+
+#: Log-likelihoods closer than this (nats) are a tie.
+TIE_NATS = 1e-6
+
+
+def _scaled(spec: NoiseSpec, factor: Fraction) -> NoiseSpec | None:
+    if spec.is_none:
+        return None
+    if spec.multiplier is not None:
+        return NoiseSpec(spec.family, multiplier=spec.multiplier * factor)
+    return NoiseSpec(spec.family, absolute=spec.absolute * factor)
+
+
+def candidates(mech: SparseVector) -> list[tuple[Candidate, list[str]]]:
+    """The grid of the module docstring, merged by law: (candidate, all its labels)."""
+    out: list[Candidate] = [Candidate(f"as claimed ({mech.name})", mech)]
+    for name, spec_name in (("threshold", "threshold_spec"), ("query", "query_spec")):
+        for factor in (Fraction(1, 2), Fraction(2)):
+            spec = _scaled(getattr(mech, spec_name), factor)
+            if spec is not None:
+                how = "halved" if factor < 1 else "doubled"
+                out.append(Candidate(f"{name} noise {spec.describe()} (the claim's scale {how})", mech.with_changes(**{spec_name: spec})))
+    if mech.cutoff is not None:
+        for c in (mech.cutoff - 1, mech.cutoff + 1):
+            if c >= 1:
+                out.append(Candidate(f"cutoff {c} with the scales of cutoff {mech.cutoff}", mech.with_changes(cutoff=c)))
+    other = ThresholdPolicy.SHARED if mech.threshold_policy is ThresholdPolicy.RESAMPLE else ThresholdPolicy.RESAMPLE
+    out.append(Candidate(f"threshold {other.value}" + (" (not resampled)" if other is ThresholdPolicy.SHARED else ""),
+                         mech.with_changes(threshold_policy=other)))
+    if mech.releases_values:
+        for rel in (Release.QUERY, Release.GAP, Release.FRESH):
+            if rel is not mech.release:
+                spec = mech.query_spec if rel is Release.FRESH else None
+                if rel is Release.FRESH and spec.is_none:
+                    continue
+                out.append(Candidate(f"release {rel.value}", mech.with_changes(release=rel, release_spec=spec)))
+        out.append(Candidate("releases q_i without noise", mech, Law.UNNOISED))
+    if reuse_supported(mech):
+        out.append(Candidate(f"one query noise {mech.query_noise.describe()} reused for every query", mech, Law.REUSED))
+    for name in NAMES:
+        options = {"cutoff": mech.cutoff} if PRESETS[name].scales_with_cutoff and mech.cutoff is not None else {}
+        try:
+            p = preset(name, mech.epsilon, mech.sensitivity, mech.threshold, **options)
+            if not PRESETS[name].scales_with_cutoff:
+                p = p.with_changes(cutoff=mech.cutoff)
+        except InputError:
+            continue
+        cut = "" if mech.cutoff == 1 else f" (cutoff {'unlimited' if mech.cutoff is None else mech.cutoff})"
+        out.append(Candidate(f"preset {name}{cut}", p))
+    merged: dict[tuple, tuple[Candidate, list[str]]] = {}
+    for c in out:
+        if c.key() in merged:
+            merged[c.key()][1].append(c.label)
+        else:
+            merged[c.key()] = (c, [c.label])
+    return list(merged.values())
+
+
+@dataclass(frozen=True)
+class Observation:
+    """The counts of one (pair, side): letters, and for a release pair the value-bin counts."""
+
+    pair: Pair
+    side: int
+    counts: Mapping[str, int]
+    bin_counts: np.ndarray | None = None
+    inner_edges: np.ndarray | None = None
+
+    @property
+    def queries(self) -> tuple[float, ...]:
+        return self.pair.queries if self.side == 0 else self.pair.neighbour
+
+
+def log_likelihood(cand: Candidate, observations: Sequence[Observation]) -> float:
+    """Σ count · log(probability) over every observation (module docstring); -inf if a count is impossible."""
+    letters = [ob for ob in observations if ob.pair.kind is not PairKind.RELEASE]
+    laws = grid_letter_laws(cand, [ob.queries for ob in letters])
+    total = 0.0
+    for ob in observations:
+        if ob.pair.kind is PairKind.RELEASE:
+            if not cand.mech.releases_values and cand.law is not Law.UNNOISED:
+                return -math.inf
+            probs, _ = release_cells(cand, ob.queries[0], ob.inner_edges)
+            counts = ob.bin_counts
+        else:
+            law = laws[letters.index(ob)]
+            names = sorted(set(law) | set(ob.counts))
+            counts = np.array([ob.counts.get(s, 0) for s in names], dtype=float)
+            probs = np.array([law.get(s, 0.0) for s in names])
+        seen = counts > 0
+        if np.any(probs[seen] <= 0):
+            return -math.inf
+        total += float(np.sum(counts[seen] * np.log(probs[seen])))
+    return total
+
+
+@dataclass(frozen=True)
+class Privacy:
+    """A candidate's exact privacy verdict and where it comes from."""
+
+    verdict: MechanismVerdict
+    loss: str
+    evidence: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"verdict": str(self.verdict), "loss": self.loss, "evidence": self.evidence}
+
+
+def outside_family_verdict(cand: Candidate) -> Privacy:
+    """The exact zero-probability witness of a law outside the family (loss unbounded)."""
+    m = cand.mech
+    t, d = float(m.threshold), float(m.sensitivity)
+    if cand.law is Law.REUSED:
+        p = letter_law(cand, [t, t]).get("BA", 0.0)
+        pn = letter_law(cand, [t - d, t + d]).get("BA", 0.0)
+        if p == 0 and pn > 0:
+            return Privacy(MechanismVerdict.NOT_PRIVATE, "inf",
+                           f"Pr[BA] = 0 at q(D) = ({fmt(m.threshold)}, {fmt(m.threshold)}) (B needs W > 0, A needs W <= 0 for the one "
+                           f"W = Z - X), Pr[BA] = {pn:.6g} > 0 at q(D') = ({fmt(m.threshold - m.sensitivity)}, {fmt(m.threshold + m.sensitivity)})")
+    if cand.law is Law.UNNOISED:
+        return Privacy(MechanismVerdict.NOT_PRIVATE, "inf",
+                       "an above releases q_i exactly: at q(D) = (t), q(D') = (t + Δ) the output (A, t) has probability "
+                       "Pr[A] > 0 under D and 0 under D'")
+    raise ValueError(f"no outside-family verdict for {cand.law}")  # pragma: no cover
+
+
+def privacy_of(cand: Candidate) -> Privacy:
+    if cand.law is not Law.FAMILY:
+        return outside_family_verdict(cand)
+    res = worst_case(cand.mech)
+    loss = "inf" if math.isinf(float(res.loss)) else f"{float(res.loss):.6g}"
+    eps = float(cand.mech.epsilon)
+    ratio = "" if loss == "inf" else f" = {float(res.loss) / eps:.4g}ε"
+    return Privacy(res.verdict, loss, f"worst-case search, witness {res.witness.describe()}, loss {loss}{ratio} (50 digits)"
+                   + ("; unbounded: " + str(res.unbounded_evidence) if res.unbounded else ""))
+
+
+@dataclass(frozen=True)
+class FitResult:
+    """The ranking of the candidates and the best one's privacy verdict."""
+
+    best: Candidate
+    best_labels: tuple[str, ...]
+    tied: tuple[str, ...]
+    log_likelihood: float
+    claimed_log_likelihood: float
+    privacy: Privacy
+    claimed_privacy: Privacy
+    ranking: tuple[tuple[str, float], ...]
+
+    @property
+    def identifies_claim(self) -> bool:
+        return any(lab.startswith("as claimed") for lab in self.best_labels)
+
+    def sentence(self, claimed: SparseVector) -> str:
+        if self.identifies_claim:
+            return f"the samples fit the claimed law best ({claimed.name})"
+        return (f"behaves like {self.best_labels[0]} [{self.best.describe()}], not {claimed.name} [{Candidate('', claimed).describe()}]: "
+                f"{self.privacy.verdict}, loss {self.privacy.loss} (claimed: {self.claimed_privacy.verdict}, loss {self.claimed_privacy.loss})")
+
+    def to_json(self) -> dict[str, object]:
+        def num(x: float) -> object:
+            return round(x, 3) if math.isfinite(x) else "-inf"
+
+        return {"best": list(self.best_labels), "law": self.best.describe(), "tied": list(self.tied),
+                "log_likelihood": num(self.log_likelihood), "claimed_log_likelihood": num(self.claimed_log_likelihood),
+                "privacy": self.privacy.to_json(), "claimed_privacy": self.claimed_privacy.to_json(),
+                "ranking": [[lab, num(ll)] for lab, ll in self.ranking]}
+
+
+def fit(claimed: SparseVector, observations: Sequence[Observation]) -> FitResult:
+    """Rank the candidates by log-likelihood (module docstring)."""
+    scored = []
+    for cand, labels in candidates(claimed):
+        scored.append((log_likelihood(cand, observations), cand, labels))
+    scored.sort(key=lambda r: -r[0] if math.isfinite(r[0]) else math.inf)
+    best_ll, best, labels = scored[0]
+    tied = tuple(lab[0] for ll, _, lab in scored[1:] if math.isfinite(best_ll) and abs(ll - best_ll) <= TIE_NATS)
+    claimed_ll = next(ll for ll, _, lab in scored if lab[0].startswith("as claimed"))
+    claim = Candidate("claim", claimed)
+    return FitResult(best, tuple(labels), tied, best_ll, claimed_ll, privacy_of(best), privacy_of(claim),
+                     tuple((lab[0], ll) for ll, _, lab in scored))

@@ -1,0 +1,117 @@
+"""Running the implementation: chunks of runs in this process, worker processes or on a Dask cluster.
+
+Every (round, pair, side) is cut into chunks of at most `CHUNK` runs; chunk j
+gets its own generator ``default_rng(SeedSequence(seed, spawn_key=(round, pair,
+side, j)))``.  The chunks' boundaries and seeds depend only on the audit's
+parameters, never on the number of workers, so the counts are the same bit for
+bit however they are run (`verify.parallel.ordered_results`).  Round 0 is the
+audit; round 1 the re-run, on fresh seeds, of the tests that rejected.
+
+A Ctrl-C (KeyboardInterrupt) stops the loop: the chunks finished so far are
+returned with ``interrupted`` set, and the audit reports on them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from verify.audit.adapters import normalize
+from verify.errors import InputError
+from verify.parallel import ordered_results
+
+#: Runs per chunk (one task of a worker).
+CHUNK = 5000
+
+
+@dataclass(frozen=True)
+class Job:
+    """Sample ``runs`` runs at ``queries``; ``key`` = (round, pair index, side)."""
+
+    key: tuple[int, int, int]
+    queries: tuple[float, ...]
+    runs: int
+    keep_values: bool
+
+
+@dataclass
+class Tally:
+    """What the runs of one job gave: outcome counts, the first released value of each A run
+    (one-query pairs), and the runs whose number of released values did not fit the claim."""
+
+    counts: Counter = field(default_factory=Counter)
+    values: list[float] = field(default_factory=list)
+    wrong_values: int = 0
+    runs: int = 0
+
+
+def _chunk(task: tuple[Callable[..., Any], int, Job, int, int, bool]) -> tuple[Counter, list[float], int, int, float, float]:
+    """Run one chunk; also returns the seconds spent inside ``impl`` and in the whole chunk."""
+    t_start = time.perf_counter()
+    impl, seed, job, index, n, releases = task
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(*job.key, index)))
+    q = np.array(job.queries, dtype=float)
+    plain: dict[str, int] = {}  # runs that returned a bare string: counted first, each distinct string checked once
+    counts: Counter = Counter()
+    values: list[float] = []
+    wrong = 0
+    in_impl = 0.0
+    clock = time.perf_counter
+    for _ in range(n):
+        t0 = clock()
+        raw = impl(q, rng)
+        in_impl += clock() - t0
+        if type(raw) is str:
+            plain[raw] = plain.get(raw, 0) + 1
+            continue
+        outcome, vals = normalize(raw)
+        counts[outcome] += 1
+        if len(vals) != (outcome.count("A") if releases else 0):
+            wrong += 1
+        elif job.keep_values and vals:
+            values.append(vals[0])
+    for raw, c in plain.items():
+        outcome, _ = normalize(raw)
+        counts[outcome] += c
+        if releases and "A" in outcome:
+            wrong += c  # an above with no released value
+    return counts, values, wrong, n, in_impl, time.perf_counter() - t_start
+
+
+def run_jobs(impl: Callable[..., Any], jobs: Iterable[Job], seed: int, releases: bool, executor: Executor | None,
+             progress: Callable[[int], None] | None = None) -> tuple[dict[tuple[int, int, int], Tally], bool, float, float]:
+    """(tally per job key, interrupted, seconds inside the implementation, seconds of the chunks' own
+    bookkeeping: normalizing and counting the runs), both summed over the chunks wherever they ran."""
+    tasks = []
+    tallies: dict[tuple[int, int, int], Tally] = {}
+    for job in jobs:
+        if job.runs < 1:
+            raise InputError(f"samples: {job.runs!r} must be >= 1")
+        tallies[job.key] = Tally()
+        for j, start in enumerate(range(0, job.runs, CHUNK)):
+            tasks.append((impl, seed, job, j, min(CHUNK, job.runs - start), releases))
+    interrupted = False
+    in_impl = overhead = 0.0
+    results = ordered_results(_chunk, tasks, executor, window=16)
+    try:
+        for task, (counts, values, wrong, n, t_impl, t_chunk) in zip(tasks, results):
+            in_impl += t_impl
+            overhead += t_chunk - t_impl
+            tally = tallies[task[2].key]
+            tally.counts.update(counts)
+            tally.values.extend(values)
+            tally.wrong_values += wrong
+            tally.runs += n
+            if progress is not None:
+                progress(n)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        results.close()
+    return tallies, interrupted, in_impl, overhead

@@ -1,0 +1,86 @@
+"""``svt-verify audit``: does an implementation sample the law of the variant it claims (docs/audit.md)?
+
+Exit status: 0 when the audit finishes (matches or undecided), 1 when it
+``deviates``, 2 for bad input, 130 when interrupted (the partial result is
+printed first).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from fractions import Fraction
+
+from verify.cli import flags, limits
+from verify.cli.common import add_mechanism_flags, emit_json
+from verify.cli.variant import add_variant_flags, variant_from_args
+from verify.errors import InputError
+from verify.verdicts import AuditVerdict
+
+#: Largest number of samples per side of a pair.
+MAX_SAMPLES = 100_000_000
+
+
+def _spec(text: str, name: str) -> str:
+    from verify.audit.adapters import load
+
+    value = flags.TEXT.parse(text, name).strip()
+    load(value)  # refuses a bad spec here, in one line, before any work
+    return value
+
+
+IMPLEMENTATION = flags.Flag(_spec, "MODULE:CALLABLE")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("audit", help="test an implementation's output frequencies against the exact law of the variant it claims",
+                       description="Run MODULE:CALLABLE (impl(queries, rng) -> outcome string, or (outcome, released values)) at the "
+                                   "claimed variant's worst pair, structured and random pairs; G-test every side against the exact "
+                                   "law; on a confirmed deviation, name the law it samples (docs/audit.md).")
+    p.add_argument("--implementation", type=IMPLEMENTATION, required=True, metavar="MODULE:CALLABLE",
+                   help="the callable to audit, imported by name (e.g. verify.audit.examples:lyu1)")
+    add_mechanism_flags(p)
+    add_variant_flags(p)
+    g = p.add_argument_group("audit")
+    g.add_argument("--samples", type=flags.integer(10, MAX_SAMPLES), metavar="N",
+                   help="runs per side of each pair (default: chosen from --target-tv)")
+    g.add_argument("--target-tv", type=flags.number_range(Fraction(1, 10**4), Fraction(1)), default="0.05",
+                   metavar="D", help="detect any deviation of total variation >= D at a pair with power 0.9 (default 0.05)")
+    g.add_argument("--false-alarm", type=flags.number_range(Fraction(1, 10**12), Fraction(49, 100)),
+                   default="0.001", metavar="A", help="false-alarm rate over all tests, Bonferroni (default 0.001)")
+    g.add_argument("--random-pairs", type=flags.integer(0, 100), default="4", metavar="N", help="seeded random pairs (default 4)")
+    g.add_argument("--queries-per-pair", type=flags.integer(1, 12), metavar="K",
+                   help="queries of the structured and random pairs (default max(3, cutoff + 1))")
+    g.add_argument("--no-worst-pair", action="store_true", help="skip the worst-case search's pair")
+    g.add_argument("--seed", type=flags.integer(0, 2**63 - 1), default="0", help="seed of the pairs and the runs (default 0)")
+    r = p.add_argument_group("running and output")
+    r.add_argument("--workers", type=flags.integer(1, limits.MAX_WORKERS), metavar="N",
+                   help="worker processes (default: all cores; 1 = serial)")
+    r.add_argument("--scheduler", type=flags.SCHEDULER, metavar="ADDRESS",
+                   help="run on a Dask distributed cluster (tcp://HOST:PORT, e.g. tcp://127.0.0.1:8786)")
+    r.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from verify.audit import audit, load
+
+    for flag, dest in (("--outcomes", "outcomes"), ("--released", "released")):
+        if getattr(args, dest) is not None:
+            raise InputError(f"{flag}: not used by audit (the implementation's outputs are sampled); leave it out")
+    if args.workers is not None and args.scheduler is not None:
+        raise InputError("--workers: give either --workers or --scheduler, not both")
+    mech = variant_from_args(args)
+    impl = load(args.implementation)
+    res = audit(impl, mech, samples=args.samples, target_tv=float(args.target_tv), false_alarm=float(args.false_alarm),
+                random_pairs=args.random_pairs, queries_per_pair=args.queries_per_pair, seed=args.seed,
+                workers=args.workers, scheduler=args.scheduler, progress=sys.stderr.isatty() and not args.json,
+                worst_pair=not args.no_worst_pair, name=args.implementation)
+    if args.json:
+        emit_json(res.to_json())
+    else:
+        print("\n".join(res.lines()))
+    if res.interrupted:
+        sys.stderr.write("svt-verify: interrupted (partial result above)\n")
+        return 130
+    return 1 if res.verdict is AuditVerdict.DEVIATES else 0
