@@ -1,4 +1,4 @@
-"""Regenerate the example outputs of README.md from the commands themselves.
+"""Regenerate the example outputs of README.md and the docs from the commands themselves.
 
 A code block preceded by ``<!-- example -->`` (or ``<!-- example: abridged -->``)
 and starting with ``$ COMMAND`` is replaced by ``$ COMMAND`` and the command's
@@ -6,7 +6,7 @@ real output (abridged: the claim list of ``svt-verify report`` keeps its first
 rows and the theorems).  Run from the project root after a change that moves a
 number:
 
-    python docs/refresh_examples.py README.md
+    python docs/refresh_examples.py README.md docs/guide.md
 """
 
 from __future__ import annotations
@@ -54,5 +54,6 @@ def refresh(text: str) -> str:
 
 
 if __name__ == "__main__":
-    path = Path(sys.argv[1] if len(sys.argv) > 1 else "README.md")
-    path.write_text(refresh(path.read_text(encoding="utf-8")), encoding="utf-8")
+    for name in sys.argv[1:] or ["README.md"]:
+        path = Path(name)
+        path.write_text(refresh(path.read_text(encoding="utf-8")), encoding="utf-8")
