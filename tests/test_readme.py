@@ -41,7 +41,7 @@ def test_readme_is_short_and_in_the_newcomers_order():
     recipes = re.findall(r"^### (.+)$", README, re.M)
     assert len(recipes) == 6 and recipes[-1].endswith("Python session"), recipes
     # every recipe shows a real command with its output (docs/refresh_examples.py regenerates them)
-    examples = re.findall(r"<!-- example -->\n```\n\$ (svt-verify [^\n]+)\n(.+?)```", README, re.S)
+    examples = re.findall(r"<!-- example(?:: [^>]*)? -->\n```\n\$ (svt-verify [^\n]+)\n(.+?)```", README, re.S)
     commands = {cmd.split()[1] for cmd, _ in examples}
     assert {"prob", "worst-case", "family", "delta", "proofs"} <= commands, commands
     assert all(out.strip() for _, out in examples), "an example block without output: run python docs/refresh_examples.py README.md"
