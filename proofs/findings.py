@@ -154,10 +154,13 @@ def findings_table_markdown(checked: Checked | None = None) -> str:
         "| claim | verdict | what |",
         "| --- | --- | --- |",
     ]
-    for c, v in _top_refuted(checked):
+    groups: dict[tuple[str, str], list[str]] = {}  # the same statement refuted for several mechanisms: one row
+    for c, _ in _top_refuted(checked):
         fix = corrected.get(c.id)
         note = f"; corrected statement {fix[1].verdict}" if fix else ""
-        lines.append(f"| `{c.id}` | **{v.verdict}** | {_md_escape(c.title)}{note} |")
+        groups.setdefault((c.title, note), []).append(c.id)
+    for (title, note), ids in groups.items():
+        lines.append(f"| {', '.join(f'`{i}`' for i in ids)} | **{ClaimVerdict.REFUTED}** | {_md_escape(title)}{note} |")
     for key in README_HEADLINE:
         if key in by_id:
             c, v = by_id[key]
