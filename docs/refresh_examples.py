@@ -1,23 +1,25 @@
-"""Regenerate the example outputs of README.md from the commands themselves.
+"""Regenerate the example outputs of README.md and the docs from the commands themselves.
 
-A code block preceded by ``<!-- example -->`` (or ``<!-- example: abridged -->``)
-and starting with ``$ COMMAND`` is replaced by ``$ COMMAND`` and the command's
-real output (abridged: the claim list of ``svt-verify report`` keeps its first
-rows and the theorems).  Run from the project root after a change that moves a
+A code block preceded by ``<!-- example -->`` (or ``<!-- example: abridged -->``, or
+``<!-- example: first N lines -->``) and starting with ``$ COMMAND`` is replaced by
+``$ COMMAND`` and the command's real output (abridged: the claim list of
+``svt-verify report`` keeps its first rows and the theorems; first N lines: the
+output's first N lines and a line saying how many more there are).  Run from the project root after a change that moves a
 number:
 
-    python docs/refresh_examples.py README.md
+    python docs/refresh_examples.py README.md docs/guide.md
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import subprocess
 import sys
 from pathlib import Path
 
-BLOCK = re.compile(r"(<!-- example(?P<mode>: abridged)? -->\n```\n)\$ (?P<cmd>[^\n]+)\n.*?(```)", re.S)
+BLOCK = re.compile(r"(<!-- example(?P<mode>: abridged|: first (?P<n>\d+) lines)? -->\n```\n)\$ (?P<cmd>[^\n]+)\n.*?(```)", re.S)
 VERDICTS = ("proved", "certified", "consistent", "refuted", "undecided")
 KEEP = ("M1.theorem", "M2.theorem", "M2.compare.integrand", "U.theorem.M1", "X.no_halt", "X.tightness.M1", "X.tightness.M2")
 
@@ -38,15 +40,34 @@ def abridge(text: str) -> str:
     return "\n".join(out) + "\n(claim list abridged: `svt-verify proofs` prints all of them)"
 
 
+#: The repository root: commands run with its `verify` and `proofs` first on the path, so that the outputs are
+#: those of this tree, not of another installed checkout (an installed ``svt-verify`` script may import either).
+ROOT = Path(__file__).resolve().parent.parent
+MAIN = "import sys; from verify.cli.main import main; sys.exit(main())"
+
+
+def first_lines(text: str, n: int) -> str:
+    """The first ``n`` lines of ``text`` and, if any were left out, a line saying how many."""
+    lines = text.splitlines()
+    rest = len(lines) - n
+    return "\n".join(lines[:n] + ([f"… ({rest} more lines)"] if rest > 0 else []))
+
+
 def run(cmd: str) -> str:
-    proc = subprocess.run(shlex.split(cmd), capture_output=True, text=True, check=True)
+    argv = shlex.split(cmd)
+    if argv[0] == "svt-verify":
+        argv = [sys.executable, "-c", MAIN, *argv[1:]]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.run(argv, capture_output=True, text=True, check=True, cwd=ROOT, env=env)
     return proc.stdout.rstrip("\n")
 
 
 def refresh(text: str) -> str:
     def one(m: re.Match) -> str:
         out = run(m.group("cmd"))
-        if m.group("mode"):
+        if m.group("n"):
+            out = first_lines(out, int(m.group("n")))
+        elif m.group("mode"):
             out = abridge(out)
         return f"{m.group(1)}$ {m.group('cmd')}\n{out}\n```"
 
@@ -54,5 +75,6 @@ def refresh(text: str) -> str:
 
 
 if __name__ == "__main__":
-    path = Path(sys.argv[1] if len(sys.argv) > 1 else "README.md")
-    path.write_text(refresh(path.read_text(encoding="utf-8")), encoding="utf-8")
+    for name in sys.argv[1:] or ["README.md"]:
+        path = Path(name)
+        path.write_text(refresh(path.read_text(encoding="utf-8")), encoding="utf-8")

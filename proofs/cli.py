@@ -4,16 +4,20 @@
     svt-verify proofs P1.chain 'U.tail_*'  # chosen claims (exact IDs or shell-style patterns)
     svt-verify proofs --json M2.compare.integrand
     svt-verify proofs --list               # IDs and titles only, nothing checked
+    svt-verify proofs --show U.tail_Z.M1   # the full evidence of a claim, nothing cut
 
 JSON: ``{"claims": [{"id", "verdict", "method", "statement", "evidence", ...}], "summary": {verdict: count}}``.
-An unknown ID (or a pattern matching nothing) is a one-line error, exit 2.
+An unknown ID (or a pattern matching nothing) is a one-line error, exit 2, that names
+the closest IDs ("did you mean ...", by `difflib`).
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import fnmatch
 import sys
+import textwrap
 from collections import Counter
 from typing import Any
 
@@ -31,6 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("ids", nargs="*", metavar="ID", help="claim IDs or shell-style patterns (default: all claims)")
     p.add_argument("--json", action="store_true", help="print one JSON object with a 'claims' list")
     p.add_argument("--list", action="store_true", help="list the claim IDs and titles without checking them")
+    p.add_argument("--show", action="store_true",
+                   help="print the full evidence of each chosen claim (statement, method, points, margins, counterexample, notes)")
     p.set_defaults(func=run)
 
 
@@ -46,9 +52,22 @@ def select(patterns: list[str]) -> list:
     for pat in patterns:
         hits = [i for i in ids if i == pat] or ([i for i in ids if fnmatch.fnmatchcase(i, pat)] if any(ch in pat for ch in "*?[") else [])
         if not hits:
-            raise InputError(f"claim ID {pat!r} is unknown (svt-verify proofs --list shows the IDs)")
+            raise InputError(f"claim ID {pat!r} is unknown{did_you_mean(pat, ids)} (svt-verify proofs --list shows the IDs)")
         chosen.update(hits)
     return [c for c in claims if c.id in chosen]
+
+
+def did_you_mean(word: str, ids: list[str]) -> str:
+    """``"; did you mean A or B?"`` for the IDs closest to ``word`` (case-insensitive), or ``""``.
+
+    >>> did_you_mean("P1.chian", ["P1.chain", "P1.event", "M1.theorem"])
+    '; did you mean P1.chain?'
+    >>> did_you_mean("zzz", ["P1.chain"])
+    ''
+    """
+    lower = {i.lower(): i for i in ids}
+    close = difflib.get_close_matches(word.lower(), list(lower), n=3, cutoff=0.6)
+    return f"; did you mean {' or '.join(lower[c] for c in close)}?" if close else ""
 
 
 def claim_json(claim: Any, verdict: Any) -> dict[str, Any]:
@@ -88,9 +107,63 @@ def short_evidence(v: Any) -> str:
     return f"{e.points} pts" if e.points else ""
 
 
+def shorten(text: str, width: int = 70) -> str:
+    """``text`` cut at a word boundary to at most ``width`` characters, with "…" where cut.
+
+    >>> shorten("exact tail (quadrature at two precisions); Monte Carlo agrees", 40)
+    'exact tail (quadrature at two…'
+    """
+    return textwrap.shorten(text, width=width, placeholder="…")
+
+
+def _wrap(label: str, text: str, width: int = 100) -> list[str]:
+    """``label: text`` wrapped at word boundaries (never cut inside a word), continuation lines indented."""
+    return textwrap.wrap(f"{label}: {text}", width=width, subsequent_indent="    ", break_long_words=False,
+                         break_on_hyphens=False) or [f"{label}:"]
+
+
+def full_evidence(claim: Any, verdict: Any) -> list[str]:
+    """Every field of a claim's verdict and evidence, one per line, nothing truncated (``--show``)."""
+    e = verdict.evidence
+    lines = [f"{claim.id}: {verdict.verdict}", *_wrap("  title", claim.title), *_wrap("  section", claim.section)]
+    lines += _wrap("  statement", claim.latex)
+    if claim.corrects:
+        lines += _wrap("  corrects", claim.corrects)
+    for h in claim.hypotheses:
+        lines += _wrap("  hypothesis", str(h))
+    if claim.justification:
+        lines += _wrap("  justification", claim.justification)
+    lines += _wrap("  method", verdict.method)
+    if e.points:
+        lines += _wrap("  points", f"{e.points}" + (f" ({e.grid})" if e.grid else ""))
+    elif e.grid:
+        lines += _wrap("  grid", e.grid)
+    if e.digits is not None:
+        lines += _wrap("  digits", str(e.digits))
+    if e.min_margin is not None:
+        lines += _wrap("  min margin", f"{e.min_margin} {e.margin_unit}".rstrip())
+    if e.max_discrepancy is not None:
+        lines += _wrap("  max discrepancy", e.max_discrepancy)
+    cx = e.counterexample
+    if cx is not None:
+        params = ", ".join(f"{k} = {v}" for k, v in cx.params)
+        state = "confirmed" if cx.confirmed else "NOT confirmed"
+        lines += _wrap("  counterexample", f"{params} ({state} to {cx.digits} digits)")
+        for side in ("lhs", "rhs", "relation", "detail"):
+            if getattr(cx, side):
+                lines += _wrap(f"    {side}", str(getattr(cx, side)))
+    for link_id, link_verdict in e.links:
+        lines += _wrap("  link", f"{link_id}: {link_verdict}")
+    for note in e.notes:
+        lines += _wrap("  note", note)
+    return lines
+
+
 def run(args: argparse.Namespace) -> int:
     from verify.cli.common import emit_json
 
+    if args.show and args.list:
+        raise InputError("--show and --list: --list prints IDs without checking, --show checks and prints the evidence; give one")
     claims = select(args.ids)
     if args.list:
         if args.json:
@@ -108,9 +181,17 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"claims": [claim_json(c, v) for c, v in verdicts], "summary": summary})
         return 0
-    w = max(len(c.id) for c in claims)
-    print(f"{'ID':<{w}}  {'verdict':<10}  evidence / method")
-    for c, v in verdicts:
-        print(f"{c.id:<{w}}  {v.verdict:<10}  {short_evidence(v)}  [{v.method[:70]}]")
+    if args.show:
+        for n, (c, v) in enumerate(verdicts):
+            if n:
+                print()
+            print("\n".join(full_evidence(c, v)))
+        print()
+    else:
+        w = max(len(c.id) for c in claims)
+        print(f"{'ID':<{w}}  {'verdict':<10}  evidence / method")
+        for c, v in verdicts:
+            print(f"{c.id:<{w}}  {v.verdict:<10}  {short_evidence(v)}  [{shorten(v.method)}]")
+        print("(evidence abridged: --show ID prints all of it)")
     print("summary: " + ", ".join(f"{k} {n}" for k, n in sorted(summary.items())))
     return 0

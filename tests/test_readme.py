@@ -1,13 +1,18 @@
-"""The README stays true: its generated findings are current, its set-up
-commands are the ones CI runs, and every command it documents exists."""
+"""The README stays true and short: it opens with the two set-up commands CI runs, keeps the
+order a newcomer needs (what it is, set-up, a tour in five recipes, findings, where to read
+next), its findings table and docs/findings.md are generated from the current verdicts, and
+every notebook is listed in the docs.  Its ``>>>`` lines run as doctests (pyproject addopts)."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+MAX_LINES = 200
 
 
 def setup_commands() -> list[str]:
@@ -29,22 +34,49 @@ def test_ci_runs_the_readme_test_command_verbatim():
     assert setup_commands()[1] in ci.splitlines()
 
 
-def test_findings_section_is_generated_and_current():
-    from proofs.findings import FINDINGS_END, FINDINGS_START, findings_markdown
-
-    body = README.split(FINDINGS_START, 1)[1].split(FINDINGS_END, 1)[0]
-    assert body.strip() == findings_markdown().strip(), "README findings are stale: run python -m proofs.findings --write README.md"
-
-
-def test_every_documented_command_exists():
-    from verify.cli.main import build_parser
-
-    parser = build_parser()
-    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
-    documented = set(re.findall(r"^### `svt-verify ([a-z-]+)`", README, re.M))
-    assert documented == set(sub.choices), (documented, set(sub.choices))
+def test_readme_is_short_and_in_the_newcomers_order():
+    assert len(README.splitlines()) <= MAX_LINES, f"README has {len(README.splitlines())} lines (at most {MAX_LINES})"
+    sections = re.findall(r"^## (.+)$", README, re.M)
+    assert sections[:4] == ["A tour in five recipes", "Findings", "Where to read next", "License"], sections
+    recipes = re.findall(r"^### (.+)$", README, re.M)
+    assert len(recipes) == 6 and recipes[-1].endswith("Python session"), recipes
+    # every recipe shows a real command with its output (docs/refresh_examples.py regenerates them)
+    examples = re.findall(r"<!-- example(?:: [^>]*)? -->\n```\n\$ (svt-verify [^\n]+)\n(.+?)```", README, re.S)
+    commands = {cmd.split()[1] for cmd, _ in examples}
+    assert {"prob", "worst-case", "family", "delta", "proofs"} <= commands, commands
+    assert all(out.strip() for _, out in examples), "an example block without output: run python docs/refresh_examples.py README.md"
 
 
-def test_every_notebook_is_listed():
-    for nb in (ROOT / "notebooks").glob("*.ipynb"):
-        assert f"`{nb.name}`" in README, nb.name
+@pytest.mark.slow
+def test_findings_are_generated_and_current():
+    """docs/findings.md, the README's table and docs/proofs.md's table equal what the verdicts give now
+    (the claims are checked once for the three)."""
+    from proofs.findings import (
+        CLAIMS_END,
+        CLAIMS_START,
+        FINDINGS_END,
+        FINDINGS_START,
+        TABLE_END,
+        TABLE_START,
+        check_all,
+        claims_table_markdown,
+        findings_markdown,
+        findings_table_markdown,
+    )
+
+    def between(text: str, start: str, end: str) -> str:
+        return text.split(start, 1)[1].split(end, 1)[0].strip()
+
+    checked = check_all()
+    fix = "run python -m proofs.findings --write docs/findings.md --readme README.md --docs docs/proofs.md"
+    findings = (ROOT / "docs" / "findings.md").read_text(encoding="utf-8")
+    assert between(findings, FINDINGS_START, FINDINGS_END) == findings_markdown(checked).strip(), f"docs/findings.md is stale: {fix}"
+    assert between(README, TABLE_START, TABLE_END) == findings_table_markdown(checked).strip(), f"README findings are stale: {fix}"
+    proofs = (ROOT / "docs" / "proofs.md").read_text(encoding="utf-8")
+    assert between(proofs, CLAIMS_START, CLAIMS_END) == claims_table_markdown(checked).strip(), f"docs/proofs.md is stale: {fix}"
+
+
+def test_every_notebook_is_listed_in_the_docs():
+    docs = README + "".join(p.read_text(encoding="utf-8") for p in (ROOT / "docs").glob("*.md"))
+    missing = [nb.name for nb in (ROOT / "notebooks").glob("*.ipynb") if f"`{nb.name}`" not in docs]
+    assert not missing, missing

@@ -2,7 +2,33 @@
 
 Layers, each depending only on those before it:
 noise -> mechanism -> probabilities -> ratio -> checker -> CLI.
+
+The public API, importable from ``verify`` (docs/api.md is generated from these docstrings):
+
+- the seed's mechanism: `AboveThreshold` (`AboveThreshold.mechanism_one`, `AboveThreshold.mechanism_two`),
+  `Noise`, `NoiseSpec`, `NO_HALT`; its exact output probabilities `distribution`, `mp_distribution`,
+  `symbolic_distribution`, `arb_distribution`, `fast_log_distribution`, `probability`, the proofs'
+  conditional probabilities `mp_conditional`, `symbolic_conditional`, and the privacy ratio `privacy_ratio`;
+- the SVT family: `SparseVector` (one model for every variant: cutoff, threshold policy, release),
+  `preset` / `PRESETS` / `PRESET_NAMES` (named variants with their sources), `ThresholdPolicy`, `Release`,
+  `ABOVE`, `BELOW`; exact probabilities of an outcome string `mp_probability`, `symbolic_probability`,
+  `arb_probability`, `family_fast_log_probability`, and the seeded sampler `sample`;
+- worst case: `worst_case` (the seed's mechanism, `WorstCaseResult`) and `family_worst_case`
+  (any variant, `FamilyWorstCase`), each with a verdict, a witness confirmed at 50 digits and, where
+  one is proven, an upper bound;
+- approximate DP: `exact_delta` (δ(ε′) of a pair of neighbours) and `worst_delta` (the largest over the
+  search's pairs), results `DeltaResult`;
+- `InputError`, raised for every invalid value (one line naming the value and the rule).
+
+The seed's names are imported eagerly; the family, worst-case and δ names are imported on first use
+(`__getattr__` below), so that ``import verify`` and the command line stay quick.  A new public area
+(for instance an audit of a user's mechanism) adds its names to `_LAZY` and a section to docs/api.md.
 """
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 from verify.errors import InputError
 from verify.mechanism import NO_HALT, AboveThreshold
@@ -19,6 +45,61 @@ from verify.probabilities import (
 )
 from verify.ratio import privacy_ratio
 
+if TYPE_CHECKING:  # the names of _LAZY, for type checkers and documentation tools
+    from verify.family.delta import DeltaResult, exact_delta, worst_delta
+    from verify.family.fast_api import fast_log_probability as family_fast_log_probability
+    from verify.family.model import ABOVE, BELOW, Release, SparseVector, ThresholdPolicy
+    from verify.family.presets import NAMES as PRESET_NAMES
+    from verify.family.presets import PRESETS, preset
+    from verify.family.probability import arb_probability, mp_probability, symbolic_probability
+    from verify.family.sampler import sample
+    from verify.family.worstcase import FamilyWorstCase, family_worst_case
+    from verify.worstcase import WorstCaseResult, worst_case
+
+#: Public name -> (module, attribute), imported on first access.
+_LAZY: dict[str, tuple[str, str]] = {
+    # the SVT family
+    "SparseVector": ("verify.family.model", "SparseVector"),
+    "ThresholdPolicy": ("verify.family.model", "ThresholdPolicy"),
+    "Release": ("verify.family.model", "Release"),
+    "ABOVE": ("verify.family.model", "ABOVE"),
+    "BELOW": ("verify.family.model", "BELOW"),
+    "preset": ("verify.family.presets", "preset"),
+    "PRESETS": ("verify.family.presets", "PRESETS"),
+    "PRESET_NAMES": ("verify.family.presets", "NAMES"),
+    "mp_probability": ("verify.family.probability", "mp_probability"),
+    "symbolic_probability": ("verify.family.probability", "symbolic_probability"),
+    "arb_probability": ("verify.family.probability", "arb_probability"),
+    "family_fast_log_probability": ("verify.family.fast_api", "fast_log_probability"),
+    "sample": ("verify.family.sampler", "sample"),
+    # worst case
+    "worst_case": ("verify.worstcase", "worst_case"),
+    "WorstCaseResult": ("verify.worstcase", "WorstCaseResult"),
+    "family_worst_case": ("verify.family.worstcase", "family_worst_case"),
+    "FamilyWorstCase": ("verify.family.worstcase", "FamilyWorstCase"),
+    # approximate DP
+    "exact_delta": ("verify.family.delta", "exact_delta"),
+    "worst_delta": ("verify.family.delta", "worst_delta"),
+    "DeltaResult": ("verify.family.delta", "DeltaResult"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name of `_LAZY` on first use (PEP 562)."""
+    try:
+        module, attr = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'verify' has no attribute {name!r}") from None
+    value = getattr(import_module(module), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
+
+#: Every public name: the eager ones above, then those of `_LAZY` (tests/test_docs_api.py checks the two agree).
 __all__ = [
     "NO_HALT",
     "AboveThreshold",
@@ -34,4 +115,27 @@ __all__ = [
     "probability",
     "symbolic_conditional",
     "symbolic_distribution",
+    # the SVT family
+    "SparseVector",
+    "ThresholdPolicy",
+    "Release",
+    "ABOVE",
+    "BELOW",
+    "preset",
+    "PRESETS",
+    "PRESET_NAMES",
+    "mp_probability",
+    "symbolic_probability",
+    "arb_probability",
+    "family_fast_log_probability",
+    "sample",
+    # worst case
+    "worst_case",
+    "WorstCaseResult",
+    "family_worst_case",
+    "FamilyWorstCase",
+    # approximate DP
+    "exact_delta",
+    "worst_delta",
+    "DeltaResult",
 ]
