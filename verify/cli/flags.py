@@ -166,15 +166,12 @@ def _output(text: str, name: str) -> int | str:
     if digits.isascii() and digits.isdigit():
         if len(digits.lstrip("0")) > validate.MAX_INT_DIGITS:
             raise InputError(f"{name}: {validate.shown(s)} is not an output index (too many digits)")
-        i = int(digits)
-        if i < 1:
-            raise InputError(f"{name}: {validate.shown(s)}: output indices start at 1 (s_1 = A)")
-        return i
+        return int(digits)  # checked against 1..k where k is known
     letters = s.upper()
     if letters and len(letters) <= MAX_OUTCOME_LETTERS and not set(letters) - {"A", "B"}:
         return letters
     raise InputError(f"{name}: {validate.shown(s)} is not an output: letters A (above) and B (below) such as BA, "
-                     f"s_i or i, none or ⊤^k, or all where allowed (at most {MAX_OUTCOME_LETTERS} letters)")
+                     f"s_i or i (ASCII digits), none or ⊤^k, or all where allowed (at most {MAX_OUTCOME_LETTERS} letters)")
 
 
 #: An output in any notation the tool prints (`OUTPUT_NOTATION`).

@@ -236,8 +236,8 @@ def outcome_from_args(args: argparse.Namespace, mech: SparseVector, k: int, allo
             raise InputError("--output: 'all' is for the ratio command; give one output")
         return "all"
     if isinstance(out, int):
-        if out > k:
-            raise InputError(f"--output: s_{out} is outside s_1..s_{k} (k = {k} queries)")
+        if not 1 <= out <= k:
+            raise InputError(f"--output: s_{out} is outside 1..{k} (k = {k} queries)")
         return "B" * (out - 1) + "A"
     if out == "none":
         return "B" * k
@@ -265,7 +265,7 @@ def seed_output(args: argparse.Namespace, k: int, allow_all: bool = False) -> Ou
             return len(out)
         raise InputError(f"--output: {out!r} is not an output of AboveThreshold with k = {k} queries "
                          f"(s_i = B^(i-1)A for i <= {k}, or ⊤^k = {'B' * min(k, 5)}{'…' if k > 5 else ''})")
-    if out > k:
+    if not 1 <= out <= k:
         raise InputError(f"--output: s_{out} is outside 1..{k} (k = {k} queries)")
     return out
 
