@@ -31,6 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("ids", nargs="*", metavar="ID", help="claim IDs or shell-style patterns (default: all claims)")
     p.add_argument("--json", action="store_true", help="print one JSON object with a 'claims' list")
     p.add_argument("--list", action="store_true", help="list the claim IDs and titles without checking them")
+    from verify.cli.common import add_fail_on
+
+    add_fail_on(p, ("refuted", "undecided"), "the verdict of any claim checked")
     p.set_defaults(func=run)
 
 
@@ -89,7 +92,7 @@ def short_evidence(v: Any) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from verify.cli.common import emit_json
+    from verify.cli.common import emit_json, exit_status
 
     claims = select(args.ids)
     if args.list:
@@ -105,12 +108,13 @@ def run(args: argparse.Namespace) -> int:
     bar = tqdm(claims, unit="claim", desc="proofs", leave=False, disable=not sys.stderr.isatty())
     verdicts = [(c, c.check()) for c in bar]
     summary = dict(Counter(v.verdict for _, v in verdicts))
+    code = exit_status(args, summary)
     if args.json:
         emit_json({"claims": [claim_json(c, v) for c, v in verdicts], "summary": summary})
-        return 0
+        return code
     w = max(len(c.id) for c in claims)
     print(f"{'ID':<{w}}  {'verdict':<10}  evidence / method")
     for c, v in verdicts:
         print(f"{c.id:<{w}}  {v.verdict:<10}  {short_evidence(v)}  [{v.method[:70]}]")
     print("summary: " + ", ".join(f"{k} {n}" for k, n in sorted(summary.items())))
-    return 0
+    return code
