@@ -188,3 +188,13 @@ def test_family_at_another_configuration(capsys):
     assert "--epsilon 1 --threshold 0" in row["reproduce"]
     assert main(["family", "--rows", "lyu-1:1", "--max-queries", "2", "--epsilon", "1", "--threshold", "0"]) == 0
     assert "left empty" in capsys.readouterr().out
+
+
+def test_ratio_rows_near_and_at_the_bound_look_different(capsys):
+    """Two rows printing -1.00000000000000: one below ε by 4e-19 (yes), one equal to ε (Mechanism Two's s_2)."""
+    assert main(["ratio", "--queries", "60,60,60,60,-60", "--neighbour-queries", "59,59,59,59,-59", "--output", "5"]) == 0
+    near = capsys.readouterr().out.splitlines()[4]
+    assert "-1.00000000000000" in near and re.search(r"yes \(ε - \|log ratio\| = 4\.\d+e-19\)", near), near
+    assert main(["ratio", "--noise", "exponential", "--queries", "0,0", "--neighbour-queries", "1,-1", "--output", "2"]) == 0
+    at = capsys.readouterr().out.splitlines()[4]
+    assert "1.00000000000000" in at and "= ε (at the bound" in at and "yes" not in at, at

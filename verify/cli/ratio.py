@@ -10,6 +10,7 @@ first 15 digits print the same.
 from __future__ import annotations
 
 import argparse
+from fractions import Fraction
 
 import mpmath
 
@@ -55,20 +56,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def status(within: bool, at_bound: bool, digits: int) -> str:
-    """The last column: yes, NO, or the at-bound mark (numbers alone cannot tell it from equality)."""
+def status(lr, epsilon, within: bool, at_bound: bool, digits: int) -> str:
+    """The last column: yes, NO, or the at-bound mark (numbers alone cannot tell it from equality).  A row
+    whose |log ratio| prints like ε at `SHOWN` digits without being at the bound shows its distance to ε."""
     if at_bound:
         return f"= ε (at the bound: |log ratio| - ε within 1e{3 - digits}; counts as within)"
-    return "yes" if within else "NO"
+    word = "yes" if within else "NO"
+    with mpmath.workdps(digits + 10):
+        eps = mpmath.mpf(Fraction(epsilon).numerator) / Fraction(epsilon).denominator
+        if mpmath.isfinite(lr) and abs(abs(lr) - eps) < mpmath.mpf(10) ** (1 - SHOWN) * max(1, eps):
+            return f"{word} (ε - |log ratio| = {mpmath.nstr(eps - abs(lr), 3)})"
+    return word
 
 
-def _table(describe: str, q, qn, labels: list[str], rows: list[tuple], worst, epsilon, digits: int) -> None:
+def _table(describe: str, q, qn, labels: list[str], rows: list[tuple], worst, epsilon, digits: int, min_width: int = 1) -> None:
     print(describe)
     print(f"D  = ({', '.join(q)})\nD' = ({', '.join(qn)})")
-    w = max(6, *(len(s) for s in labels))
+    w = max(min_width, *(len(s) for s in labels))
     print(f"{'output':<{w}}  {'log ratio':>22}  {'ratio':>22}  within [e^-ε, e^ε]")
     for label, (lr, ratio, within, at_bound) in zip(labels, rows):
-        print(f"{label:<{w}}  {mp_str(lr, SHOWN):>22}  {mp_str(ratio, SHOWN):>22}  {status(within, at_bound, digits)}")
+        print(f"{label:<{w}}  {mp_str(lr, SHOWN):>22}  {mp_str(ratio, SHOWN):>22}  {status(lr, epsilon, within, at_bound, digits)}")
     with mpmath.workdps(digits):
         print(f"max |log ratio| = {mp_str(worst, SHOWN)} (ε = {fmt(epsilon)})")
 
@@ -146,5 +153,5 @@ def run_family(args: argparse.Namespace, mech) -> int:
         emit_json(result)
         return code
     _table(mech.describe(), result["queries"], result["neighbour_queries"], [r["outcomes"] for r in rows], table, worst,
-           mech.epsilon, digits)
+           mech.epsilon, digits, min_width=4)
     return code
