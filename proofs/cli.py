@@ -32,8 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object with a 'claims' list")
     p.add_argument("--list", action="store_true", help="list the claim IDs and titles without checking them")
     from verify.cli.common import add_fail_on
+    from verify.verdicts import ClaimVerdict
 
-    add_fail_on(p, ("refuted", "undecided"), "the verdict of any claim checked")
+    add_fail_on(p, (ClaimVerdict.REFUTED, ClaimVerdict.UNDECIDED), "the verdict of any claim checked")
     p.set_defaults(func=run)
 
 

@@ -15,10 +15,11 @@ from verify.cli.variant import add_variant_flags, seed_label, seed_mechanism
 from verify.errors import InputError
 from verify.exact import fmt
 from verify.validate import MAX_MAGNITUDE_DIGITS, parse_number, shown
+from verify.verdicts import CertificateVerdict
 
 WHAT = ("all", "ratio", "factors")
 #: Findings --fail-on can name (the verdict of any certificate run).
-FINDINGS = ("refuted", "undecided")
+FINDINGS = (CertificateVerdict.REFUTED, CertificateVerdict.UNDECIDED)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -53,6 +53,8 @@ def value_or(args: argparse.Namespace, dest: str, default: Any) -> Any:
 
 # --- exit codes and --fail-on --------------------------------------------------------------------
 
+#: The --fail-on finding that is not a verdict: some |log ratio| > ε (ratio, sweep).
+VIOLATION = "violation"
 #: Exit status when a finding named by --fail-on occurs.
 EXIT_FINDING = 1
 EXIT_CODES = ("exit status: 0 done; 1 a finding named by --fail-on occurred; 2 bad input (one line on stderr); "

@@ -7,9 +7,10 @@ import argparse
 from verify.cli import flags
 from verify.cli.common import EXIT_CODES, add_fail_on, emit_json, exit_status
 from verify.errors import InputError
+from verify.verdicts import MechanismVerdict
 
 #: Findings --fail-on can name (any row's verdict).
-FINDINGS = ("not_private", "undecided")
+FINDINGS = (MechanismVerdict.NOT_PRIVATE, MechanismVerdict.UNDECIDED)
 
 #: Largest number of queries the family search accepts on the command line.
 MAX_FAMILY_QUERIES = 20

@@ -15,7 +15,7 @@ from fractions import Fraction
 import mpmath
 
 from verify.cli import flags, limits
-from verify.cli.common import EXIT_CODES, add_fail_on, add_mechanism_flags, emit_json, exit_status, mp_str
+from verify.cli.common import EXIT_CODES, VIOLATION, add_fail_on, add_mechanism_flags, emit_json, exit_status, mp_str
 from verify.cli.progress import stages
 from verify.cli.variant import (
     add_output_flags,
@@ -33,7 +33,7 @@ from verify.probabilities import MAX_DIGITS, MIN_DIGITS
 from verify.ratio import bound_status, log_ratio, privacy_ratio, ratio_of
 
 #: The finding --fail-on can name here: a ratio outside [e^-ε, e^ε].
-FINDINGS = ("violation",)
+FINDINGS = (VIOLATION,)
 #: Digits of the log ratio and ratio columns.
 SHOWN = 15
 
@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         rep = privacy_ratio(mech, q, qn, None if out is None else [out], digits)
         bar.update(1)
     result = rep.to_json()
-    code = exit_status(args, [] if result["all_within_bounds"] else ["violation"])
+    code = exit_status(args, [] if result["all_within_bounds"] else [VIOLATION])
     if args.json:
         emit_json(result)
         return code
@@ -148,7 +148,7 @@ def run_family(args: argparse.Namespace, mech) -> int:
         "neighbour_queries": [str(x) for x in qn], "digits": digits, "epsilon": str(mech.epsilon),
         "outputs": rows, "max_abs_log_ratio": mp_str(worst, digits), "all_within_bounds": all(r["within_bounds"] for r in rows),
     }
-    code = exit_status(args, [] if result["all_within_bounds"] else ["violation"])
+    code = exit_status(args, [] if result["all_within_bounds"] else [VIOLATION])
     if args.json:
         emit_json(result)
         return code

@@ -7,7 +7,7 @@ import sys
 from fractions import Fraction
 
 from verify.cli import flags, limits
-from verify.cli.common import EXIT_CODES, add_fail_on, add_mechanism_flags, emit_json, exit_status, given
+from verify.cli.common import EXIT_CODES, VIOLATION, add_fail_on, add_mechanism_flags, emit_json, exit_status, given
 from verify.cli.variant import add_variant_flags, seed_label, seed_mechanism
 from verify.errors import InputError
 from verify.exact import fmt
@@ -16,7 +16,7 @@ from verify.verdicts import SweepVerdict
 
 #: Findings --fail-on can name: a violation confirmed at high precision (verdict refuted), or any
 #: violation flagged, confirmed or not (refuted_float64 included).
-FINDINGS = ("refuted", "violation")
+FINDINGS = (SweepVerdict.REFUTED, VIOLATION)
 #: Flags of the output sweep (not of --conditional), with their defaults.
 GRID_FLAGS = {"k": 3, "query_values": None, "random": None, "shift_steps": 0}
 #: Flags that only mean something with --random, with their defaults.
@@ -144,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
     if not result.complete:
         sys.stderr.write(f"svt-verify sweep: interrupted after {result.chunks_done} of {result.chunks_total} chunks; partial result above\n")
         return 130
-    found = (["refuted"] if result.verdict == SweepVerdict.REFUTED else []) + (["violation"] if result.violation_count else [])
+    found = ([SweepVerdict.REFUTED] if result.verdict == SweepVerdict.REFUTED else []) + ([VIOLATION] if result.violation_count else [])
     return exit_status(args, found)
 
 

@@ -19,9 +19,10 @@ from verify.cli.variant import FAMILY_DESTS, add_variant_flags, variant_from_arg
 from verify.errors import InputError
 from verify.exact import fmt
 from verify.mechanism import output_label
+from verify.verdicts import MechanismVerdict
 
 #: Findings --fail-on can name (the verdict).
-FINDINGS = ("not_private", "undecided")
+FINDINGS = (MechanismVerdict.NOT_PRIVATE, MechanismVerdict.UNDECIDED)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
