@@ -60,7 +60,13 @@ def run(args: argparse.Namespace) -> int:
     config = TableConfig(epsilon=DP_SNIPER.epsilon if args.epsilon is None else args.epsilon,
                          sensitivity=DP_SNIPER.sensitivity if args.sensitivity is None else args.sensitivity,
                          threshold=args.threshold)
-    rows, seconds = timed_table(rows=parse_rows(args.rows), max_queries=args.max_queries, monotone=args.monotone, config=config)
+    from verify.cli import limits
+    from verify.family.table import row_mechanism
+
+    chosen = parse_rows(args.rows)
+    for name, cutoff in chosen:  # the search's limit on the noise scale (see limits.check_worst_case_scales)
+        limits.check_worst_case_scales(row_mechanism(name, cutoff, config))
+    rows, seconds = timed_table(rows=chosen, max_queries=args.max_queries, monotone=args.monotone, config=config)
     code = exit_status(args, [r.result.verdict for r in rows])
     if args.json:
         j = {"rows": [r.to_json() for r in rows], "monotone": args.monotone, "max_queries": args.max_queries,
