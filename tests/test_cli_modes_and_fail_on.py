@@ -198,3 +198,11 @@ def test_ratio_rows_near_and_at_the_bound_look_different(capsys):
     assert main(["ratio", "--noise", "exponential", "--queries", "0,0", "--neighbour-queries", "1,-1", "--output", "2"]) == 0
     at = capsys.readouterr().out.splitlines()[4]
     assert "1.00000000000000" in at and "= ε (at the bound" in at and "yes" not in at, at
+
+
+@pytest.mark.parametrize("epsilon", ["1e6", "1e40"])
+def test_family_refuses_scales_below_the_search_limit(capsys, epsilon):
+    """ε = 1e6 ran past 5 minutes and 1e40 raised OverflowError: the worst-case search's scale limit applies to every row."""
+    assert main(["family", "--rows", "lyu-1:1", "--epsilon", epsilon]) == 2
+    err = capsys.readouterr().err
+    assert "noise scale" in err and err.count("\n") == 1
