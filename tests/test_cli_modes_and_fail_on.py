@@ -206,3 +206,13 @@ def test_family_refuses_scales_below_the_search_limit(capsys, epsilon):
     assert main(["family", "--rows", "lyu-1:1", "--epsilon", epsilon]) == 2
     err = capsys.readouterr().err
     assert "noise scale" in err and err.count("\n") == 1
+
+
+def test_family_rows_cutoff_unlimited(capsys):
+    """NAME:unlimited runs the preset without a cutoff (it ran cutoff 1 under the label ∞ for presets whose default is 1)."""
+    from verify.cli.family import parse_rows
+    from verify.family.table import row_mechanism
+
+    assert [row_mechanism(*r).cutoff for r in parse_rows("seed-m1:unlimited,lyu-6,lyu-1:2")] == [None, None, 2]
+    assert main(["family", "--rows", "lyu-1:unlimited"]) == 2
+    assert "not unlimited" in capsys.readouterr().err

@@ -29,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--threshold", type=flags.NUMBER, metavar="T", help="threshold t of every row (default 1, lyu-1 1/2: DP-Sniper's)")
     p.add_argument("--max-queries", type=flags.integer(1, MAX_FAMILY_QUERIES), default="10", metavar="K", help=f"largest number of queries searched (1..{MAX_FAMILY_QUERIES}, default 10)")
     p.add_argument("--monotone", action="store_true", help="neighbours with all q_j(D') - q_j(D) of one sign (Lyu et al. §4)")
-    p.add_argument("--rows", metavar="NAME[:C],...", help="only these presets (e.g. lyu-3:1,lyu-6); default every row")
+    p.add_argument("--rows", metavar="NAME[:C|:unlimited],...", help="only these presets (e.g. lyu-3:1,lyu-6:unlimited); default every row")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_fail_on(p, FINDINGS, "the verdict of any row")
     p.set_defaults(func=run)
@@ -47,7 +47,9 @@ def parse_rows(text: str | None):
         name, _, c = item.strip().partition(":")
         if name not in known:
             raise InputError(f"--rows: {name!r} is not one of {', '.join(sorted(known))}")
-        if c:
+        if c.strip().lower() == flags.UNLIMITED:
+            out.append((name, None))
+        elif c:
             out.append((name, validate.integer_in(c, f"--rows: cutoff of {name}", 1, MAX_FAMILY_QUERIES)))
         else:
             out += [r for r in ROWS if r[0] == name]

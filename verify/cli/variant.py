@@ -36,10 +36,6 @@ from verify.family import NAMES, PRESETS, Release, SparseVector, ThresholdPolicy
 from verify.mechanism import NO_HALT, AboveThreshold, Output
 from verify.noise import ALL_FAMILIES, NoiseSpec
 
-#: Re-exported for the commands (`verify.cli.flags` owns the parsing).
-CUTOFF = flags.CUTOFF
-MAX_CUTOFF = flags.MAX_CUTOFF
-
 #: Flags that only a member of the SVT family has (the seed's AboveThreshold has none of them).
 FAMILY_DESTS = ("variant", "cutoff", "threshold_policy", "release", "release_noise", "release_scale", "release_absolute_scale")
 #: Flags that change a variable's noise.

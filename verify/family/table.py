@@ -58,7 +58,7 @@ class TableConfig:
 
 #: DP-Sniper's configuration (the default).
 DP_SNIPER = TableConfig()
-#: (preset, cutoff) of every row; None = the preset's own (unlimited) cutoff.
+#: (preset, cutoff) of every row; None = unlimited (lyu-5 and lyu-6's own cutoff).
 ROWS: tuple[tuple[str, int | None], ...] = (
     ("seed-m1", 1), ("seed-m2", 1), ("dwork-roth", 1),
     ("lyu-1", 1), ("lyu-1", 2), ("lyu-2", 1), ("lyu-2", 2), ("lyu-3", 1), ("lyu-3", 2),
@@ -70,9 +70,7 @@ ROWS: tuple[tuple[str, int | None], ...] = (
 def row_mechanism(name: str, cutoff: int | None, config: TableConfig = DP_SNIPER):
     """The row's variant at ``config`` (default DP-Sniper's; module docstring)."""
     kw = {"epsilon": config.epsilon, "sensitivity": config.sensitivity, "threshold": config.threshold_of(name)}
-    if cutoff is None:
-        return preset(name, **kw)
-    return preset(name, cutoff=cutoff, **kw)
+    return preset(name, cutoff=cutoff, **kw)  # None: unlimited (refused by the presets whose scales grow with c)
 
 
 def preset_flags(name: str, cutoff: int | None, config: TableConfig = DP_SNIPER) -> str:
