@@ -69,11 +69,12 @@ def status(lr, epsilon, within: bool, at_bound: bool, digits: int) -> str:
     return word
 
 
-def _table(describe: str, q, qn, labels: list[str], rows: list[tuple], worst, epsilon, digits: int, min_width: int = 1) -> None:
+def _table(describe: str, q, qn, labels: list[str], rows: list[tuple], worst, epsilon, digits: int, min_width: int = 1,
+           head: str = "output") -> None:
     print(describe)
     print(f"D  = ({', '.join(q)})\nD' = ({', '.join(qn)})")
     w = max(min_width, *(len(s) for s in labels))
-    print(f"{'output':<{w}}  {'log ratio':>22}  {'ratio':>22}  within [e^-ε, e^ε]")
+    print(f"{head:<{w}}  {'log ratio':>22}  {'ratio':>22}  within [e^-ε, e^ε]")
     for label, (lr, ratio, within, at_bound) in zip(labels, rows):
         print(f"{label:<{w}}  {mp_str(lr, SHOWN):>22}  {mp_str(ratio, SHOWN):>22}  {status(lr, epsilon, within, at_bound, digits)}")
     with mpmath.workdps(digits):
@@ -153,5 +154,5 @@ def run_family(args: argparse.Namespace, mech) -> int:
         emit_json(result)
         return code
     _table(mech.describe(), result["queries"], result["neighbour_queries"], [r["outcomes"] for r in rows], table, worst,
-           mech.epsilon, digits, min_width=4)
+           mech.epsilon, digits, min_width=4, head="outcome")
     return code
