@@ -37,6 +37,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--list", action="store_true", help="list the claim IDs and titles without checking them")
     p.add_argument("--show", action="store_true",
                    help="print the full evidence of each chosen claim (statement, method, points, margins, counterexample, notes)")
+    from verify.cli.common import add_fail_on
+    from verify.verdicts import ClaimVerdict
+
+    add_fail_on(p, (ClaimVerdict.REFUTED, ClaimVerdict.UNDECIDED), "the verdict of any claim checked")
     p.set_defaults(func=run)
 
 
@@ -160,7 +164,7 @@ def full_evidence(claim: Any, verdict: Any) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from verify.cli.common import emit_json
+    from verify.cli.common import emit_json, exit_status
 
     if args.show and args.list:
         raise InputError("--show and --list: --list prints IDs without checking, --show checks and prints the evidence; give one")
@@ -178,9 +182,10 @@ def run(args: argparse.Namespace) -> int:
     bar = tqdm(claims, unit="claim", desc="proofs", leave=False, disable=not sys.stderr.isatty())
     verdicts = [(c, c.check()) for c in bar]
     summary = dict(Counter(v.verdict for _, v in verdicts))
+    code = exit_status(args, summary)
     if args.json:
         emit_json({"claims": [claim_json(c, v) for c, v in verdicts], "summary": summary})
-        return 0
+        return code
     if args.show:
         for n, (c, v) in enumerate(verdicts):
             if n:
@@ -194,4 +199,4 @@ def run(args: argparse.Namespace) -> int:
             print(f"{c.id:<{w}}  {v.verdict:<10}  {short_evidence(v)}  [{shorten(v.method)}]")
         print("(evidence abridged: --show ID prints all of it)")
     print("summary: " + ", ".join(f"{k} {n}" for k, n in sorted(summary.items())))
-    return 0
+    return code

@@ -107,7 +107,7 @@ BOOL_FLAGS = {"prob": ["--json"], "ratio": ["--json"], "sweep": ["--json", "--co
               "certify": ["--json"], "report": ["--json", "--no-claims", "--no-family"], "proofs": ["--json", "--list"],
               "family": ["--json", "--monotone"], "delta": ["--json"]}
 #: Flags every vector of the command starts with (each may be overridden later: the last one wins).
-PREFIX = {"sweep": ["--k", "1", "--workers", "1", "--gap-max", "0,1", "--gap-query", "0"], "worst-case": ["--max-queries", "1"],
+PREFIX = {"sweep": ["--k", "1", "--workers", "1"], "worst-case": ["--max-queries", "1"],
           "report": ["--no-claims", "--no-family", "--max-queries", "1", "--workers", "1"], "proofs": ["--list"],
           "family": ["--rows", "lyu-4:1", "--max-queries", "1"], "delta": ["--max-queries", "1"]}
 REQUIRED = {"prob": ["--queries", "--output"], "ratio": ["--queries", "--neighbour-queries"], "delta": ["--variant", "--epsilon-prime"]}

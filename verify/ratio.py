@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import mpmath
@@ -106,7 +107,6 @@ def privacy_ratio(
     True
     """
     check_digits(digits)
-    resolution = mpmath.mpf(10) ** (3 - digits)
     q = parse_queries(queries)
     qn = parse_queries(neighbour_queries, "neighbour queries")
     mech.check_neighbours(q, qn)
@@ -114,22 +114,35 @@ def privacy_ratio(
     chosen = all_outputs(k) if outputs is None else list(outputs)
     cols = [output_column(o, k) for o in chosen]
     with MPMATH_LOCK:
-        return _ratio_report(mech, q, qn, chosen, cols, digits, resolution)
+        return _ratio_report(mech, q, qn, chosen, cols, digits)
 
 
-def _ratio_report(mech, q, qn, chosen, cols, digits, resolution) -> RatioReport:
+def _ratio_report(mech, q, qn, chosen, cols, digits) -> RatioReport:
     p = mp_distribution(mech, q, digits)
     pn = mp_distribution(mech, qn, digits)
     rows = []
     with mpmath.workdps(digits + 10):
-        eps = mpmath.mpf(mech.epsilon.numerator) / mech.epsilon.denominator
         for o, c in zip(chosen, cols):
             lr = log_ratio(p[c], pn[c])
-            ratio = mpmath.exp(lr) if mpmath.isfinite(lr) else (mpmath.inf if lr > 0 else mpmath.mpf(0))
-            gap = abs(lr) - eps if mpmath.isfinite(lr) else mpmath.inf
-            at_bound = bool(abs(gap) <= resolution * max(1, eps))
-            rows.append(OutputRatio(o, p[c], pn[c], ratio, lr, bool(gap <= 0 or at_bound), at_bound))
+            within, at_bound = bound_status(lr, mech.epsilon, digits)
+            rows.append(OutputRatio(o, p[c], pn[c], ratio_of(lr), lr, within, at_bound))
     return RatioReport(mech, q, qn, digits, tuple(rows))
+
+
+def ratio_of(lr: mpmath.mpf) -> mpmath.mpf:
+    """The ratio e^{log ratio}, exactly 0 or inf where the log ratio is -inf or +inf."""
+    return mpmath.exp(lr) if mpmath.isfinite(lr) else (mpmath.inf if lr > 0 else mpmath.mpf(0))
+
+
+def bound_status(lr: mpmath.mpf, epsilon: object, digits: int) -> tuple[bool, bool]:
+    """(within, at_bound) of a log ratio computed from probabilities correct to ``digits`` digits
+    (module docstring): at_bound when ||log ratio| - ε| <= 10^{3-digits}·max(1, ε), and within
+    when |log ratio| <= ε or at the bound.  Call inside a working precision of ``digits`` + 10."""
+    e = Fraction(epsilon)
+    eps = mpmath.mpf(e.numerator) / e.denominator
+    gap = abs(lr) - eps if mpmath.isfinite(lr) else mpmath.inf
+    at_bound = bool(abs(gap) <= mpmath.mpf(10) ** (3 - digits) * max(1, eps))
+    return bool(gap <= 0 or at_bound), at_bound
 
 
 def log_ratio_from_logs(log_p: np.ndarray | float, log_p_neighbour: np.ndarray | float) -> np.ndarray:

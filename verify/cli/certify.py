@@ -8,14 +8,18 @@ from fractions import Fraction
 
 from verify.certify import certify_conditional_ratio, certify_factor_bounds
 from verify.certify.results import CertifySpec, counterexample_json, frac_json
-from verify.cli.common import add_mechanism_flags, emit_json, mechanism_from_args
+from verify.cli.common import EXIT_CODES, add_fail_on, add_mechanism_flags, emit_json, exit_status
 from verify.cli.flags import Flag
 from verify.cli.progress import stages
+from verify.cli.variant import add_variant_flags, seed_label, seed_mechanism
 from verify.errors import InputError
 from verify.exact import fmt
 from verify.validate import MAX_MAGNITUDE_DIGITS, parse_number, shown
+from verify.verdicts import CertificateVerdict
 
 WHAT = ("all", "ratio", "factors")
+#: Findings --fail-on can name (the verdict of any certificate run).
+FINDINGS = (CertificateVerdict.REFUTED, CertificateVerdict.UNDECIDED)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -25,13 +29,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=("Certify, for every real input and every ε in a range, e^-ε <= Pr[A(D)=s_i | x]/Pr[A(D')=s_i | x] <= e^ε "
                      "(the form both seed proofs reduce to), and the density/survival/CDF factor bounds the proofs compare. "
                      "Verdicts: certified, refuted (with a counterexample at 50 digits), undecided. "
-                     "The mechanism's --epsilon is not used: give --epsilon-range."),
+                     "A mechanism has no single ε here: give --epsilon-range (--epsilon is refused)."),
+        epilog=EXIT_CODES,
     )
     add_mechanism_flags(p)
+    add_variant_flags(p)
     p.add_argument("--epsilon-range", type=EPSILON_RANGE, default="0.01:10", metavar="LO:HI",
                    help="range of ε, 0 < LO <= HI (default 0.01:10)")
     p.add_argument("--what", choices=WHAT, default="all", help="what to certify (default all: the ratio and the factors)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_fail_on(p, FINDINGS, "refuted: a counterexample confirmed at 50 digits; undecided: some box not settled")
     p.set_defaults(func=run)
 
 
@@ -55,7 +62,9 @@ EPSILON_RANGE = Flag(parse_epsilon_range, "LO:HI")
 def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     eps_range = args.epsilon_range
-    spec = CertifySpec.of(mechanism_from_args(args))
+    if args.epsilon is not None:
+        raise InputError("--epsilon: certify covers every ε of --epsilon-range LO:HI; give the range (LO = HI for one ε)")
+    spec = CertifySpec.of(seed_mechanism(args, "certify"))
     with stages("certify", 2 if args.what == "all" else 1, unit="certificate") as bar:
         ratio = factors = None
         if args.what in ("all", "ratio"):
@@ -83,16 +92,18 @@ def run(args: argparse.Namespace) -> int:
         result["min_margin"] = None if factors.min_margin is None else float(factors.min_margin)
         result["min_margin_exact"] = frac_json(factors.min_margin)
         result["counterexample"] = None if factors.counterexample is None else counterexample_json(factors.counterexample)
+    found = {str(c.verdict) for c in (ratio, factors) if c is not None}
+    code = exit_status(args, found)
     if args.json:
         emit_json(result)
-        return 0
-    print(f"certify: {spec.describe()}; ε in [{fmt(eps_range[0])}, {fmt(eps_range[1])}]")
+        return code
+    print(f"certify: {seed_label(args)}{spec.describe()}; ε in [{fmt(eps_range[0])}, {fmt(eps_range[1])}]")
     if ratio is not None:
         _print_ratio(ratio)
     if factors is not None:
         _print_factors(factors)
     print(f"total: {result['boxes']} boxes, {seconds:.2f} s")
-    return 0
+    return code
 
 
 def _print_ratio(c) -> None:

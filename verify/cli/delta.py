@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 
 from verify.cli import flags
-from verify.cli.common import emit_json
-from verify.cli.variant import CUTOFF
+from verify.cli.common import EXIT_CODES_NO_FINDING, add_mechanism_flags, emit_json
+from verify.cli.variant import add_variant_flags, variant_from_args
 from verify.errors import InputError
-from verify.family.presets import NAMES
 
 #: Largest number of queries the δ search accepts: measured on the 2-core machine under load, lyu-6 took
 #: 2.8 s CPU at 2 queries, 8.2 s at 3 and 23 s at 4 (the search grows about 3x per query).
@@ -23,37 +22,29 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="With --queries/--neighbour-queries: the exact δ(ε') of that ordered pair. Without: the "
                                    "largest δ(ε') over structured pairs with up to --max-queries queries, recomputed exactly. "
                                    "For gaussian-svt (cutoff 1) the Rényi-DP upper bound of Zhu & Wang (NeurIPS 2020, Thm 8) "
-                                   "is printed beside it.")
-    p.add_argument("--variant", required=True, choices=NAMES, metavar="NAME", help="a preset of the SVT family (e.g. gaussian-svt, lyu-6)")
-    p.add_argument("--cutoff", type=CUTOFF, default=argparse.SUPPRESS, metavar="C|unlimited", help="cutoff c (default: the preset's)")
-    p.add_argument("--epsilon", type=flags.POSITIVE, default="1", metavar="E", help="the variant's ε (scales are multiples of Δ/ε; default 1)")
-    p.add_argument("--threshold", type=flags.NUMBER, default="0", metavar="T", help="threshold t (default 0)")
+                                   "is printed beside it.",
+                       epilog=EXIT_CODES_NO_FINDING)
+    add_mechanism_flags(p)
+    add_variant_flags(p)
     p.add_argument("--epsilon-prime", type=flags.NON_NEGATIVE, required=True, metavar="E", help="ε' >= 0 of the (ε', δ) guarantee")
     p.add_argument("--queries", type=flags.vector(), metavar="Q1,Q2,...", help="q_j(D) (with --neighbour-queries: exact δ of this pair)")
     p.add_argument("--neighbour-queries", type=flags.vector(), metavar="Q1,Q2,...", help="q_j(D'), each within Δ of q_j(D)")
-    p.add_argument("--max-queries", type=flags.integer(1, MAX_DELTA_QUERIES), default=None, metavar="K", help=f"search: largest number of queries (1..{MAX_DELTA_QUERIES}, Gaussian 1; default 2, Gaussian 1)")
+    p.add_argument("--max-queries", type=flags.integer(1, MAX_DELTA_QUERIES), default=None, metavar="K", help=f"search (without --queries): largest number of queries (1..{MAX_DELTA_QUERIES}, Gaussian 1; default 2, Gaussian 1)")
     p.add_argument("--digits", type=flags.integer(5, 60), default="20", help="significant digits of the exact δ (5..60, default 20)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plot", type=flags.output_file(".png"), metavar="FILE.png", help="draw δ(ε') of the pair for ε' from 0 to 2ε' (13 points), RDP bound beside it")
     p.set_defaults(func=run)
 
 
-def _mech(args: argparse.Namespace):
-    from verify.family.presets import preset
-
-    kw = {"epsilon": args.epsilon, "threshold": args.threshold}
-    if "cutoff" in vars(args):  # given: an integer, or None for 'unlimited'
-        kw["cutoff"] = args.cutoff
-    return preset(args.variant, **kw)
-
-
 def run(args: argparse.Namespace) -> int:
     from verify.family.delta import exact_delta, worst_delta
 
-    mech = _mech(args)
+    mech = variant_from_args(args)
     ep = args.epsilon_prime
     if (args.queries is None) != (args.neighbour_queries is None):
         raise InputError("--queries and --neighbour-queries: give both (an exact pair) or neither (a search)")
+    if args.queries is not None and args.max_queries is not None:
+        raise InputError("--max-queries and --queries: --max-queries bounds the search, which a given pair replaces (drop one)")
     if args.queries is not None:
         res = exact_delta(mech, list(args.queries), list(args.neighbour_queries), ep, args.digits)
         how = "exact δ of the given pair"

@@ -129,3 +129,64 @@ class Store(argparse.Action):
         except InputError as exc:
             parser.error(str(exc))
         setattr(namespace, self.dest, value)
+
+
+# --- values shared by several commands -------------------------------------------------------
+
+#: ``--cutoff unlimited`` parses to this marker (``None`` would look like "not given").
+UNLIMITED = "unlimited"
+#: Largest cutoff accepted on the command line.
+MAX_CUTOFF = 1000
+#: Longest outcome string.
+MAX_OUTCOME_LETTERS = 1000
+
+
+def _cutoff(text: str, name: str) -> int | str:
+    if validate.text_value(text, name).strip().lower() == UNLIMITED:
+        return UNLIMITED
+    return validate.integer_in(text, name, 1, MAX_CUTOFF)
+
+
+#: ``C`` (1..`MAX_CUTOFF`) or ``unlimited`` (returned as `UNLIMITED`).
+CUTOFF = Flag(_cutoff, "cutoff")
+
+#: How outputs are written, in every notation the tool prints (help text of ``--output``/``--outcomes``).
+OUTPUT_NOTATION = ("A = above: q_i + X_i >= t + Z (the seed's ⊥, the run halts at the c-th A); B = below (the seed's ⊤). "
+                   "An output is written as letters (BA, BBB), as s_i or i (= B^{i-1}A), or none / ⊤^k (= B^k)")
+_NONE_SPELLINGS = ("none", "⊤^k", "t^k", "top^k")
+
+
+def _output(text: str, name: str) -> int | str:
+    """``i``, ``s_i`` -> i (int); ``none``, ``⊤^k`` -> ``"none"``; ``all``; a string of A and B letters."""
+    s = validate.text_value(text, name).strip()
+    low = s.lower()
+    if low in ("all", *_NONE_SPELLINGS):
+        return "none" if low != "all" else "all"
+    digits = s[2:] if low.startswith("s_") else s
+    if digits.isascii() and digits.isdigit():
+        if len(digits.lstrip("0")) > validate.MAX_INT_DIGITS:
+            raise InputError(f"{name}: {validate.shown(s)} is not an output index (too many digits)")
+        return int(digits)  # checked against 1..k where k is known
+    letters = s.upper()
+    if letters and len(letters) <= MAX_OUTCOME_LETTERS and not set(letters) - {"A", "B"}:
+        return letters
+    raise InputError(f"{name}: {validate.shown(s)} is not an output: letters A (above) and B (below) such as BA, "
+                     f"s_i or i (ASCII digits), none or ⊤^k, or all where allowed (at most {MAX_OUTCOME_LETTERS} letters)")
+
+
+#: An output in any notation the tool prints (`OUTPUT_NOTATION`).
+OUTPUT = Flag(_output, "output")
+
+
+def one_or_more(choices: tuple[str, ...]) -> Flag:
+    """One word of ``choices``, or several separated by commas; returns a frozenset."""
+
+    def parse(text: str, name: str) -> frozenset[str]:
+        words = [w.strip().lower() for w in validate.text_value(text, name).split(",")]
+        bad = [w for w in words if w not in choices]
+        if bad or not words:
+            raise InputError(f"{name}: {validate.shown(bad[0] if bad else text)} is not one of {', '.join(choices)} "
+                             "(several: separated by commas)")
+        return frozenset(words)
+
+    return Flag(parse, "one or more of " + ",".join(choices))

@@ -8,18 +8,17 @@ import mpmath
 import sympy
 
 from verify.cli import flags, limits
-from verify.cli.common import (
-    add_mechanism_flags,
-    emit_json,
-    mechanism_from_args,
-    mechanism_json,
-    mp_str,
-    output_json,
-    parse_output,
-)
+from verify.cli.common import EXIT_CODES_NO_FINDING, add_mechanism_flags, emit_json, mechanism_json, mp_str, output_json
 from verify.cli.progress import stages
-from verify.cli.variant import add_variant_flags, family_requested, outcome_from_args, released_from_args, variant_from_args
-from verify.errors import InputError
+from verify.cli.variant import (
+    add_output_flags,
+    add_variant_flags,
+    family_requested,
+    outcome_from_args,
+    released_from_args,
+    seed_output,
+    variant_from_args,
+)
 from verify.mechanism import output_column, output_label
 from verify.probabilities import MAX_DIGITS, MIN_DIGITS, mp_distribution, symbolic_distribution
 from verify.serialize import FLOAT64_DIGITS
@@ -27,30 +26,31 @@ from verify.serialize import FLOAT64_DIGITS
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("prob", help="exact probability of one output s_i = ⊤^{i-1}⊥ or ⊤^k",
-                       description="Exact probability Pr[A(q) = output] of AboveThreshold for a query vector q.")
+                       description="Exact probability Pr[A(q) = output] of AboveThreshold, or of a member of the SVT family "
+                                   "(--variant and the flags that override it), for a query vector q.",
+                       epilog=EXIT_CODES_NO_FINDING)
     add_mechanism_flags(p)
     p.add_argument("--queries", type=flags.vector(), required=True, metavar="Q1,Q2,...",
                    help="query values q_1..q_k (decimals or fractions; k at most "
                         + ", ".join(f"{k} for {m}" for m, k in limits.PROB_MAX_QUERIES.items()) + ")")
-    p.add_argument("--output", metavar="{i|none}", help="i for s_i = ⊤^{i-1}⊥, none for ⊤^k (or --outcomes STRING)")
     p.add_argument("--method", choices=["symbolic", "mpmath", "fast"], default="mpmath", help="evaluation path (default mpmath)")
     p.add_argument("--digits", type=flags.integer(MIN_DIGITS, MAX_DIGITS), default="30",
                    help=f"significant digits of the result ({MIN_DIGITS}..{MAX_DIGITS}, default 30)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_variant_flags(p)
+    add_output_flags(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    if family_requested(args):
-        return run_family(args)
-    if args.output is None:
-        raise InputError("--output: required (i for s_i, none for ⊤^k), or give --outcomes STRING")
-    mech = mechanism_from_args(args)
+    variant = variant_from_args(args)
+    if family_requested(args, variant):
+        return run_family(args, variant)
+    mech = variant
     q = args.queries
     k = len(q)
     limits.check_queries(k, limits.PROB_MAX_QUERIES[args.method], f"--method {args.method}")
-    out = parse_output(args.output, k)
+    out = seed_output(args, k)
     digits = args.digits
     col = output_column(out, k)
     with stages(f"prob ({args.method}, k = {k})", 1) as bar:
@@ -110,7 +110,7 @@ def _report(args, mech, q, out, value, expression, digits) -> int:
     return 0
 
 
-def run_family(args: argparse.Namespace) -> int:
+def run_family(args: argparse.Namespace, mech) -> int:
     """``prob`` for a member of the SVT family: one outcome string (and released values)."""
     import numpy as np
 
@@ -118,14 +118,10 @@ def run_family(args: argparse.Namespace) -> int:
     from verify.family.integrand import Kind
     from verify.family.probability import evaluate, symbolic_probability
 
-    mech = variant_from_args(args)
     q = args.queries
     k = len(q)
     limits.check_queries(k, limits.PROB_MAX_QUERIES[args.method], f"--method {args.method}")
     outcome = outcome_from_args(args, mech, k)
-    if outcome == "all":
-        raise InputError("--outcomes: 'all' is for the ratio command; give one string of A and B")
-    mech.check_outcome(outcome, k)
     released = mech.check_released(outcome, released_from_args(args))
     kind = Kind.DENSITY if released else Kind.PROBABILITY
     digits = args.digits

@@ -1,47 +1,99 @@
-"""``svt-verify worst-case``: search for the largest privacy loss of a variant and decide."""
+"""``svt-verify worst-case``: search for the largest privacy loss of a variant and decide.
+
+Every variant flag applies (`verify.cli.variant`).  `search` is the one place
+where the command picks a search: the seed's (`verify.worstcase.worst_case`)
+for a mechanism of the seed's shape (cutoff 1, no release, Laplace /
+exponential / none noise) named without family flags, so that its numbers stay
+as they were, and the family's structured search
+(`verify.family.worstcase.family_worst_case`) for every other variant.
+"""
 
 from __future__ import annotations
 
 import argparse
 
 from verify.cli import flags, limits
-from verify.cli.common import add_mechanism_flags, emit_json, mechanism_from_args
+from verify.cli.common import EXIT_CODES, add_fail_on, add_mechanism_flags, emit_json, exit_status
 from verify.cli.progress import stages
+from verify.cli.variant import FAMILY_DESTS, add_variant_flags, variant_from_args
+from verify.errors import InputError
 from verify.exact import fmt
 from verify.mechanism import output_label
+from verify.verdicts import MechanismVerdict
+
+#: Findings --fail-on can name (the verdict).
+FINDINGS = (MechanismVerdict.NOT_PRIVATE, MechanismVerdict.UNDECIDED)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("worst-case", help="search for the largest privacy loss of a variant; verdict private / not_private / undecided",
                        description="Structured search (extreme shifts, pushed queries) plus scipy.optimize for sup |log ratio| "
-                                   "over k = 1..K; the best witness is confirmed by the mpmath path.")
+                                   "over k = 1..K; the best witness is confirmed by the mpmath path.  Any variant: "
+                                   "--variant and the flags that override it.",
+                       epilog=EXIT_CODES)
     add_mechanism_flags(p)
+    add_variant_flags(p)
     p.add_argument("--max-queries", type=flags.integer(1, limits.WORST_CASE_MAX_QUERIES), default="10", metavar="K",
                    help=f"largest number of queries searched (1..{limits.WORST_CASE_MAX_QUERIES}, default 10)")
-    p.add_argument("--seed", type=flags.integer(0, 2**63 - 1), default="0", help="seed of the random starts (default 0)")
+    p.add_argument("--seed", type=flags.integer(0, 2**63 - 1), metavar="N",
+                   help="seed of the random starts of the seed's search (default 0; the family's search has none)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--plot", type=flags.output_file(".png"), metavar="FILE.png", help="draw the loss against k and against how far the queries are pushed")
+    p.add_argument("--plot", type=flags.output_file(".png"), metavar="FILE.png",
+                   help="draw the loss against k and against how far the queries are pushed (the seed's search)")
+    add_fail_on(p, FINDINGS, "the verdict")
     p.set_defaults(func=run)
 
 
+def uses_seed_search(args: argparse.Namespace, mech) -> bool:
+    """The seed's search for the seed's shape named without family flags; the family's otherwise."""
+    return mech.is_above_threshold and not any(getattr(args, d, None) is not None for d in FAMILY_DESTS)
+
+
+def search(args: argparse.Namespace, mech, progress):
+    """The worst-case result of ``mech`` (a `SparseVector`): the one switch between the two searches."""
+    if uses_seed_search(args, mech):
+        from verify.worstcase import worst_case
+
+        seed = 0 if args.seed is None else args.seed
+        return worst_case(mech, max_queries=args.max_queries, seed=seed, progress=progress)
+    from verify.family.worstcase import family_worst_case
+
+    for flag, value in (("--seed", args.seed), ("--plot", args.plot)):
+        if value is not None:
+            raise InputError(f"{flag}: only for the seed's search; {mech.name} runs on the family's structured search "
+                             "(deterministic, no plot)")
+    return family_worst_case(mech, max_queries=args.max_queries)
+
+
 def run(args: argparse.Namespace) -> int:
-    import mpmath
-
-    from verify.worstcase import worst_case
-
-    mech = mechanism_from_args(args)
+    mech = variant_from_args(args)
     limits.check_worst_case_scales(mech)
+    seed_path = uses_seed_search(args, mech)
     # one stage per k, and one for the decision and the tightness study
     with stages(f"worst-case (k = 1..{args.max_queries})", args.max_queries + 1, unit="k") as bar:
-        res = worst_case(mech, max_queries=args.max_queries, seed=args.seed, progress=lambda k: bar.update(1))
+        res = search(args, mech, lambda k: bar.update(1))
         bar.update(bar.total - bar.n)
+    code = exit_status(args, [res.verdict])
     if args.plot:
         from verify.plots import plot_worst_case
 
         plot_worst_case(res, args.plot)
     if args.json:
-        emit_json(res.to_json())
-        return 0
+        j = res.to_json()
+        if not seed_path:
+            j["mechanism"] = mech.to_json()
+        emit_json(j)
+        return code
+    if seed_path:
+        _print_seed(res, mech)
+    else:
+        _print_family(res, mech)
+    return code
+
+
+def _print_seed(res, mech) -> None:
+    import mpmath
+
     j = res.to_json()
     w = res.witness
     print(mech.describe())
@@ -58,7 +110,26 @@ def run(args: argparse.Namespace) -> int:
         print(f"tightness: {res.tightness}: {res.tightness_evidence}")
     for note in res.notes:
         print(f"note: {note}")
-    return 0
+
+
+def _print_family(res, mech) -> None:
+    j = res.to_json()
+    w = j["witness"]
+    print(mech.describe())
+    print(f"verdict: {j['verdict']}")
+    print(f"loss found: {j['loss']} nats = {j['loss_over_epsilon']}·ε")
+    print(f"  witness: {res.witness.describe()}, log ratio ({w['digits']} digits) {w['log_ratio']}")
+    if j["upper_bound"] is None:
+        print(f"proven upper bound: none ({j['no_bound_reason']})")
+    else:
+        print(f"proven upper bound: {j['upper_bound']} nats ({j['upper_bound_formula']}; {j['upper_bound_source']})")
+    print(f"unbounded: {'yes: ' + j['unbounded_evidence'] if j['unbounded'] else 'no evidence'}")
+    by_k = j["loss_by_k_float64_search"]
+    if by_k:
+        print("loss by k (float64 search): " + "; ".join(f"{k}: {_short(v)}" for k, v in by_k.items()))
+    print(f"tightness: {j['tightness']}: {j['tightness_evidence']}")
+    for note in j["notes"]:
+        print(f"note: {note}")
 
 
 def _short(x) -> str:

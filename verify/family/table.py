@@ -1,9 +1,12 @@
-"""The `family` table (issue 11): one row per preset, exact verdicts beside the sampling tools' published lower bounds.
+"""The `family` table: one row per preset, exact verdicts beside the sampling tools' published lower bounds.
 
-Configuration of every row: ε = 1/10, Δ = 1, t = 1 (lyu-1: t = 1/2), at most 10
-queries: DP-Sniper's (`verify.family.literature`), so that its published lower
-bounds are comparable.  For Laplace scales that are multiples of Δ/ε the loss
-divided by ε does not depend on ε or t (queries range over all reals).
+Default configuration of every row (`DP_SNIPER`): ε = 1/10, Δ = 1, t = 1
+(lyu-1: t = 1/2), at most 10 queries: DP-Sniper's (`verify.family.literature`),
+so that its published lower bounds are comparable.  Any other configuration
+(`TableConfig`) runs the same rows; the published bounds are then left out,
+since they were measured at DP-Sniper's.  For Laplace scales that are
+multiples of Δ/ε the loss divided by ε does not depend on ε or t (queries
+range over all reals).
 """
 
 from __future__ import annotations
@@ -15,14 +18,47 @@ from typing import Any
 
 import mpmath
 
-from verify.exact import fmt
+from verify.exact import fmt, positive, to_fraction
 from verify.family.literature import LYU_CLAIMS, published_for
 from verify.family.presets import preset
 from verify.family.worstcase import FamilyWorstCase, family_worst_case
 from verify.precision import MPMATH_LOCK
 
 EPSILON = Fraction(1, 10)
-#: (preset, cutoff) of every row; None = the preset's own (unlimited) cutoff.
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    """ε, Δ and t of every row; ``threshold`` None is DP-Sniper's per-row t (1; lyu-1: 1/2)."""
+
+    epsilon: Fraction = EPSILON
+    sensitivity: Fraction = Fraction(1)
+    threshold: Fraction | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", positive(self.epsilon, "epsilon"))
+        object.__setattr__(self, "sensitivity", positive(self.sensitivity, "sensitivity"))
+        if self.threshold is not None:
+            object.__setattr__(self, "threshold", to_fraction(self.threshold, "threshold"))
+
+    @property
+    def is_dp_sniper(self) -> bool:
+        """DP-Sniper's configuration, where its (and StatDP's) published lower bounds apply."""
+        return self == DP_SNIPER
+
+    def threshold_of(self, name: str) -> Fraction:
+        if self.threshold is not None:
+            return self.threshold
+        return Fraction(1, 2) if name == "lyu-1" else Fraction(1)
+
+    def describe(self) -> str:
+        t = "1 (lyu-1: 1/2)" if self.threshold is None else fmt(self.threshold)
+        return f"ε = {fmt(self.epsilon)}, Δ = {fmt(self.sensitivity)}, t = {t}"
+
+
+#: DP-Sniper's configuration (the default).
+DP_SNIPER = TableConfig()
+#: (preset, cutoff) of every row; None = unlimited (lyu-5 and lyu-6's own cutoff).
 ROWS: tuple[tuple[str, int | None], ...] = (
     ("seed-m1", 1), ("seed-m2", 1), ("dwork-roth", 1),
     ("lyu-1", 1), ("lyu-1", 2), ("lyu-2", 1), ("lyu-2", 2), ("lyu-3", 1), ("lyu-3", 2),
@@ -31,19 +67,19 @@ ROWS: tuple[tuple[str, int | None], ...] = (
 )
 
 
-def row_mechanism(name: str, cutoff: int | None):
-    """The row's variant at DP-Sniper's configuration (module docstring)."""
-    t = Fraction(1, 2) if name == "lyu-1" else Fraction(1)
-    if cutoff is None:
-        return preset(name, epsilon=EPSILON, threshold=t)
-    return preset(name, epsilon=EPSILON, threshold=t, cutoff=cutoff)
+def row_mechanism(name: str, cutoff: int | None, config: TableConfig = DP_SNIPER):
+    """The row's variant at ``config`` (default DP-Sniper's; module docstring)."""
+    kw = {"epsilon": config.epsilon, "sensitivity": config.sensitivity, "threshold": config.threshold_of(name)}
+    return preset(name, cutoff=cutoff, **kw)  # None: unlimited (refused by the presets whose scales grow with c)
 
 
-def preset_flags(name: str, cutoff: int | None) -> str:
-    """The `svt-verify` flags naming the row's variant (issue 10's `--variant`)."""
-    t = "1/2" if name == "lyu-1" else "1"
+def preset_flags(name: str, cutoff: int | None, config: TableConfig = DP_SNIPER) -> str:
+    """The `svt-verify` flags naming the row's variant at ``config``."""
     cut = f" --cutoff {cutoff}" if cutoff is not None else ""
-    return f"--variant {name}{cut} --epsilon 1/10 --threshold {t}"
+    if config.is_dp_sniper:
+        return f"--variant {name}{cut} --epsilon 1/10 --threshold {'1/2' if name == 'lyu-1' else '1'}"
+    sens = "" if config.sensitivity == 1 else f" --sensitivity {fmt(config.sensitivity)}"
+    return f"--variant {name}{cut} --epsilon {fmt(config.epsilon)}{sens} --threshold {fmt(config.threshold_of(name))}"
 
 
 @dataclass
@@ -51,6 +87,7 @@ class FamilyRow:
     name: str
     cutoff: int | None
     result: FamilyWorstCase
+    config: TableConfig = DP_SNIPER
 
     def to_json(self) -> dict[str, Any]:
         r = self.result
@@ -73,13 +110,13 @@ class FamilyRow:
             "tightness": j["tightness"],
             "tightness_evidence": j["tightness_evidence"],
             "witness": j["witness"],
-            "reproduce": r.witness.ratio_command(preset_flags(self.name, self.cutoff)),
+            "reproduce": r.witness.ratio_command(preset_flags(self.name, self.cutoff, self.config)),
             "seconds": j["seconds"],
             "notes": j["notes"],
             "paper_claim": None if claim is None else {"statement": claim.statement, "source": claim.source},
             "published": [],
         }
-        for tool in ("DP-Sniper", "StatDP"):
+        for tool in ("DP-Sniper", "StatDP") if self.config.is_dp_sniper else ():  # measured at DP-Sniper's configuration only
             for p in published_for(self.name, self.cutoff, tool):
                 d = p.as_dict()
                 d["lower_bound_over_epsilon"] = p.lower_bound / float(p.epsilon)
@@ -89,12 +126,12 @@ class FamilyRow:
         return out
 
 
-def family_table(rows=ROWS, max_queries: int = 10, monotone: bool = False) -> list[FamilyRow]:
-    """Run every row (sequentially; each row's seconds are its own wall time)."""
+def family_table(rows=ROWS, max_queries: int = 10, monotone: bool = False, config: TableConfig = DP_SNIPER) -> list[FamilyRow]:
+    """Run every row at ``config`` (sequentially; each row's seconds are its own wall time)."""
     out = []
     for name, cutoff in rows:
-        res = family_worst_case(row_mechanism(name, cutoff), max_queries=max_queries, monotone=monotone)
-        out.append(FamilyRow(name, cutoff, res))
+        res = family_worst_case(row_mechanism(name, cutoff, config), max_queries=max_queries, monotone=monotone)
+        out.append(FamilyRow(name, cutoff, res, config))
     return out
 
 
@@ -127,9 +164,15 @@ def render(rows: list[FamilyRow]) -> str:
     text = ["  ".join(h.ljust(w) for h, w in zip(head, widths)), "  ".join("-" * w for w in widths)]
     text += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in lines]
     text.append("")
-    text.append(f"ε = 1/10, Δ = 1, t = 1 (lyu-1: 1/2), k <= {k} queries (DP-Sniper's configuration: 10).{mono} loss/ε: confirmed at 50 digits "
-                "(Gaussian: exact erfc form). DP-Sniper/StatDP: published lower bounds (eps_lcb) and search seconds, "
-                "eth-sri/dp-sniper eval_sp2021/reference-results (verify.family.literature); ratio = their time / ours.")
+    config = rows[0].config if rows else DP_SNIPER
+    if config.is_dp_sniper:
+        text.append(f"ε = 1/10, Δ = 1, t = 1 (lyu-1: 1/2), k <= {k} queries (DP-Sniper's configuration: 10).{mono} loss/ε: confirmed at 50 digits "
+                    "(Gaussian: exact erfc form). DP-Sniper/StatDP: published lower bounds (eps_lcb) and search seconds, "
+                    "eth-sri/dp-sniper eval_sp2021/reference-results (verify.family.literature); ratio = their time / ours.")
+    else:
+        text.append(f"{config.describe()}, k <= {k} queries.{mono} loss/ε: confirmed at 50 digits (Gaussian: exact erfc form). "
+                    "DP-Sniper/StatDP columns left empty: their published bounds were measured at ε = 1/10, Δ = 1, t = 1 "
+                    "(lyu-1: 1/2), not at this configuration.")
     for row in rows:
         text.append(f"  {row.name} c={'∞' if row.cutoff is None else row.cutoff}: {row.result.witness.describe()}")
     return "\n".join(text)
