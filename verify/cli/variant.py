@@ -190,7 +190,7 @@ def family_requested(args: argparse.Namespace, mech: SparseVector) -> bool:
     return bool(given(args, *FAMILY_DESTS, *OUTCOME_DESTS)) or not mech.is_above_threshold
 
 
-def seed_mechanism(args: argparse.Namespace, command: str) -> AboveThreshold:
+def seed_mechanism(args: argparse.Namespace, command: str) -> SparseVector:
     """The mechanism of the flags for a command that checks the seed's AboveThreshold only."""
     mech = variant_from_args(args)
     if not mech.is_above_threshold:
