@@ -65,9 +65,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from verify.audit import audit, load
 
-    for flag, dest in (("--outcomes", "outcomes"), ("--released", "released")):
-        if getattr(args, dest) is not None:
-            raise InputError(f"{flag}: not used by audit (the implementation's outputs are sampled); leave it out")
     if args.workers is not None and args.scheduler is not None:
         raise InputError("--workers: give either --workers or --scheduler, not both")
     mech = variant_from_args(args)
