@@ -155,6 +155,8 @@ def _segment(seg: Segment, zlaw: _Law | None, xlaw: _Law | None, ops: _Ops, scal
             total = total + zlaw.pmf(z) * product(z)
         covered = (lo, hi)
         left_out = zlaw.tail(hi) + zlaw.tail(-lo)
+        if xlaw is None and total == 0:  # indicators: constant beyond the kinks, and zero on both sides
+            return total, ops.num(0)
         if ops.negligible(left_out, total) or hi - lo > MAX_WINDOW:
             return total, left_out
         reach *= 2

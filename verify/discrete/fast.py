@@ -80,6 +80,8 @@ def _segment(seg: Segment, znoise: Noise, xnoise: Noise) -> tuple[float, float]:
         left = float(np.logaddexp(znoise.log_sf(np.array([hi + 1.0]))[0], znoise.log_cdf(np.array([float(lo)]))[0]))
         if total > -math.inf and left - total <= math.log(TAIL_TARGET):
             break
+        if total == -math.inf and xnoise.is_none:  # indicators: constant beyond the kinks, zero on both sides
+            return total, 0.0
         reach *= 2
     if total == -math.inf:
         return total, 0.0

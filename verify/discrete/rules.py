@@ -45,14 +45,14 @@ def _integer(x: Fraction, name: str) -> int:
 def check_discrete_model(epsilon: Fraction, sensitivity: Fraction, threshold: Fraction, threshold_spec: NoiseSpec,
                          query_spec: NoiseSpec, release: str, release_spec: NoiseSpec | None) -> None:
     """The rules of the module docstring for a variant with a discrete noise (`InputError` otherwise)."""
+    if release != "none" or release_spec is not None:
+        raise InputError(f"release: {release!r} with discrete noise is not supported; a discrete variant releases nothing (release 'none')")
     _integer(sensitivity, "sensitivity")
     _integer(threshold, "threshold")
     for label, spec in (("threshold noise", threshold_spec), ("query noise", query_spec)):
         if not (spec.is_none or spec.law.discrete):
             raise InputError(f"{label}: {spec.describe()} is continuous; a discrete variant needs discrete noise or none "
                              "for both the threshold and the queries")
-    if release != "none" or release_spec is not None:
-        raise InputError(f"release: {release!r} with discrete noise is not supported; a discrete variant releases nothing (release 'none')")
 
 
 def check_queries(queries: Sequence[object]) -> tuple[int, ...]:

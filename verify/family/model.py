@@ -32,9 +32,9 @@ from functools import cached_property
 from typing import Any
 
 from verify.comparison import Comparison, check_comparison
+from verify.discrete.rules import check_discrete_model, is_discrete
 from verify.errors import InputError
 from verify.exact import fmt, positive, to_fraction
-from verify.discrete.rules import check_discrete_model, is_discrete
 from verify.mechanism import AboveThreshold
 from verify.noise import Noise, NoiseSpec
 
