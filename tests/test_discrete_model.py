@@ -75,3 +75,13 @@ def test_for_continuous_noise_gt_gives_the_same_probabilities_exactly():
         g = m.with_changes(compare="gt")
         for s in m.outputs(3):
             assert continuous_mp(m, [0, 1, -1], s, digits=30) == continuous_mp(g, [0, 1, -1], s, digits=30)
+
+
+def test_continuous_engines_refuse_discrete_variants_in_one_line():
+    from verify.family.fast_api import fast_log_probability
+
+    m = SparseVector(1, 1, 0, DL, DL)
+    with pytest.raises(InputError, match="has noise on the integers"):
+        continuous_mp(m, [0], "A")
+    with pytest.raises(InputError, match="fast path: custom has noise on the integers"):
+        fast_log_probability(m, [[0.0]], "A")

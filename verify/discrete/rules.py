@@ -55,6 +55,13 @@ def check_discrete_model(epsilon: Fraction, sensitivity: Fraction, threshold: Fr
                              "for both the threshold and the queries")
 
 
+def refuse_discrete(mech: Any, engine: str) -> None:
+    """The continuous engines (integrals over densities) refuse a discrete variant in one line."""
+    if is_discrete(mech):
+        raise InputError(f"{engine}: {mech.name} has noise on the integers; its probabilities are sums over ℤ "
+                         "(verify.discrete), not integrals of a density")
+
+
 def check_queries(queries: Sequence[object]) -> tuple[int, ...]:
     """Integer queries (`InputError` naming the first that is not)."""
     out = []
@@ -65,4 +72,4 @@ def check_queries(queries: Sequence[object]) -> tuple[int, ...]:
     return tuple(out)
 
 
-__all__ = ["Comparison", "check_comparison", "check_discrete_model", "check_queries", "is_discrete", "is_discrete_spec"]
+__all__ = ["Comparison", "check_comparison", "check_discrete_model", "check_queries", "is_discrete", "is_discrete_spec", "refuse_discrete"]
