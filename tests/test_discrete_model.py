@@ -85,3 +85,21 @@ def test_continuous_engines_refuse_discrete_variants_in_one_line():
         continuous_mp(m, [0], "A")
     with pytest.raises(InputError, match="fast path: custom has noise on the integers"):
         fast_log_probability(m, [[0.0]], "A")
+
+
+def test_cli_compare_flag_is_applied_and_changes_nothing_for_continuous_noise(capsys):
+    import json
+
+    from verify.cli.main import main
+
+    out = {}
+    for word in ("ge", "gt"):
+        main(["prob", "--variant", "seed-m1", "--queries", "0,1", "--outcomes", "BA", "--json", "--compare", word])
+        out[word] = json.loads(capsys.readouterr().out)
+    assert out["ge"]["probability"] == out["gt"]["probability"]
+    assert "compare gt" in json.dumps(out["gt"]) and "compare" not in json.dumps(out["ge"])
+    try:
+        code = main(["prob", "--variant", "seed-m1", "--queries", "0", "--outcomes", "A", "--compare", "lt"])
+    except SystemExit as exc:
+        code = exc.code
+    assert code == 2 and "invalid choice: 'lt'" in capsys.readouterr().err

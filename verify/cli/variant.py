@@ -15,6 +15,7 @@ from fractions import Fraction
 
 from verify.cli import flags
 from verify.cli.common import mechanism_from_args
+from verify.comparison import Comparison
 from verify.errors import InputError
 from verify.family import NAMES, PRESETS, Release, SparseVector, ThresholdPolicy, preset
 from verify.noise import ALL_FAMILIES, NoiseSpec
@@ -50,6 +51,8 @@ def add_variant_flags(p: argparse.ArgumentParser, allow_all: bool = False) -> No
     g.add_argument("--cutoff", type=CUTOFF, metavar="C|unlimited", help="halt after the C-th above (default: the variant's; 1 for the seed)")
     g.add_argument("--threshold-policy", choices=[p.value for p in ThresholdPolicy], help="shared Z or resampled after every above")
     g.add_argument("--release", choices=[r.value for r in Release], help="what an above releases")
+    g.add_argument("--compare", choices=[c.value for c in Comparison],
+                   help="the test q_i + X_i >= t̂ (ge, the seed's) or > (gt); the same law for continuous noise")
     g.add_argument("--release-noise", choices=[f for f in ALL_FAMILIES if f != "none"], help="family of the fresh release noise")
     g.add_argument("--release-scale", type=flags.NON_NEGATIVE, metavar="C", help="fresh release noise scale as a multiple of Δ/ε")
     g.add_argument("--release-absolute-scale", type=flags.NON_NEGATIVE, metavar="B", help="fresh release noise scale, absolute")
@@ -59,7 +62,7 @@ def add_variant_flags(p: argparse.ArgumentParser, allow_all: bool = False) -> No
 
 
 def family_requested(args: argparse.Namespace) -> bool:
-    return any(getattr(args, f) is not None for f in ("variant", "cutoff", "threshold_policy", "release", "outcomes", "released"))
+    return any(getattr(args, f) is not None for f in ("variant", "cutoff", "threshold_policy", "release", "outcomes", "released", "compare"))
 
 
 def variant_from_args(args: argparse.Namespace) -> SparseVector:
@@ -76,6 +79,8 @@ def variant_from_args(args: argparse.Namespace) -> SparseVector:
         changes["cutoff"] = args.cutoff
     if args.threshold_policy is not None:
         changes["threshold_policy"] = ThresholdPolicy(args.threshold_policy)
+    if getattr(args, "compare", None) is not None:
+        changes["compare"] = Comparison(args.compare)
     release = Release(args.release) if args.release is not None else mech.release
     if args.release is not None:
         changes["release"] = release
