@@ -17,7 +17,7 @@ from typing import Any
 import mpmath
 
 from verify.discrete.bound import proven_bound
-from verify.discrete.search import SearchResult, search_worst_case
+from verify.discrete.search import SearchResult, search_worst_case, structured_search
 from verify.exact import fmt
 from verify.screen import Position, classify
 from verify.verdicts import MechanismVerdict
@@ -54,10 +54,16 @@ class DiscreteVerdict:
         }
 
 
-def discrete_verdict(mech: Any, max_queries: int = 2, width: int = 8, digits: int = 50) -> DiscreteVerdict:
-    """Bound first; the search always runs (it reports how close the bound is to being attained)."""
+def discrete_verdict(mech: Any, max_queries: int = 2, width: int = 8, digits: int = 50,
+                     structured: bool = False) -> DiscreteVerdict:
+    """Bound first; the search always runs (it reports how close the bound is to being attained).
+    ``structured``: the structured search of `verify.discrete.search` (AboveThreshold only) instead
+    of the exhaustive one."""
     pb = proven_bound(mech)
-    found = search_worst_case(mech, max_queries, width, digits)
+    if structured:
+        found = structured_search(mech, max_queries, width, digits)
+    else:
+        found = search_worst_case(mech, max_queries, width, digits)
     if pb.value is not None and pb.value <= mech.epsilon:
         verdict, method = MechanismVerdict.PRIVATE, "proven bound (integer change of variables) <= ε"
     elif classify(found.loss_confirmed, mech.epsilon, digits) is Position.VIOLATION:
