@@ -148,3 +148,22 @@ def test_structured_search_agrees_with_exhaustive_and_nearly_attains_the_bound()
     assert v.verdict is MechanismVerdict.PRIVATE
     assert 1 - mpmath.mpf("1e-3") < v.search.loss_confirmed < 1
     assert v.search.outcome == "BBBBA"
+
+
+def test_pair_delta_of_the_discrete_gaussian():
+    """δ at ε' = 0 is the total variation distance (both directions equal); δ decreases in ε'; at the
+    structured witness of dgauss-above-threshold δ(1) > 0 (pure 1-DP fails there), while for
+    dlap-seed-m1 at its own witness δ(1) = 0 (its loss there is below 1)."""
+    from verify.discrete.delta import pair_delta
+
+    g = discrete_preset("dgauss-above-threshold")
+    q, q2 = [10, 10, 10, 10, -10], [11, 11, 11, 11, -11]
+    d0, d1, d2 = (pair_delta(g, q, q2, e) for e in (0, 1, 2))
+    from verify.discrete.probability import mp_distribution
+
+    a, b = mp_distribution(g, q), mp_distribution(g, q2)
+    with mpmath.workdps(40):
+        tv = mpmath.fsum(abs(a[s] - b[s]) for s in a) / 2
+        assert abs(d0 - tv) < mpmath.mpf(10) ** -25
+    assert d0 > d1 > d2 >= 0 and d1 > 0
+    assert pair_delta(discrete_preset("dlap-seed-m1"), q, q2, 1) == 0
