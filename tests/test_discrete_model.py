@@ -103,3 +103,10 @@ def test_cli_compare_flag_is_applied_and_changes_nothing_for_continuous_noise(ca
     except SystemExit as exc:
         code = exc.code
     assert code == 2 and "invalid choice: 'lt'" in capsys.readouterr().err
+
+
+def test_family_worst_case_refuses_discrete_variants():
+    from verify.family.worstcase import family_worst_case
+
+    with pytest.raises(InputError, match="family worst case: custom has noise on the integers"):
+        family_worst_case(SparseVector(1, 1, 0, DL, DL), max_queries=1)

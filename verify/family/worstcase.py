@@ -38,6 +38,7 @@ import mpmath
 import numpy as np
 from scipy import optimize
 
+from verify.discrete.rules import refuse_discrete
 from verify.errors import InputError
 from verify.exact import fmt
 from verify.family.bounds import ProvenBound, growth, proven_upper_bound, upper_bound_at, why_no_bound
@@ -217,6 +218,8 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
     `AboveThreshold` or a `VariantShape`."""
     if isinstance(max_queries, bool) or not isinstance(max_queries, int) or not 1 <= max_queries <= 64:
         raise InputError(f"--max-queries: {max_queries!r} must be an integer from 1 to 64")
+    if getattr(mech, "is_discrete", False):
+        refuse_discrete(mech, "family worst case")
     t0 = time.perf_counter()
     shape = shape_of(mech)
     notes: list[str] = []
