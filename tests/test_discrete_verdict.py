@@ -167,3 +167,20 @@ def test_pair_delta_of_the_discrete_gaussian():
         assert abs(d0 - tv) < mpmath.mpf(10) ** -25
     assert d0 > d1 > d2 >= 0 and d1 > 0
     assert pair_delta(discrete_preset("dlap-seed-m1"), q, q2, 1) == 0
+
+
+def test_discrete_table_rows():
+    """The discrete rows: Laplace presets private by proof with the search below the bound; the discrete
+    Gaussian not private with a confirmed witness; the rendering names every row."""
+    from verify.discrete.table import discrete_table, render
+
+    rows = discrete_table()
+    for r in rows:
+        v = r.result
+        if r.name == "dgauss-above-threshold":
+            assert v.verdict is MechanismVerdict.NOT_PRIVATE and v.search.loss_confirmed > 1
+        else:
+            assert v.verdict is MechanismVerdict.PRIVATE and 0 < v.search.loss_confirmed < v.bound
+        assert r.to_json()["verdict"] == v.verdict.value
+    text = render(rows)
+    assert text.count("\n") == len(rows) + 1 and "sampcert-above-threshold" in text
