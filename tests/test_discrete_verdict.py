@@ -180,7 +180,7 @@ def test_discrete_table_rows():
         if r.name == "dgauss-above-threshold":
             assert v.verdict is MechanismVerdict.NOT_PRIVATE and v.search.loss_confirmed > 1
         else:
-            assert v.verdict is MechanismVerdict.PRIVATE and 0 < v.search.loss_confirmed < v.bound
+            assert v.verdict is MechanismVerdict.PRIVATE and 0 < v.search.loss_confirmed < mpmath.mpf(v.bound.numerator) / v.bound.denominator
         assert r.to_json()["verdict"] == v.verdict.value
     text = render(rows)
     assert text.count("\n") == len(rows) + 1 and "sampcert-above-threshold" in text
