@@ -167,3 +167,24 @@ def test_presets_are_discrete_and_sources_cited():
         assert m.is_discrete and m.source
     assert "SampCert/DifferentialPrivacy/Queries/AboveThresh/Code.lean" in discrete_preset("sampcert-above-threshold").source
     assert not preset("seed-m1").is_discrete
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sz=st.sampled_from([Fraction(1, 3), Fraction(1), Fraction(5, 2), Fraction(12)]),
+       sx=st.sampled_from([Fraction(1, 3), Fraction(1), Fraction(5, 2), Fraction(12)]),
+       q=st.lists(st.integers(-25, 25), min_size=1, max_size=3), gt=st.booleans(), pick=st.integers(0, 5))
+@example(sz=Fraction(1, 3), sx=Fraction(1, 3), q=[0, 0, 0], gt=False, pick=3)  # ties everywhere
+@example(sz=Fraction(1, 3), sx=Fraction(12), q=[25, -25], gt=True, pick=1)  # far tails
+def test_discrete_gaussian_fast_path_against_the_direct_sum(sz, sx, q, gt, pick):
+    """Hypothesis, discrete Gaussian: float64 within 10x its estimate of the mpmath direct sum (25 digits)."""
+    dn = "discrete-gaussian"
+    mech = SparseVector(1, 1, 0, NoiseSpec(dn, absolute=sz), NoiseSpec(dn, absolute=sx), cutoff=1, compare="gt" if gt else "ge")
+    outs = mech.outputs(len(q))
+    s = outs[pick % len(outs)]
+    p = mp_probability(mech, q, s, digits=25)
+    f = fast_log_probability(mech, q, s)
+    if p == 0:
+        assert f.log_value == -math.inf
+        return
+    assert f.error_estimate < 1e-9
+    assert abs(f.log_value - float(mpmath.log(p))) <= 10 * f.error_estimate + 1e-15
