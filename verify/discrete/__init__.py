@@ -10,8 +10,11 @@ mechanism.  Modules:
   series (sympy exact, mpmath to any digits, arb rigorous);
 * `direct`: the same sum over z term by term with a proven tail (discrete
   Gaussian's main path; the 50-digit oracle of the closed form);
-* `fast`: float64 with an error estimate;
+* `fast`: float64 with an error estimate; `halting`: all k+1 AboveThreshold outcomes,
+  vectorised over query vectors;
 * `probability`: the front door; `sampler`: a seeded simulation;
-* `verdict`: proven bound and exhaustive integer search; `ties`: ``>=`` vs ``>``;
+* `bound`, `search`, `verdict`: proven bound, exhaustive and structured integer search,
+  verdict; `delta`: exact δ(ε') of one pair; `table`: the discrete rows of the family table;
+* `ties`: ``>=`` vs ``>`` (no variant's privacy depends on it);
 * `presets`: named discrete variants with their sources.
 """
