@@ -13,12 +13,12 @@ import pytest
 from verify.errors import InputError
 from verify.noise import ALL_FAMILIES, FAMILIES, FAMILY_TYPES, Noise, NoiseFamily, NoiseSpec, family_type
 
-CONTINUOUS = [name for name in ALL_FAMILIES if not FAMILY_TYPES[name].is_none]
+CONTINUOUS = [name for name in ALL_FAMILIES if not FAMILY_TYPES[name].is_none and not FAMILY_TYPES[name].discrete]
 X = np.linspace(-40.0, 40.0, 1601)
 
 
 def test_registry_names_every_family_once_and_resolves_it():
-    assert set(ALL_FAMILIES) == {"laplace", "exponential", "gaussian", "none"}
+    assert set(ALL_FAMILIES) == {"laplace", "exponential", "gaussian", "none", "discrete-laplace", "discrete-gaussian"}
     assert FAMILIES == ("laplace", "exponential", "none")
     for name, fam in FAMILY_TYPES.items():
         assert isinstance(fam, NoiseFamily) and fam.name == name and family_type(name) is fam

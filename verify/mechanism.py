@@ -39,6 +39,8 @@ from typing import Any, Literal, Union
 
 import numpy as np
 
+from verify.comparison import Comparison, check_comparison
+from verify.discrete.rules import check_discrete_model, is_discrete
 from verify.errors import InputError
 from verify.exact import fmt, positive, to_fraction
 from verify.noise import Noise, NoiseSpec
@@ -149,6 +151,8 @@ class SparseVector:
     release_spec: NoiseSpec | None = None
     name: str = "custom"
     source: str = field(default="", compare=False)
+    #: The test ``q_i + X_i >= t̂`` (``ge``, the seed's) or ``>`` (``gt``); it matters only for discrete noise.
+    compare: Comparison = Comparison.GE
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", positive(self.epsilon, "epsilon"))
@@ -171,6 +175,10 @@ class SparseVector:
             raise InputError(f"release {self.release.value!r}: the query noise is 'none', so the released value has no density")
         if not isinstance(self.name, str) or not self.name:
             raise InputError(f"name: {self.name!r} must be a non-empty string")
+        object.__setattr__(self, "compare", check_comparison(self.compare))
+        if self.is_discrete:
+            check_discrete_model(self.epsilon, self.sensitivity, self.threshold, self.threshold_spec, self.query_spec,
+                                 self.release.value, self.release_spec)
 
     # --- resolved noises ------------------------------------------------------------
     @cached_property
@@ -187,6 +195,11 @@ class SparseVector:
     def release_noise(self) -> Noise | None:
         """Y_i of a fresh release, or None."""
         return None if self.release_spec is None else self.release_spec.resolve(self.epsilon, self.sensitivity)
+
+    @property
+    def is_discrete(self) -> bool:
+        """A noise on the integers: ties have mass, probabilities come from `verify.discrete`."""
+        return is_discrete(self)
 
     @property
     def releases_values(self) -> bool:
@@ -213,6 +226,8 @@ class SparseVector:
         )
         if self.release_spec is not None:
             text += f" {self.release_spec.describe()}"
+        if self.compare is not Comparison.GE:
+            text += f", compare {self.compare.value}"
         return f"{self.name}: {text})"
 
     def to_json(self) -> dict[str, Any]:
@@ -224,7 +239,7 @@ class SparseVector:
                 out["absolute_scale"] = _frac(s.absolute)
             return out
 
-        return {
+        out = {
             "name": self.name,
             "source": self.source,
             "epsilon": _frac(self.epsilon),
@@ -238,6 +253,9 @@ class SparseVector:
             "release_noise": None if self.release_spec is None else spec(self.release_spec),
             "description": self.describe(),
         }
+        if self.compare is not Comparison.GE:
+            out["compare"] = self.compare.value
+        return out
 
     # --- outputs --------------------------------------------------------------------------
     def output_count(self, k: int) -> int:

@@ -31,13 +31,14 @@ from verify.cli.common import (
     given,
     value_or,
 )
+from verify.comparison import Comparison
 from verify.errors import InputError
 from verify.family import NAMES, PRESETS, Release, SparseVector, ThresholdPolicy, preset
-from verify.mechanism import NO_HALT, AboveThreshold, Output
+from verify.mechanism import NO_HALT, Output
 from verify.noise import ALL_FAMILIES, NoiseSpec
 
 #: Flags that only a member of the SVT family has (the seed's AboveThreshold has none of them).
-FAMILY_DESTS = ("variant", "cutoff", "threshold_policy", "release", "release_noise", "release_scale", "release_absolute_scale")
+FAMILY_DESTS = ("variant", "cutoff", "threshold_policy", "compare", "release", "release_noise", "release_scale", "release_absolute_scale")
 #: Flags that change a variable's noise.
 NOISE_DESTS = ("noise", "threshold_noise", "query_noise", "threshold_scale", "query_scale",
                "threshold_absolute_scale", "query_absolute_scale")
@@ -53,6 +54,8 @@ def add_variant_flags(p: argparse.ArgumentParser) -> None:
                    help="halt after the C-th above, or never (default: the variant's; 1 for the seed)")
     g.add_argument("--threshold-policy", choices=[p.value for p in ThresholdPolicy], help="shared Z or resampled after every above")
     g.add_argument("--release", choices=[r.value for r in Release], help="what an above releases")
+    g.add_argument("--compare", choices=[c.value for c in Comparison],
+                   help="the test q_i + X_i >= t̂ (ge, the seed's) or > (gt); the same law for continuous noise")
     g.add_argument("--release-noise", choices=[f for f in ALL_FAMILIES if f != "none"],
                    help="family of the fresh release noise (--release fresh; default: the variant's)")
     g.add_argument("--release-scale", type=flags.NON_NEGATIVE, metavar="C", help="fresh release noise scale as a multiple of Δ/ε")
@@ -106,8 +109,10 @@ def variant_from_args(args: argparse.Namespace) -> SparseVector:
         changes["cutoff"] = None if cutoff == flags.UNLIMITED else cutoff
     if getattr(args, "threshold_policy", None) is not None:
         changes["threshold_policy"] = ThresholdPolicy(args.threshold_policy)
+    if getattr(args, "compare", None) is not None:
+        changes["compare"] = Comparison(args.compare)
     changes.update(_release(args, mech))
-    modified = given(args, *NOISE_DESTS, "threshold_policy", "release", "release_noise", "release_scale", "release_absolute_scale")
+    modified = given(args, *NOISE_DESTS, "threshold_policy", "compare", "release", "release_noise", "release_scale", "release_absolute_scale")
     if name is not None and cutoff is not None and not scales_with_cutoff:
         modified.insert(0, "--cutoff")
     if name is not None and modified:

@@ -25,6 +25,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
+from verify.discrete.rules import refuse_discrete
 from verify.errors import InputError
 from verify.family.fast_generic import log_probability
 from verify.family.fast_halting import halting_distribution
@@ -53,6 +54,7 @@ def _mp_log(mech: SparseVector, row: np.ndarray, outcome: str, released: Sequenc
 def fast_log_probability(mech: SparseVector, queries: np.ndarray, outcome: str, released: np.ndarray | Sequence | None = None,
                          tolerance: float = FAST_TOLERANCE) -> tuple[np.ndarray, int]:
     """(log values (n,), number of rows recomputed with mpmath)."""
+    refuse_discrete(mech, "fast path")
     q = _rows(queries)
     res = log_probability(mech, q, outcome, released)
     logv = res.log_value.copy()
@@ -67,6 +69,7 @@ def fast_log_probability(mech: SparseVector, queries: np.ndarray, outcome: str, 
 
 def fast_log_distribution(mech: SparseVector, queries: np.ndarray, tolerance: float = FAST_TOLERANCE) -> tuple[np.ndarray, list[str], int]:
     """(log Pr (n, outputs), the outcome strings in column order, rows recomputed)."""
+    refuse_discrete(mech, "fast path")
     q = _rows(queries)
     n, k = q.shape
     if mech.releases_values:

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
 
+from verify.discrete.rules import refuse_discrete
 from verify.family.model import ABOVE, Release, SparseVector, ThresholdPolicy
 from verify.mechanism import parse_queries
 from verify.noise import Noise
@@ -92,6 +93,7 @@ def build(mech: SparseVector, queries: Sequence[object], outcome: str, released:
     """The integrand of Pr[outcome] (or of its density at the released values).
 
     ``queries`` are q_1..q_k; the outcome is validated against k (`SparseVector.check_outcome`)."""
+    refuse_discrete(mech, "integrand")
     q = parse_queries(queries)
     outcome = mech.check_outcome(outcome, len(q))
     values = mech.check_released(outcome, released)

@@ -53,6 +53,7 @@ import mpmath
 import numpy as np
 from scipy import optimize
 
+from verify.discrete.rules import refuse_discrete
 from verify.errors import InputError
 from verify.exact import fmt
 from verify.family.bounds import ProvenBound, growth, growth_witness, proven_upper_bound, upper_bound_at, why_no_bound
@@ -270,6 +271,8 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
         raise InputError(f"--max-queries: {max_queries!r} must be an integer from 1 to 64")
     if isinstance(starts, bool) or not isinstance(starts, int) or starts < 1:
         raise InputError(f"starts: {starts!r} must be an integer >= 1")
+    if getattr(mech, "is_discrete", False):
+        refuse_discrete(mech, "family worst case")
     t0 = time.perf_counter()
     shape = shape_of(mech)
     notes: list[str] = []

@@ -7,6 +7,8 @@ A new family is one new module with a `NoiseFamily` subclass, added to
 from __future__ import annotations
 
 from verify.errors import InputError
+from verify.noise.discrete_gaussian import DiscreteGaussian
+from verify.noise.discrete_laplace import DiscreteLaplace
 from verify.noise.exponential import Exponential
 from verify.noise.gaussian import Gaussian
 from verify.noise.laplace import Laplace
@@ -14,13 +16,15 @@ from verify.noise.none import NoNoise
 from verify.noise.protocol import NoiseFamily
 
 #: One object per family, by name (in the order the command line lists them).
-FAMILY_TYPES: dict[str, NoiseFamily] = {f.name: f for f in (Laplace(), Exponential(), Gaussian(), NoNoise())}
+FAMILY_TYPES: dict[str, NoiseFamily] = {f.name: f for f in (Laplace(), Exponential(), Gaussian(), NoNoise(), DiscreteLaplace(), DiscreteGaussian())}
 #: Every family a `Noise` may have.
 ALL_FAMILIES: tuple[str, ...] = tuple(FAMILY_TYPES)
 #: Families of the piecewise closed form (piecewise exponential densities, and no noise).
 FAMILIES: tuple[str, ...] = tuple(name for name, f in FAMILY_TYPES.items() if f.piecewise)
 #: Families with a density (what a noise flag offers besides 'none').
-CONTINUOUS_FAMILIES: tuple[str, ...] = tuple(name for name, f in FAMILY_TYPES.items() if not f.is_none)
+CONTINUOUS_FAMILIES: tuple[str, ...] = tuple(name for name, f in FAMILY_TYPES.items() if not f.is_none and not f.discrete)
+#: Families on the integers (probabilities in `verify.discrete`; integer queries, threshold and Δ).
+DISCRETE_FAMILIES: tuple[str, ...] = tuple(name for name, f in FAMILY_TYPES.items() if f.discrete)
 #: Short names used by `describe`.
 SYMBOLS: dict[str, str] = {name: f.symbol for name, f in FAMILY_TYPES.items() if not f.is_none}
 

@@ -1,0 +1,186 @@
+"""Verdicts of discrete variants: the proven bound, the exhaustive search, negative controls, the tie rule."""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import mpmath
+import pytest
+
+from verify.discrete.bound import proven_bound
+from verify.discrete.presets import discrete_preset
+from verify.discrete.probability import mp_probability
+from verify.discrete.search import search_worst_case
+from verify.discrete.ties import tie_rule_study
+from verify.discrete.verdict import discrete_verdict
+from verify.errors import InputError
+from verify.family.model import SparseVector
+from verify.noise import NoiseSpec
+from verify.verdicts import MechanismVerdict
+
+
+def _dl(m):
+    return NoiseSpec("discrete-laplace", multiplier=Fraction(m))
+
+
+@pytest.mark.parametrize(("mech", "bound"), [
+    (discrete_preset("sampcert-above-threshold", epsilon=Fraction(1, 2)), Fraction(1, 2)),
+    (discrete_preset("dlap-seed-m1", epsilon=2, sensitivity=3), Fraction(2)),
+    (discrete_preset("dlap-lyu-1", cutoff=3), Fraction(1)),
+    (SparseVector(1, 1, 0, _dl(4), _dl(8), cutoff=2, threshold_policy="resample"), Fraction(1)),  # lyu-2 shape, c = 2
+    (SparseVector(1, 1, 0, _dl(3), _dl(1), cutoff=1), Fraction(7, 3)),
+])
+def test_proven_bound_values(mech, bound):
+    assert proven_bound(mech).value == bound
+    assert proven_bound(mech.with_changes(compare="gt")).value == bound  # the comparison does not enter
+
+
+def test_no_bound_where_the_derivation_does_not_apply():
+    assert proven_bound(discrete_preset("dgauss-above-threshold")).value is None
+    assert proven_bound(SparseVector(1, 1, 0, _dl(2), NoiseSpec("none"), cutoff=1)).value is None
+    assert proven_bound(SparseVector(1, 1, 0, _dl(2), _dl(2), cutoff=None)).value is None
+
+
+@pytest.mark.parametrize("compare", ["ge", "gt"])
+@pytest.mark.parametrize("name", ["sampcert-above-threshold", "dlap-seed-m1"])
+def test_private_presets_search_stays_below_the_bound(name, compare):
+    """Verdict private (proof); the exhaustive search's 50-digit loss is below the bound and above half of it."""
+    mech = discrete_preset(name, compare=compare)
+    v = discrete_verdict(mech, max_queries=2, width=5)
+    assert v.verdict is MechanismVerdict.PRIVATE and v.bound == 1
+    assert mpmath.mpf(0.4) < v.search.loss_confirmed < 1
+    assert v.to_json()["verdict"] == "private"
+
+
+def test_negative_controls_are_not_private_with_confirmed_witnesses():
+    """Too little query noise (bound 7/3), and no query noise at all (Lyu et al. Alg. 5 shape)."""
+    thin = SparseVector(1, 1, 0, _dl(3), _dl(1), cutoff=1, name="thin-query-noise")
+    v = discrete_verdict(thin, max_queries=2, width=5)
+    assert v.verdict is MechanismVerdict.NOT_PRIVATE
+    s = v.search
+    with mpmath.workdps(60):
+        again = mpmath.log(mp_probability(thin, list(s.queries), s.outcome, digits=50, method="direct")
+                           / mp_probability(thin, list(s.neighbour), s.outcome, digits=50, method="direct"))
+        assert abs(again - s.loss_confirmed) < mpmath.mpf(10) ** -40 and again > 1
+    bare = SparseVector(1, 1, 0, _dl(2), NoiseSpec("none"), cutoff=None, name="no-query-noise")
+    assert discrete_verdict(bare, max_queries=2, width=2).verdict is MechanismVerdict.NOT_PRIVATE
+
+
+def test_discrete_gaussian_has_no_pure_bound_and_a_witness():
+    v = discrete_verdict(discrete_preset("dgauss-above-threshold"), max_queries=2, width=6)
+    assert v.bound is None and v.verdict is MechanismVerdict.NOT_PRIVATE and v.search.loss_confirmed > 1
+
+
+def test_search_box_is_limited():
+    with pytest.raises(InputError, match="exceed"):
+        search_worst_case(discrete_preset("dlap-seed-m1"), max_queries=4, width=8)
+
+
+def _brute(mech, q, outcome, reach=45):
+    """Pr[outcome] by literal enumeration of Z and X_1, X_2 (|values| <= reach) with the literal comparison:
+    independent of the plan's offsets u_i = t - q_i + [gt]. Truncation < 1e-30 for scale 1 (discrete Laplace)."""
+    z_law, x_law = mech.threshold_noise, mech.query_noise
+    bz, bx = (mpmath.mpf(n.scale.numerator) / n.scale.denominator for n in (z_law, x_law))
+    t = int(mech.threshold)
+    px = {x: x_law.law.mp_pdf(mpmath.mpf(x), bx) for x in range(-reach, reach + 1)}
+    total = mpmath.mpf(0)
+    for z in range(-reach, reach + 1):
+        pz = z_law.law.mp_pdf(mpmath.mpf(z), bz)
+        for xs in itertools.product(range(-reach, reach + 1), repeat=len(q)):
+            letters = ""
+            for qi, x in zip(q, xs):
+                above = qi + x > t + z if mech.compare.value == "gt" else qi + x >= t + z
+                letters += "A" if above else "B"
+                if above:
+                    break
+            if letters == outcome:
+                p = pz
+                for x in xs:  # unused draws sum out to (almost) 1
+                    p *= px[x]
+                total += p
+    return total
+
+
+def test_tie_identity_by_literal_enumeration():
+    """Pr_gt[s | q; t] = Pr_ge[s | q - 1; t]: the gt side by brute enumeration with '>', the ge side by the closed form."""
+    gt = SparseVector(Fraction(3, 1), 1, 2, _dl(3), _dl(3), cutoff=1, compare="gt")  # scales 1
+    ge = gt.with_changes(compare="ge")
+    with mpmath.workdps(40):
+        for q in ([2, 3], [0, 5]):
+            for s in ("A", "BA"):
+                brute = _brute(gt, q, s, reach=35)
+                exact = mp_probability(ge, [v - 1 for v in q], s, digits=35)
+                assert abs(brute - exact) < mpmath.mpf(10) ** -12 * exact  # enumeration truncated at |x| <= 35
+                assert abs(brute - mp_probability(ge, q, s, digits=35)) > mpmath.mpf(10) ** -3  # the law itself moves
+
+
+def test_tie_rule_study_same_loss_different_law():
+    st = tie_rule_study(discrete_preset("dlap-seed-m1"), max_queries=2, width=4)
+    assert st.loss_ge == st.loss_gt
+    assert st.law_ge["A"] - st.law_gt["A"] > mpmath.mpf("0.05")  # the tie's mass moved from A to B
+    assert abs(sum(st.law_gt.values()) - 1) < mpmath.mpf(10) ** -25
+
+
+def test_halting_pass_matches_the_fast_path_row_by_row():
+    import numpy as np
+
+    from verify.discrete.fast import fast_log_probability
+    from verify.discrete.halting import halting_logs
+
+    for mech in (discrete_preset("dlap-seed-m1"), discrete_preset("dgauss-above-threshold", compare="gt")):
+        q = np.array([[0, 3, -2], [10, -10, 0], [-40, 40, 5]])
+        logs, err = halting_logs(mech, q)
+        assert err.max() < 1e-11
+        for r in range(3):
+            for j, s in enumerate(mech.outputs(3)):
+                assert abs(fast_log_probability(mech, list(q[r]), s).log_value - logs[r, j]) < 1e-12
+
+
+def test_structured_search_agrees_with_exhaustive_and_nearly_attains_the_bound():
+    """At k = 2 on the same box the structured search finds the exhaustive maximum; at k = 5 (W = 10) the
+    50-digit loss of dlap-seed-m1 is within 1e-3 of the proven bound ε = 1 and below it: the bound is tight."""
+    from verify.discrete.search import structured_search
+
+    mech = discrete_preset("dlap-seed-m1")
+    assert structured_search(mech, 2, 6).loss_confirmed == search_worst_case(mech, 2, 6).loss_confirmed
+    v = discrete_verdict(mech, max_queries=5, width=10, structured=True)
+    assert v.verdict is MechanismVerdict.PRIVATE
+    assert 1 - mpmath.mpf("1e-3") < v.search.loss_confirmed < 1
+    assert v.search.outcome == "BBBBA"
+
+
+def test_pair_delta_of_the_discrete_gaussian():
+    """δ at ε' = 0 is the total variation distance (both directions equal); δ decreases in ε'; at the
+    structured witness of dgauss-above-threshold δ(1) > 0 (pure 1-DP fails there), while for
+    dlap-seed-m1 at its own witness δ(1) = 0 (its loss there is below 1)."""
+    from verify.discrete.delta import pair_delta
+
+    g = discrete_preset("dgauss-above-threshold")
+    q, q2 = [10, 10, 10, 10, -10], [11, 11, 11, 11, -11]
+    d0, d1, d2 = (pair_delta(g, q, q2, e) for e in (0, 1, 2))
+    from verify.discrete.probability import mp_distribution
+
+    a, b = mp_distribution(g, q), mp_distribution(g, q2)
+    with mpmath.workdps(40):
+        tv = mpmath.fsum(abs(a[s] - b[s]) for s in a) / 2
+        assert abs(d0 - tv) < mpmath.mpf(10) ** -25
+    assert d0 > d1 > d2 >= 0 and d1 > 0
+    assert pair_delta(discrete_preset("dlap-seed-m1"), q, q2, 1) == 0
+
+
+def test_discrete_table_rows():
+    """The discrete rows: Laplace presets private by proof with the search below the bound; the discrete
+    Gaussian not private with a confirmed witness; the rendering names every row."""
+    from verify.discrete.table import discrete_table, render
+
+    rows = discrete_table()
+    for r in rows:
+        v = r.result
+        if r.name == "dgauss-above-threshold":
+            assert v.verdict is MechanismVerdict.NOT_PRIVATE and v.search.loss_confirmed > 1
+        else:
+            assert v.verdict is MechanismVerdict.PRIVATE and 0 < v.search.loss_confirmed < mpmath.mpf(v.bound.numerator) / v.bound.denominator
+        assert r.to_json()["verdict"] == v.verdict.value
+    text = render(rows)
+    assert text.count("\n") == len(rows) + 1 and "sampcert-above-threshold" in text

@@ -1,0 +1,62 @@
+"""All k+1 halting probabilities of a discrete AboveThreshold (cutoff 1), vectorised over query vectors.
+
+For cutoff 1 the outcomes are ``B^{i-1}A`` (i = 1..k) and ``B^k``; with
+``u_j = t - q_j + [gt]`` (`verify.discrete.plan`),
+
+    Pr[B^{i-1}A | q] = Σ_z Pr[Z=z] Π_{j<i} F(z+u_j) · S(z+u_i),    Pr[B^k | q] = Σ_z Pr[Z=z] Π_{j<=k} F(z+u_j),
+
+so one pass over a common window of z with prefix sums of ``log F`` gives all
+of them for every row of a query matrix.  Float64, log space; the window
+holds every kink of every row and reaches ``tail_reach(b_Z, 45)`` beyond, and
+the returned error estimate adds the left-out mass ``Pr[Z ∉ window]`` relative
+to each value (as `verify.discrete.fast`, which this matches row by row).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.special import logsumexp
+
+from verify.comparison import Comparison
+from verify.errors import InputError
+
+UNIT = 2.0 ** -52
+
+
+def halting_logs(mech, queries: np.ndarray, chunk: int = 512) -> tuple[np.ndarray, np.ndarray]:
+    """``(log Pr, error estimate)``, both of shape (n, k+1), columns ``A, BA, ..., B^{k-1}A, B^k``."""
+    if mech.cutoff != 1 or mech.threshold_policy.value != "shared" or not mech.is_discrete:
+        raise InputError(f"halting probabilities: {mech.name} is not a discrete AboveThreshold (cutoff 1, shared threshold)")
+    q = np.atleast_2d(np.asarray(queries, dtype=float))
+    if not np.all(q == np.round(q)):
+        raise InputError("queries: a discrete variant needs integer queries")
+    zn, xn = mech.threshold_noise, mech.query_noise
+    if zn.is_none or xn.is_none:
+        raise InputError("halting probabilities: both noises must be present (use verify.discrete.fast)")
+    u = float(mech.threshold) - q + (1.0 if mech.compare is Comparison.GT else 0.0)
+    kinks = 1.0 - u
+    reach = math.ceil(zn.law.tail_reach(float(zn.scale), 45.0))
+    z = np.arange(min(kinks.min(), 0.0) - reach, max(kinks.max(), 0.0) + reach + 1)
+    log_pz = zn.log_pdf(z)
+    left = float(np.logaddexp(zn.log_sf(np.array([z[-1] + 1.0]))[0], zn.log_cdf(np.array([z[0]]))[0]))
+    n, k = q.shape
+    out = np.empty((n, k + 1))
+    err = np.empty((n, k + 1))
+    for start in range(0, n, chunk):
+        uu = u[start:start + chunk]
+        m = z[None, :, None] + uu[:, None, :]  # (rows, z, k)
+        log_f = xn.log_cdf(m)
+        log_s = xn.log_sf(m)
+        prefix = np.concatenate([np.zeros(m.shape[:2] + (1,)), np.cumsum(log_f, axis=2)], axis=2)  # (rows, z, k+1)
+        terms = prefix.copy()
+        terms[:, :, :k] += log_s
+        terms += log_pz[None, :, None]
+        with np.errstate(divide="ignore"):
+            vals = logsumexp(terms, axis=1)  # (rows, k+1)
+        out[start:start + chunk] = vals
+        size = np.abs(prefix[:, :, :]).max(axis=1) + np.abs(log_s).max(axis=(1, 2))[:, None] + 60.0
+        with np.errstate(over="ignore", invalid="ignore"):
+            err[start:start + chunk] = UNIT * (size + k + 2 + z.size) + np.exp(left - vals)
+    return out, err

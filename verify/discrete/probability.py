@@ -1,0 +1,158 @@
+"""Exact output probabilities of discrete variants: the front door.
+
+Paths (``Pr[outcome | queries]``, integer queries, `verify.discrete.plan`):
+
+* `symbolic_probability`: discrete Laplace only; the closed form of
+  `verify.discrete.closed_form` as an exact sympy expression, in the symbol ε
+  when every scale is a multiple of Δ/ε (``r = e^{-ε/(cΔ)}``), else at the
+  variant's rational ε;
+* `mp_probability`: discrete Laplace by the closed form, the working
+  precision raised until its cancellation (the expansion on absolute values)
+  is covered with 8 guard digits; discrete Gaussian (or a discrete-Laplace
+  outcome with ``method="direct"``) by the direct sum with its proven tail,
+  refused if the tail bound exceeds ``10^-digits`` relative;
+* `arb_probability`: a python-flint ball containing the exact value (the
+  closed form in ball arithmetic, or the direct sum with the left-out mass
+  inside the ball);
+* `oracle_probability`: the direct sum at 50 digits, independent of the
+  closed form (the cross-check).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import mpmath
+import sympy
+
+from verify.backends import ArbBackend, MpmathBackend, SympyBackend
+from verify.discrete import closed_form
+from verify.discrete.direct import direct_sum
+from verify.discrete.plan import Plan, build_plan
+from verify.errors import InputError
+from verify.precision import MPMATH_LOCK
+
+DEFAULT_DIGITS = 30
+METHODS = ("auto", "closed", "direct")
+
+
+def _is_laplace(plan: Plan) -> bool:
+    return all(n.is_none or n.law.name == "discrete-laplace" for n in (plan.threshold_noise, plan.query_noise))
+
+
+def _check_method(method: str, plan: Plan) -> str:
+    if method not in METHODS:
+        raise InputError(f"method: {method!r} is not one of {', '.join(METHODS)}")
+    if method == "closed" and not _is_laplace(plan):
+        raise InputError("method 'closed': the closed form covers discrete Laplace noise only; the discrete Gaussian is summed ('direct')")
+    if method == "auto":
+        return "closed" if _is_laplace(plan) else "direct"
+    return method
+
+
+def _check_digits(digits: int) -> int:
+    if isinstance(digits, bool) or not isinstance(digits, int) or not 5 <= digits <= 1000:
+        raise InputError(f"digits: {digits!r} must be an integer from 5 to 1000")
+    return digits
+
+
+def symbolic_probability(mech: Any, queries: Sequence[object], outcome: str, symbolic_epsilon: bool = True) -> sympy.Expr:
+    """The exact value as a sympy expression (discrete Laplace; module docstring).
+
+    With one query, ``Pr[X >= Z] = (1 + Pr[X = Z])/2`` for X, Z iid (symmetry):
+
+    >>> from verify.discrete.presets import discrete_preset
+    >>> expr = symbolic_probability(discrete_preset("dlap-seed-m1"), [0], "A")
+    >>> sympy.N(expr.subs(sympy.Symbol("epsilon", positive=True), 1), 15)
+    0.542411003978083
+    """
+    plan = build_plan(mech, queries, outcome)
+    _check_method("closed", plan)
+    eps_sym = sympy.Symbol("epsilon", positive=True)
+    be = SympyBackend()
+    mults = (mech.threshold_spec.multiplier, mech.query_spec.multiplier)
+    by_eps = closed_form.uses_epsilon(plan, mults)
+    eps = eps_sym if (symbolic_epsilon and by_eps) else be.num(mech.epsilon)
+    ev = closed_form.make(plan, mech, be, eps, track=False).evaluate(plan)
+    return sympy.Integer(0) if ev.zero else ev.value
+
+
+def _mp_closed(mech: Any, plan: Plan, digits: int) -> mpmath.mpf:
+    dps = digits + 10
+    for _ in range(8):
+        with MPMATH_LOCK, mpmath.workdps(dps):
+            ev = closed_form.make(plan, mech, MpmathBackend(), mpmath.mpf(mech.epsilon.numerator) / mech.epsilon.denominator,
+                                  track=True).evaluate(plan)
+            if ev.zero:
+                return mpmath.mpf(0)
+            lost = math.inf if ev.value <= 0 else float(mpmath.log10(ev.magnitude / ev.value))
+            if dps - lost >= digits + 8:
+                return +ev.value
+        dps = dps * 2 if math.isinf(lost) else int(digits + lost + 20)
+    raise ArithmeticError(f"discrete closed form: could not reach {digits} digits (cancellation)")  # pragma: no cover
+
+
+def _mp_direct(plan: Plan, digits: int) -> tuple[mpmath.mpf, mpmath.mpf]:
+    bits = int(digits * 3.33) + 20
+    with MPMATH_LOCK, mpmath.workdps(digits + 15):
+        value, err = direct_sum(plan, "mp", bits)
+        return +value, +err
+
+
+def mp_probability(mech: Any, queries: Sequence[object], outcome: str, digits: int = DEFAULT_DIGITS,
+                   method: str = "auto") -> mpmath.mpf:
+    """Pr[outcome] as an mpf correct to about ``digits`` significant digits (module docstring).
+
+    >>> from verify.discrete.presets import discrete_preset
+    >>> mpmath.nstr(mp_probability(discrete_preset("dlap-seed-m1"), [0], "A", digits=20), 15)
+    '0.542411003978083'
+    """
+    _check_digits(digits)
+    plan = build_plan(mech, queries, outcome)
+    if _check_method(method, plan) == "closed":
+        return _mp_closed(mech, plan, digits)
+    value, err = _mp_direct(plan, digits)
+    if value > 0 and err > value * mpmath.mpf(10) ** -digits:
+        raise ArithmeticError(f"direct sum: the left-out mass {mpmath.nstr(err, 3)} exceeds 10^-{digits} of the value")
+    return value
+
+
+def oracle_probability(mech: Any, queries: Sequence[object], outcome: str, digits: int = 50) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """The direct sum (value, bound on the left-out mass) at ``digits`` digits: the cross-check of the closed form."""
+    _check_digits(digits)
+    return _mp_direct(build_plan(mech, queries, outcome), digits)
+
+
+def arb_probability(mech: Any, queries: Sequence[object], outcome: str, prec: int = 128, method: str = "auto") -> Any:
+    """A python-flint ``arb`` ball that contains the exact probability."""
+    import flint
+
+    if isinstance(prec, bool) or not isinstance(prec, int) or not 30 <= prec <= 10000:
+        raise InputError(f"prec: {prec!r} must be an integer number of bits from 30 to 10000")
+    plan = build_plan(mech, queries, outcome)
+    how = _check_method(method, plan)
+    with MPMATH_LOCK:  # flint's precision is global to the process as well
+        old = flint.ctx.prec
+        try:
+            work = prec + 30
+            for _ in range(6):
+                flint.ctx.prec = work
+                if how == "closed":
+                    eps = flint.arb(flint.fmpq(mech.epsilon.numerator, mech.epsilon.denominator))
+                    ev = closed_form.make(plan, mech, ArbBackend(), eps, track=False).evaluate(plan)
+                    ball = flint.arb(0) if ev.zero else ev.value
+                else:
+                    ball, _ = direct_sum(plan, "arb", prec)
+                if ball == 0 or ball.rel_accuracy_bits() >= prec - 10:
+                    return ball
+                work *= 2
+            return ball
+        finally:
+            flint.ctx.prec = old
+
+
+def mp_distribution(mech: Any, queries: Sequence[object], digits: int = DEFAULT_DIGITS) -> dict[str, mpmath.mpf]:
+    """Pr of every outcome string for ``len(queries)`` queries."""
+    return {s: mp_probability(mech, queries, s, digits) for s in mech.outputs(len(queries))}

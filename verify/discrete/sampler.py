@@ -1,0 +1,45 @@
+"""A seeded simulation of a discrete variant (the Monte Carlo side of the cross-check).
+
+Runs the algorithm of `verify.family.model` literally, ``n`` times at once:
+threshold noise Z (redrawn after every A when the policy is ``resample``),
+fresh query noises, the test ``q_i + X_i >= t + Z`` (``ge``) or ``>`` (``gt``),
+halt at the c-th A.  Returns the count of every outcome string.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from verify.comparison import Comparison
+from verify.discrete.rules import check_queries
+from verify.errors import InputError
+
+
+def sample_outcomes(mech: Any, queries: Sequence[object], n: int, rng: np.random.Generator) -> Counter:
+    """Counts of the outcome strings of ``n`` runs (the caller seeds ``rng``)."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise InputError(f"samples: {n!r} must be an integer >= 1")
+    q = np.asarray(check_queries(queries), dtype=float)
+    t = float(mech.threshold)
+    strict = mech.compare is Comparison.GT
+    resample = mech.threshold_policy.value == "resample"
+    cutoff = mech.cutoff if mech.cutoff is not None else len(q) + 1
+    z = mech.threshold_noise.sample(rng, n) if not mech.threshold_noise.is_none else np.zeros(n)
+    count = np.zeros(n, dtype=int)
+    alive = np.ones(n, dtype=bool)
+    letters = np.full((n, len(q)), "", dtype="<U1")
+    for i, qi in enumerate(q):
+        x = mech.query_noise.sample(rng, n) if not mech.query_noise.is_none else np.zeros(n)
+        noisy, bar = qi + x, t + z
+        above = (noisy > bar) if strict else (noisy >= bar)
+        letters[:, i] = np.where(alive, np.where(above, "A", "B"), "")
+        hit = alive & above
+        count += hit
+        if resample and hit.any() and not mech.threshold_noise.is_none:
+            z = np.where(hit, mech.threshold_noise.sample(rng, n), z)
+        alive &= count < cutoff
+    return Counter("".join(row) for row in letters)
