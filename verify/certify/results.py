@@ -58,9 +58,9 @@ class CertifySpec:
             return mech_or_spec
         if isinstance(mech_or_spec, SparseVector) and mech_or_spec.is_above_threshold:
             return cls(mech_or_spec.threshold_spec, mech_or_spec.query_spec, mech_or_spec.sensitivity)
-        raise InputError(f"certify: {mech_or_spec!r} is neither an AboveThreshold nor a CertifySpec")
+        raise InputError(f"certify: {mech_or_spec!r} is neither the seed's AboveThreshold (cutoff 1, no release) nor a CertifySpec")
 
-    def mechanism(self, epsilon: Fraction) -> AboveThreshold:
+    def mechanism(self, epsilon: Fraction) -> SparseVector:
         """The concrete mechanism at one ε (threshold t = 0; the ratio does not depend on t)."""
         return AboveThreshold(epsilon=epsilon, sensitivity=self.sensitivity, threshold=0,
                               threshold_spec=self.threshold, query_spec=self.query)
