@@ -15,7 +15,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from verify.mechanism import SparseVector
+from verify.mechanism import AboveThreshold, SparseVector  # noqa: F401  (AboveThreshold: doctests)
 from verify.probabilities import fast_log_conditional, mp_conditional
 from verify.ratio import log_ratio, log_ratio_from_logs
 from verify.serialize import mp_str

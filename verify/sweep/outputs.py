@@ -15,7 +15,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from verify.mechanism import Output, SparseVector, column_output
+from verify.mechanism import AboveThreshold, Output, SparseVector, column_output  # noqa: F401  (AboveThreshold: doctests)
 from verify.probabilities import fast_log_distribution, mp_distribution
 from verify.ratio import log_ratio, log_ratio_from_logs, privacy_ratio
 from verify.serialize import mp_str
