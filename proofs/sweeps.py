@@ -30,7 +30,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from verify.mechanism import SparseVector
+from verify.mechanism import AboveThreshold, SparseVector
 from verify.screen import first_violation, screen
 
 #: ε values of the sweeps (Δ = 1, t = 0 by scale invariance).
@@ -42,7 +42,7 @@ SEED = 20240611
 
 def mechanism(family: str, eps: Fraction, delta: Fraction = Fraction(1), t: Fraction = Fraction(0)) -> SparseVector:
     """Mechanism One (``laplace``) or Two (``exponential``) of the seed."""
-    seed = {"laplace": SparseVector.mechanism_one, "exponential": SparseVector.mechanism_two}
+    seed = {"laplace": AboveThreshold.mechanism_one, "exponential": AboveThreshold.mechanism_two}
     if family not in seed:
         raise ValueError(f"family: {family!r} is not 'laplace' or 'exponential'")
     return seed[family](eps, delta, t)
