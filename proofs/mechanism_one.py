@@ -24,7 +24,7 @@ from proofs.numerics import confirm, fstr, nstr
 from proofs.shared_checks import ratio_sweep_check
 from proofs.sweeps import eps_mp
 from proofs.symbolic import sympy_engine
-from verify.mechanism import AboveThreshold
+from verify.mechanism import AboveThreshold, SparseVector
 from verify.probabilities import DELTA, EPSILON, mp_distribution, symbolic_distribution
 
 SECTION = "Mechanism One"
@@ -66,7 +66,7 @@ claim(
 
 
 # --- M1.threshold_noise_needed ---------------------------------------------------------------------------------
-def no_threshold_noise(eps: Any = 1, delta: Any = 1) -> AboveThreshold:
+def no_threshold_noise(eps: Any = 1, delta: Any = 1) -> SparseVector:
     """Mechanism One with t̂ = t (the seed's "Otherwise" case): queries Lap(3Δ/ε), threshold exact."""
     return AboveThreshold.with_noise("laplace", eps, delta, 0, threshold_multiplier=0, query_multiplier=3)
 

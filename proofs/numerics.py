@@ -128,13 +128,13 @@ class Point:
 
 def point_from_params(params: dict[str, Any]) -> Point:
     """A `Point` from user parameters (missing ones default to ε = Δ = 1, t = 0, D' = D)."""
-    from verify.exact import to_fraction
+    from verify.validate import to_number
 
     def get(name: str, default: Any) -> Any:
         v = params.get(name, default)
         if v is None or (isinstance(v, str) and v.strip().lower() in ("-inf", "none")):
             return None
-        return to_fraction(v, name)
+        return to_number(v, name)
 
     eps = get("eps", 1)
     delta = get("delta", 1)

@@ -166,9 +166,9 @@ VIOLATION = mpmath.mpf(10) ** -30
 
 def exact_point(params: dict[str, Any]) -> dict[str, Fraction]:
     """The parameters as exact Fractions (decimal strings, "p/q", ints, floats exactly)."""
-    from verify.exact import parse_number, to_fraction
+    from verify.validate import parse_number, to_number
 
-    return {k: parse_number(v, k) if isinstance(v, str) else to_fraction(v, k) for k, v in params.items()}
+    return {k: parse_number(v, k) if isinstance(v, str) else to_number(v, k) for k, v in params.items()}
 
 
 def _confirm_float_point(mp_sides: Callable, pt: dict[str, float], relation: str):

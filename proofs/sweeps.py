@@ -30,7 +30,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from verify.mechanism import AboveThreshold
+from verify.mechanism import AboveThreshold, SparseVector
 from verify.screen import first_violation, screen
 
 #: ε values of the sweeps (Δ = 1, t = 0 by scale invariance).
@@ -40,7 +40,7 @@ DIGITS = 40
 SEED = 20240611
 
 
-def mechanism(family: str, eps: Fraction, delta: Fraction = Fraction(1), t: Fraction = Fraction(0)) -> AboveThreshold:
+def mechanism(family: str, eps: Fraction, delta: Fraction = Fraction(1), t: Fraction = Fraction(0)) -> SparseVector:
     """Mechanism One (``laplace``) or Two (``exponential``) of the seed."""
     seed = {"laplace": AboveThreshold.mechanism_one, "exponential": AboveThreshold.mechanism_two}
     if family not in seed:
@@ -100,7 +100,7 @@ def _theorem_rows(eps: Fraction, k: int, rng: np.random.Generator, n_random: int
     return np.vstack(rows), np.vstack(nrows)
 
 
-def _mp_log_ratio(mech: AboveThreshold, q: tuple, qn: tuple, output: Any) -> mpmath.mpf:
+def _mp_log_ratio(mech: SparseVector, q: tuple, qn: tuple, output: Any) -> mpmath.mpf:
     from verify.ratio import privacy_ratio
 
     rep = privacy_ratio(mech, q, qn, outputs=[output], digits=DIGITS)

@@ -13,13 +13,13 @@ import pytest
 from test_proofs import EXPECTED_REFUTED
 
 from proofs.claim import ClaimVerdict
-from verify.exact import parse_number, parse_vector
+from verify.validate import parse_list, parse_number
 
 REFUTED = sorted(EXPECTED_REFUTED)
 
 
 def _parse(name: str, text: str):
-    return parse_vector(text, name) if "," in text else parse_number(text, name)
+    return parse_list(text, name) if "," in text else parse_number(text, name)
 
 
 def test_there_are_refuted_claims() -> None:

@@ -24,10 +24,11 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from verify.cli.main import main
-from verify.exact import exact_decimal, fmt, parse_number
+from verify.exact import exact_decimal, fmt
 from verify.mechanism import AboveThreshold
 from verify.probabilities import fast_log_distribution
 from verify.serialize import float_str, frac_str, mechanism_json
+from verify.validate import parse_number
 
 
 @given(st.fractions(max_denominator=10**30))

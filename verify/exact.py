@@ -3,8 +3,11 @@
 Numbers on the command line and in the API are decimals (``0.25``, ``1e-3``)
 or fractions (``1/3``); they are parsed into `fractions.Fraction` exactly and
 nothing is ever passed to ``eval`` or ``sympify``.  The parsers live in
-`verify.validate` (ASCII only, bounded size and magnitude); this module keeps
-the names the library has always used.  Floats given to the API are
+`verify.validate` (ASCII only, bounded size and magnitude): import them from
+there.  This module holds exact printing (`fmt`, `exact_decimal`) and sign
+checks (`positive`, `non_negative`); `to_fraction` and `parse_vector` are the
+old names of `verify.validate.to_number` and `verify.validate.parse_list`, kept
+until the last modules that use them move.  Floats given to the API are
 converted exactly (``Fraction(0.1)`` is the binary double nearest 1/10).
 """
 
@@ -13,7 +16,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from verify.errors import InputError
-from verify.validate import MAX_EXPONENT, parse_list, parse_number, to_number  # noqa: F401  (one parser: verify.validate)
+from verify.validate import parse_list, parse_number, to_number  # noqa: F401  (parse_number: doctests)
 
 
 def to_fraction(value: object, name: str = "value") -> Fraction:

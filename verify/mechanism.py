@@ -42,8 +42,9 @@ import numpy as np
 from verify.comparison import Comparison, check_comparison
 from verify.discrete.rules import check_discrete_model, is_discrete
 from verify.errors import InputError
-from verify.exact import fmt, positive, to_fraction
+from verify.exact import fmt, positive
 from verify.noise import Noise, NoiseSpec
+from verify.validate import to_number
 
 Output = Union[int, Literal["none"]]
 NO_HALT: Literal["none"] = "none"
@@ -83,7 +84,7 @@ def output_label(output: Output) -> str:
 def parse_queries(values: Sequence[object], name: str = "queries") -> tuple[Fraction, ...]:
     if len(values) == 0:
         raise InputError(f"{name}: the list is empty (give at least one query value)")
-    return tuple(to_fraction(v, f"{name}[{j}]") for j, v in enumerate(values, start=1))
+    return tuple(to_number(v, f"{name}[{j}]") for j, v in enumerate(values, start=1))
 
 
 #: The name of the seed's mechanism built by `AboveThreshold` (its description keeps the seed's wording).
@@ -157,7 +158,7 @@ class SparseVector:
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", positive(self.epsilon, "epsilon"))
         object.__setattr__(self, "sensitivity", positive(self.sensitivity, "sensitivity"))
-        object.__setattr__(self, "threshold", to_fraction(self.threshold, "threshold"))
+        object.__setattr__(self, "threshold", to_number(self.threshold, "threshold"))
         for name in ("threshold_spec", "query_spec"):
             if not isinstance(getattr(self, name), NoiseSpec):
                 raise InputError(f"{name}: {getattr(self, name)!r} is not a NoiseSpec")
@@ -324,7 +325,7 @@ class SparseVector:
             return ()
         if len(values) != n:
             raise InputError(f"released: {len(values)} values given, the outcome {outcome!r} has {n} A's (one value per A)")
-        return tuple(to_fraction(v, f"released[{j}]") for j, v in enumerate(values, start=1))
+        return tuple(to_number(v, f"released[{j}]") for j, v in enumerate(values, start=1))
 
     # --- the seed's AboveThreshold ------------------------------------------------------------
     @property
@@ -445,6 +446,6 @@ class AboveThreshold:
             epsilon=epsilon,
             sensitivity=sensitivity,
             threshold=threshold,
-            threshold_spec=NoiseSpec(threshold_family or family, multiplier=to_fraction(threshold_multiplier, "threshold scale")),
-            query_spec=NoiseSpec(query_family or family, multiplier=to_fraction(query_multiplier, "query scale")),
+            threshold_spec=NoiseSpec(threshold_family or family, multiplier=to_number(threshold_multiplier, "threshold scale")),
+            query_spec=NoiseSpec(query_family or family, multiplier=to_number(query_multiplier, "query scale")),
         )

@@ -120,9 +120,9 @@ def mp_conditional(mech: SparseVector, gap_max: object | None, gap_query: object
 
 
 def _exact(value: object, name: str) -> Fraction:
-    from verify.exact import to_fraction
+    from verify.validate import to_number
 
-    return to_fraction(value, name)
+    return to_number(value, name)
 
 
 def arb_distribution(mech: SparseVector, queries: Sequence[object], prec: int = 128) -> list[Any]:

@@ -26,7 +26,7 @@ from fractions import Fraction
 import mpmath
 
 from verify.exact import fmt
-from verify.mechanism import AboveThreshold
+from verify.mechanism import AboveThreshold, SparseVector
 from verify.parallel import default_workers
 from verify.serialize import float_or_str
 from verify.verdicts import MechanismVerdict, SweepVerdict, Tightness
@@ -55,7 +55,7 @@ class SeedCheckRow:
         return {k: float_or_str(v) if isinstance(v, float) else v for k, v in self.__dict__.items()}
 
 
-def variants(epsilon: object = 1, include_controls: bool = True) -> list[tuple[str, str, AboveThreshold]]:
+def variants(epsilon: object = 1, include_controls: bool = True) -> list[tuple[str, str, SparseVector]]:
     out = [
         ("Mechanism One", "seed", AboveThreshold.mechanism_one(epsilon)),
         ("Mechanism Two", "seed", AboveThreshold.mechanism_two(epsilon)),
@@ -74,7 +74,7 @@ def _num(x) -> float:
     return float("inf") if mpmath.isinf(x) else float(x)
 
 
-def _check_one(args: tuple[str, str, AboveThreshold, int]) -> SeedCheckRow:
+def _check_one(args: tuple[str, str, SparseVector, int]) -> SeedCheckRow:
     from verify.sweep import ConditionalGridSpec, GridSpec, conditional_sweep, sweep
     from verify.worstcase import worst_case
 

@@ -14,9 +14,10 @@ from fractions import Fraction
 from typing import Any
 
 from verify.errors import InputError
-from verify.exact import fmt, to_fraction
+from verify.exact import fmt
 from verify.mechanism import AboveThreshold, SparseVector
 from verify.noise import NoiseSpec
+from verify.validate import to_number
 from verify.verdicts import CertificateVerdict, Counterexample, StepStatus
 
 VERDICTS: tuple[CertificateVerdict, ...] = tuple(CertificateVerdict)
@@ -46,7 +47,7 @@ class CertifySpec:
         for name in ("threshold", "query"):
             if not isinstance(getattr(self, name), NoiseSpec):
                 raise InputError(f"certify: {name} noise {getattr(self, name)!r} is not a NoiseSpec")
-        delta = to_fraction(self.sensitivity, "sensitivity")
+        delta = to_number(self.sensitivity, "sensitivity")
         if delta <= 0:
             raise InputError(f"sensitivity: {fmt(delta)} must be > 0")
         object.__setattr__(self, "sensitivity", delta)
@@ -57,9 +58,9 @@ class CertifySpec:
             return mech_or_spec
         if isinstance(mech_or_spec, SparseVector) and mech_or_spec.is_above_threshold:
             return cls(mech_or_spec.threshold_spec, mech_or_spec.query_spec, mech_or_spec.sensitivity)
-        raise InputError(f"certify: {mech_or_spec!r} is neither an AboveThreshold nor a CertifySpec")
+        raise InputError(f"certify: {mech_or_spec!r} is neither the seed's AboveThreshold (cutoff 1, no release) nor a CertifySpec")
 
-    def mechanism(self, epsilon: Fraction) -> AboveThreshold:
+    def mechanism(self, epsilon: Fraction) -> SparseVector:
         """The concrete mechanism at one ε (threshold t = 0; the ratio does not depend on t)."""
         return AboveThreshold(epsilon=epsilon, sensitivity=self.sensitivity, threshold=0,
                               threshold_spec=self.threshold, query_spec=self.query)
@@ -73,7 +74,7 @@ def check_epsilon_range(epsilon_range: Any) -> tuple[Fraction, Fraction]:
         lo, hi = epsilon_range
     except (TypeError, ValueError):
         raise InputError(f"epsilon range: {epsilon_range!r} is not a pair (lo, hi)") from None
-    lo, hi = to_fraction(lo, "epsilon range lower end"), to_fraction(hi, "epsilon range upper end")
+    lo, hi = to_number(lo, "epsilon range lower end"), to_number(hi, "epsilon range upper end")
     if lo <= 0:
         raise InputError(f"epsilon range: lower end {fmt(lo)} must be > 0")
     if hi < lo:

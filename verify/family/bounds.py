@@ -121,7 +121,6 @@ def proven_upper_bound(shape: VariantShape, monotone: bool = False) -> ProvenBou
     """The proven bound of the module docstring (cases 1-7), or None when none is derived.
 
     >>> from verify.family.shape import Law, VariantShape
-from verify.noise import Gaussian, Laplace
     >>> lap = lambda b: Law("laplace", b)
     >>> lyu4 = VariantShape(Fraction(1, 10), 1, 1, lap(40), lap(Fraction(40, 3)), cutoff=2)
     >>> proven_upper_bound(lyu4).value / lyu4.epsilon      # (1 + 6c)/4 at c = 2

@@ -36,9 +36,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from verify.errors import InputError
-from verify.exact import to_fraction
 from verify.family.model import Release, SparseVector, ThresholdPolicy, check_cutoff
 from verify.noise import NoiseSpec
+from verify.validate import to_number
 
 SEED = "seed, 'Mechanism One' and 'Mechanism Two', Algorithm A"
 LYU = "Lyu, Su, Li, 'Understanding the Sparse Vector Technique for Differential Privacy', PVLDB 10(6) 2017, arXiv:1603.01699"
@@ -161,8 +161,8 @@ def gaussian_svt(epsilon: object = 1, sensitivity: object = 1, threshold: object
     2 and 4, the Laplace scales of dwork-roth, not a calibration from the paper, which
     calibrates to Rényi DP and so (ε, δ)-DP: no pure ε holds for Gaussian noise)."""
     c = _need_cutoff(cutoff, "gaussian-svt")
-    z = NoiseSpec("gaussian", multiplier=to_fraction(threshold_sigma, "threshold σ"))
-    x = NoiseSpec("gaussian", multiplier=to_fraction(query_sigma, "query σ"))
+    z = NoiseSpec("gaussian", multiplier=to_number(threshold_sigma, "threshold σ"))
+    x = NoiseSpec("gaussian", multiplier=to_number(query_sigma, "query σ"))
     return _make("gaussian-svt", "Zhu, Wang, Improving Sparse Vector Technique with Rényi Differential Privacy, NeurIPS 2020 (SVT with Gaussian noise)",
                  z, x, c, epsilon, sensitivity, threshold)
 

@@ -52,7 +52,6 @@ from abc import ABC, abstractmethod
 from fractions import Fraction
 from typing import Any, ClassVar
 
-import mpmath
 import numpy as np
 
 
@@ -154,7 +153,3 @@ class NoiseFamily(ABC):
     def tail_reach(self, b: float, e_folds: float) -> float:
         """Distance from the centre beyond which the tail mass is about e^{-e_folds}: ``e_folds·b``."""
         return e_folds * b
-
-
-def mp_zero() -> Any:
-    return mpmath.mpf(0)

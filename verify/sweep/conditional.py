@@ -15,7 +15,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from verify.mechanism import AboveThreshold
+from verify.mechanism import AboveThreshold, SparseVector  # noqa: F401  (AboveThreshold: doctests)
 from verify.probabilities import fast_log_conditional, mp_conditional
 from verify.ratio import log_ratio, log_ratio_from_logs
 from verify.serialize import mp_str
@@ -29,7 +29,7 @@ from verify.sweep.specs import ConditionalGridSpec
 NEG_INF_CODE = np.iinfo(np.int64).min
 
 
-def conditional_witness(mech: AboveThreshold, m: Fraction | None, kappa: Fraction, d: Fraction, delta: Fraction, digits: int,
+def conditional_witness(mech: SparseVector, m: Fraction | None, kappa: Fraction, d: Fraction, delta: Fraction, digits: int,
                         kind: WitnessKind) -> Witness:
     """The point (m, κ, d, δ) with cond(m, d) / cond(m - κ, d + δ) by `mp_conditional` at ``digits`` digits."""
     p = mp_conditional(mech, m, d, digits)
@@ -79,7 +79,7 @@ def conditional_chunk(task: Task) -> ChunkResult:
     return ChunkResult(task.eps_index, decide(lr, mech.epsilon, spec.digits, spec.max_listed_violations, exact_lr, make_witness, n))
 
 
-def conditional_sweep(mechanism: AboveThreshold, spec: ConditionalGridSpec | None = None, executor: Executor | None = None,
+def conditional_sweep(mechanism: SparseVector, spec: ConditionalGridSpec | None = None, executor: Executor | None = None,
                       workers: int | None = None, scheduler: str | None = None, progress: bool | None = None) -> SweepResult:
     """Sweep the proofs' conditional ratio cond(m, d) / cond(m - κ, d + δ) over ``spec``
     (see the module docstring); the threshold of the mechanism is irrelevant (m, d are relative to it).

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from verify.mechanism import AboveThreshold
+from verify.mechanism import SparseVector
 from verify.parallel import executor_for, ordered_results
 from verify.precision import MPMATH_LOCK
 from verify.sweep.results import EpsilonSummary, SweepResult, Tally
@@ -38,7 +38,7 @@ class Task:
     ``run`` is a module-level function (picklable for process pools and Dask)."""
 
     run: Callable[[Task], ChunkResult]
-    mechanism: AboveThreshold
+    mechanism: SparseVector
     spec: Any
     eps_index: int
     lo: int
@@ -50,8 +50,8 @@ def run_task(task: Task) -> ChunkResult:
         return task.run(task)
 
 
-def mechanisms_for(template: AboveThreshold, epsilons: tuple[Fraction, ...], sensitivity: Fraction | None,
-                   threshold: Fraction | None) -> list[AboveThreshold]:
+def mechanisms_for(template: SparseVector, epsilons: tuple[Fraction, ...], sensitivity: Fraction | None,
+                   threshold: Fraction | None) -> list[SparseVector]:
     """The template's variant at each ε of the grid (its own ε if none), with the grid's Δ and t."""
     changes: dict[str, Any] = {}
     if sensitivity is not None:
@@ -67,7 +67,7 @@ def fold_chunk(totals: list[Tally], r: ChunkResult, cap: int) -> None:
     totals[r.eps_index] = totals[r.eps_index].plus(r.tally, cap)
 
 
-def drive(kind: str, run: Callable[[Task], ChunkResult], spec, mechs: list[AboveThreshold], executor: Executor | None,
+def drive(kind: str, run: Callable[[Task], ChunkResult], spec, mechs: list[SparseVector], executor: Executor | None,
           workers: int | None, scheduler: str | None, progress: bool | None) -> SweepResult:
     """Run every chunk of ``spec`` for every mechanism of ``mechs`` and fold; Ctrl-C returns the partial result."""
     from tqdm import tqdm

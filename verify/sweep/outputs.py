@@ -15,7 +15,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from verify.mechanism import AboveThreshold, Output, column_output
+from verify.mechanism import AboveThreshold, Output, SparseVector, column_output  # noqa: F401  (AboveThreshold: doctests)
 from verify.probabilities import fast_log_distribution, mp_distribution
 from verify.ratio import log_ratio, log_ratio_from_logs, privacy_ratio
 from verify.serialize import mp_str
@@ -26,7 +26,7 @@ from verify.sweep.results import SweepResult, Witness, WitnessKind
 from verify.sweep.specs import GridSpec
 
 
-def output_witness(mech: AboveThreshold, q: tuple, qn: tuple, output: Output, digits: int, kind: WitnessKind) -> Witness:
+def output_witness(mech: SparseVector, q: tuple, qn: tuple, output: Output, digits: int, kind: WitnessKind) -> Witness:
     """The point (q, q', s) with its ratio by `verify.ratio.privacy_ratio` at ``digits`` digits."""
     rep = privacy_ratio(mech, q, qn, outputs=[output], digits=digits)
     o = rep.outputs[0]
@@ -68,7 +68,7 @@ def outputs_chunk(task: Task) -> ChunkResult:
                                               n * (k + 1), int(refined)))
 
 
-def sweep(mechanism: AboveThreshold, spec: GridSpec | None = None, executor: Executor | None = None, workers: int | None = None,
+def sweep(mechanism: SparseVector, spec: GridSpec | None = None, executor: Executor | None = None, workers: int | None = None,
           scheduler: str | None = None, progress: bool | None = None) -> SweepResult:
     """Sweep the output ratios of ``mechanism``'s variant over ``spec``.
 

@@ -18,7 +18,7 @@ import mpmath
 
 from verify.errors import InputError
 from verify.exact import fmt
-from verify.mechanism import AboveThreshold, Output
+from verify.mechanism import Output, SparseVector
 from verify.serialize import mechanism_json, mp_number, output_json
 from verify.sweep.specs import ConditionalGridSpec, GridSpec
 from verify.verdicts import SweepVerdict
@@ -141,7 +141,7 @@ class SweepResult:
     figures then cover the chunks finished, in grid order)."""
 
     kind: str  # "outputs" or "conditional"
-    mechanism: AboveThreshold
+    mechanism: SparseVector
     spec: GridSpec | ConditionalGridSpec
     per_epsilon: tuple[EpsilonSummary, ...]
     chunks_done: int

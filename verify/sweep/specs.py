@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 
 from verify.errors import InputError
-from verify.exact import fmt, positive, to_fraction
+from verify.exact import fmt, positive
 from verify.probabilities import check_digits
-from verify.validate import sequence
+from verify.validate import sequence, to_number
 
 MAX_K = 64
 MAX_INDEX = 2**62
@@ -32,7 +32,7 @@ MAX_DENOMINATOR = 2**40
 MAX_NUMERATOR = 2**52
 
 def _fractions(values: Sequence[object], name: str) -> tuple[Fraction, ...]:
-    return tuple(to_fraction(v, f"{name}[{j}]") for j, v in enumerate(sequence(values, name), start=1))
+    return tuple(to_number(v, f"{name}[{j}]") for j, v in enumerate(sequence(values, name), start=1))
 
 
 def _check_exact_grid(name: str, den: int, largest: Fraction) -> None:
@@ -104,7 +104,7 @@ class GridSpec:
         s = object.__setattr__
         s(self, "epsilons", tuple(positive(e, "epsilon") for e in sequence(self.epsilons, "epsilons")))
         s(self, "sensitivity", positive(self.sensitivity, "sensitivity"))
-        s(self, "threshold", to_fraction(self.threshold, "threshold"))
+        s(self, "threshold", to_number(self.threshold, "threshold"))
         s(self, "k", _int(self.k, "k (number of queries)", 1, MAX_K))
         s(self, "random_samples", _int(self.random_samples, "random samples", 0))
         s(self, "seed", _int(self.seed, "seed", 0))
@@ -126,7 +126,7 @@ class GridSpec:
             rng_ = sequence(self.random_range, "random range") if self.random_range is not None else (t - 6 * delta, t + 6 * delta)
             if len(rng_) != 2:
                 raise InputError(f"random range: {len(rng_)} values given; give two, (LO, HI)")
-            lo, hi = (to_fraction(x, "random range") for x in rng_)
+            lo, hi = (to_number(x, "random range") for x in rng_)
             if not lo < hi:
                 raise InputError(f"random range: {fmt(lo)} must be below {fmt(hi)}")
             res = positive(self.random_resolution if self.random_resolution is not None else delta / 64, "random resolution")
