@@ -97,7 +97,7 @@ def test_cli_compare_flag_is_applied_and_changes_nothing_for_continuous_noise(ca
         main(["prob", "--variant", "seed-m1", "--queries", "0,1", "--outcomes", "BA", "--json", "--compare", word])
         out[word] = json.loads(capsys.readouterr().out)
     assert out["ge"]["probability"] == out["gt"]["probability"]
-    assert "compare gt" in json.dumps(out["gt"]) and "compare" not in json.dumps(out["ge"])
+    assert "compare gt" in json.dumps(out["gt"]) and "compare gt" not in json.dumps(out["ge"])
     try:
         code = main(["prob", "--variant", "seed-m1", "--queries", "0", "--outcomes", "A", "--compare", "lt"])
     except SystemExit as exc:
