@@ -302,6 +302,11 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
         by_k[p.lay.k] = max(by_k.get(p.lay.k, -math.inf), p.value)
         if p.lay not in best_of or p.value > best_of[p.lay].value:
             best_of[p.lay] = p
+    if rows:  # every reported row is a refined point, not a grid point
+        for lay, p in list(best_of.items()):
+            if not any(p is r for r in refined):
+                best_of[lay] = _refine(shape, p, scale)
+                by_k[lay.k] = max(by_k[lay.k], best_of[lay].value)
     if shape.release == "fresh":
         refined += _release_moves(shape, monotone, scale, starts, [lay for lay in best_of], by_k, best_of, notes)
     if progress is not None:
