@@ -317,9 +317,13 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
     best = max(refined, key=lambda p: p.value)
     witness = _witness(shape, best, unit, digits)
     with MPMATH_LOCK, mpmath.workdps(VIOLATION_DIGITS + 15):
+        confirmed = {lay.string(shape): (p, _witness(shape, p, unit, digits)) for lay, p in best_of.items()} if rows else {}
+        if confirmed:  # float64 cannot rank losses that agree to 1e-16: the largest confirmed one is the witness
+            top_p, top_w = max(confirmed.values(), key=lambda pw: (pw[1].loss, -len(pw[1].queries)))
+            if top_w.loss > witness.loss:
+                best, witness = top_p, top_w
         res = _decide(shape, monotone, max_queries, witness, by_k, notes)
-        if rows:
-            res.rows = {lay.string(shape): _witness(shape, p, unit, digits) for lay, p in best_of.items()}
+        res.rows = {out: w for out, (_, w) in confirmed.items()}
         _guard_all(res, best_of, unit)
     if tightness_study and res.verdict is MechanismVerdict.PRIVATE:
         _tightness(shape, res, best, unit, push_table, digits)
