@@ -93,7 +93,7 @@ VALID = {
               "--scheduler": st.sampled_from(["tcp://127.0.0.1:1", "127.0.0.1:8786"]),
               "--chunk-size": st.sampled_from(["1000", "20000"]), "--max-violations": st.sampled_from(["0", "3"]),
               "--digits": st.sampled_from(["30", "35"]), "--csv": st.just(os.path.join(OUT_DIR, "s.csv"))},
-    "worst-case": {**MECH_VALID, "--max-queries": st.sampled_from(["1", "2"]), "--seed": st.sampled_from(["0", "3"])},
+    "worst-case": {**MECH_VALID, "--max-queries": st.sampled_from(["1", "2"])},
     "certify": {**MECH_VALID, "--epsilon-range": st.sampled_from(["1:2", "0.01:10"]), "--what": st.sampled_from(["ratio", "factors"])},
     "report": {"--epsilon": POS_NUM, "--max-queries": st.just("1"), "--workers": st.just("1")},
     "proofs": {},

@@ -90,7 +90,7 @@ def test_sweep_pair_ok_accepts_the_documented_runs():
     (["ratio", "--queries", "0", "--neighbour-queries", "1", "--output", "1", "--outcomes", "A"], ("--output", "--outcomes")),
     (["delta", "--epsilon-prime", "1", "--queries", "0", "--neighbour-queries", "1", "--max-queries", "2"],
      ("--max-queries", "--queries")),
-    (["worst-case", "--variant", "lyu-1", "--seed", "3"], ("--seed", "family")),
+    (["worst-case", "--variant", "lyu-1", "--plot", "wc.png"], ("--plot", "family")),
 ])
 def test_conflicting_pairs_refused_naming_both(capsys, argv, both):
     assert main(argv) == 2

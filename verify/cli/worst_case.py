@@ -1,11 +1,12 @@
 """``svt-verify worst-case``: search for the largest privacy loss of a variant and decide.
 
-Every variant flag applies (`verify.cli.variant`).  `search` is the one place
-where the command picks a search: the seed's (`verify.worstcase.worst_case`)
-for a mechanism of the seed's shape (cutoff 1, no release, Laplace /
-exponential / none noise) named without family flags, so that its numbers stay
-as they were, and the family's structured search
-(`verify.family.worstcase.family_worst_case`) for every other variant.
+Every variant flag applies (`verify.cli.variant`).  Every variant runs on
+the one structured search (`verify.family.worstcase.family_worst_case`); for a
+mechanism of the seed's shape (cutoff 1, no release, Laplace / exponential /
+none noise) named without family flags, `search` returns it in the seed's
+terms (`verify.worstcase.worst_case`: outputs s_i and ⊤^k, a loss-by-k table
+and the push study that ``--plot`` draws).  The search is deterministic: it has
+no random starts, hence no ``--seed``.
 """
 
 from __future__ import annotations
@@ -35,8 +36,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_variant_flags(p)
     p.add_argument("--max-queries", type=flags.integer(1, limits.WORST_CASE_MAX_QUERIES), default="10", metavar="K",
                    help=f"largest number of queries searched (1..{limits.WORST_CASE_MAX_QUERIES}, default 10)")
-    p.add_argument("--seed", type=flags.integer(0, 2**63 - 1), metavar="N",
-                   help="seed of the random starts of the seed's search (default 0; the family's search has none)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plot", type=flags.output_file(".png"), metavar="FILE.png",
                    help="draw the loss against k and against how far the queries are pushed (the seed's search)")
@@ -54,14 +53,12 @@ def search(args: argparse.Namespace, mech, progress):
     if uses_seed_search(args, mech):
         from verify.worstcase import worst_case
 
-        seed = 0 if args.seed is None else args.seed
-        return worst_case(mech, max_queries=args.max_queries, seed=seed, progress=progress)
+        return worst_case(mech, max_queries=args.max_queries, progress=progress)
     from verify.family.worstcase import family_worst_case
 
-    for flag, value in (("--seed", args.seed), ("--plot", args.plot)):
-        if value is not None:
-            raise InputError(f"{flag}: only for the seed's search; {mech.name} runs on the family's structured search "
-                             "(deterministic, no plot)")
+    if args.plot is not None:
+        raise InputError(f"--plot: only for the seed's AboveThreshold; {mech.name} runs on the family's structured search "
+                         "(no plot)")
     return family_worst_case(mech, max_queries=args.max_queries)
 
 
