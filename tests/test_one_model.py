@@ -74,9 +74,8 @@ def test_the_checker_leaves_other_code_alone(snippet):
     assert not family_name_comparisons(snippet)
 
 
-#: Files of other areas whose family-name comparisons are still to be replaced (mpmath forms of
-#: the family oracle, to be read from the family objects' mp_cdf / mp_sf / mp_pdf).
-REMAINING = {"verify/family/oracle.py"}
+#: Files allowed to compare family names as strings: none (the noise package is not scanned).
+REMAINING: set[str] = set()
 
 
 def test_no_module_outside_the_noise_package_compares_a_family_name():
@@ -89,13 +88,6 @@ def test_no_module_outside_the_noise_package_compares_a_family_name():
     unexpected = {rel: hits for rel, hits in found.items() if rel not in REMAINING}
     assert not unexpected, "family names compared as strings (ask noise.law instead): " + "; ".join(
         f"{rel}:{line} {code}" for rel, hits in unexpected.items() for line, code in hits)
-
-
-@pytest.mark.xfail(strict=False, reason="verify/family/oracle.py (owned by the worst-case search area) still compares "
-                   "family names in _cdf_below, _sf, _pdf and _factor_terms; flip to a plain test once they read noise.law")
-def test_no_family_name_comparison_remains_anywhere():
-    remaining = [rel for rel in sorted(REMAINING) if family_name_comparisons((ROOT / rel).read_text(encoding="utf-8"))]
-    assert not remaining, remaining
 
 
 def test_every_family_object_is_reached_through_noise_law():

@@ -37,6 +37,7 @@ import numpy as np
 
 from verify.family.fast_api import fast_log_distribution
 from verify.family.model import Release, SparseVector, ThresholdPolicy
+from verify.noise import Laplace
 
 #: Relative error allowed in a letter probability (the fast path escalates beyond it): far below
 #: what any sample size can resolve (a relative error r moves an expected count N·p by N·p·r).
@@ -88,8 +89,8 @@ def letters_only(mech: SparseVector) -> SparseVector:
 
 def reuse_supported(mech: SparseVector) -> bool:
     """`Law.REUSED` is computed for Laplace (or no) noise, a shared threshold and no release."""
-    fams = {mech.threshold_noise.family, mech.query_noise.family}
-    return fams <= {"laplace", "none"} and mech.threshold_policy is ThresholdPolicy.SHARED and not mech.releases_values
+    laplace_or_none = all(n.is_none or isinstance(n.law, Laplace) for n in (mech.threshold_noise, mech.query_noise))
+    return laplace_or_none and mech.threshold_policy is ThresholdPolicy.SHARED and not mech.releases_values
 
 
 def _laplace_cdf(w: float, a: float) -> float:
@@ -169,7 +170,7 @@ def grid_letter_laws(cand: Candidate, rows: Sequence[Sequence[float]]) -> list[d
             z, w = np.zeros(1), np.ones(1)
         else:
             z = _grid(0.0, list(q - t) + [0.0], float(zn.scale), FIT_GRID_POINTS)
-            if zn.family == "exponential":
+            if not zn.law.two_sided:
                 z = z[z >= 0]  # the density jumps at 0: integrate over its support only
             h = np.diff(z)
             w = np.concatenate([[h[0] / 2], (h[:-1] + h[1:]) / 2, [h[-1] / 2]]) * zn.pdf(z)

@@ -35,7 +35,7 @@ from verify.comparison import Comparison
 from verify.errors import InputError
 from verify.family import NAMES, PRESETS, Release, SparseVector, ThresholdPolicy, preset
 from verify.mechanism import NO_HALT, Output
-from verify.noise import ALL_FAMILIES, NoiseSpec
+from verify.noise import ALL_FAMILIES, NoiseSpec, family_type
 
 #: Flags that only a member of the SVT family has (the seed's AboveThreshold has none of them).
 FAMILY_DESTS = ("variant", "cutoff", "threshold_policy", "compare", "release", "release_noise", "release_scale", "release_absolute_scale")
@@ -130,14 +130,14 @@ def _noise(args: argparse.Namespace, base: NoiseSpec, which: str, origin: str, f
     family, said = fam_flag, f"--{which}-noise"
     if family is None and from_preset and args.noise is not None and not base.is_none:
         family, said = args.noise, "--noise"  # a preset's missing noise stays missing: --noise changes families
-    if family == "none":
+    if family is not None and family_type(family).is_none:
         scale = ab if ab is not None else rel
         if scale is not None and scale != 0:
             flag = f"--{which}-absolute-scale" if ab is not None else f"--{which}-scale"
             raise InputError(f"{said} none and {flag} {scale}: no noise has no scale (drop one of the two)")
         return NoiseSpec("none")
     family = family or base.family
-    if family == "none":  # the base has no noise and no family was given for it
+    if family_type(family).is_none:  # the base has no noise and no family was given for it
         scale = ab if ab is not None else rel
         if scale is not None and scale != 0:
             flag = f"--{which}-absolute-scale" if ab is not None else f"--{which}-scale"

@@ -38,6 +38,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from verify.noise.discrete_laplace import DiscreteLaplace
+
 
 @dataclass(frozen=True)
 class ProvenBound:
@@ -51,7 +53,7 @@ def proven_bound(mech: Any) -> ProvenBound:
     """The bound of the module docstring for a discrete `SparseVector` (exact rational)."""
     z, x = mech.threshold_noise, mech.query_noise
     for label, noise in (("threshold", z), ("query", x)):
-        if not noise.is_none and noise.law.name != "discrete-laplace":
+        if not noise.is_none and not isinstance(noise.law, DiscreteLaplace):
             return ProvenBound(None, f"the {label} noise {noise.describe()} has no log-Lipschitz constant (log Pr is quadratic)")
     if x.is_none:
         return ProvenBound(None, "no query noise: an above letter's indicator has no Lipschitz constant")

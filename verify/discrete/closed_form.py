@@ -42,6 +42,7 @@ from verify.backends import Backend
 from verify.discrete.plan import Plan, Segment
 from verify.errors import InputError
 from verify.noise import Noise
+from verify.noise.discrete_laplace import DiscreteLaplace
 
 Poly = dict[Fraction, Any]
 
@@ -69,7 +70,7 @@ def _lam_and_rates(plan: Plan, epsilon: Fraction, sensitivity: Fraction, spec_mu
     def coef(noise: Noise, mult: Fraction | None) -> Fraction | None:
         if noise.is_none:
             return None
-        if noise.law.name != "discrete-laplace":
+        if not isinstance(noise.law, DiscreteLaplace):
             raise InputError(f"closed form: the noise {noise.describe()} is not discrete Laplace; use the direct sum")
         return 1 / (mult * sensitivity) if by_eps else 1 / noise.scale
 

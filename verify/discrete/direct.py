@@ -33,6 +33,7 @@ import mpmath
 
 from verify.discrete.plan import Plan, Segment
 from verify.noise import Noise
+from verify.noise.discrete_laplace import DiscreteLaplace
 
 #: The window is widened at most this many times (each doubles its reach) and to at most this width;
 #: past that the bound on the left-out mass is returned as it is (mp) or kept in the ball (arb).
@@ -78,10 +79,10 @@ class _Law:
     """pmf, tail factor ``S(m)`` and tail bound of one discrete noise in one number mode."""
 
     def __init__(self, noise: Noise, ops: _Ops) -> None:
-        self.ops, self.family = ops, noise.law.name
+        self.ops, self.geometric = ops, isinstance(noise.law, DiscreteLaplace)
         b = ops.num(noise.scale)
         self._sf: dict[int, Any] = {}
-        if self.family == "discrete-laplace":
+        if self.geometric:
             self.r = ops.exp(-1 / b)
             self.c = -ops.expm1(-1 / b) / (1 + self.r)
         else:
@@ -102,7 +103,7 @@ class _Law:
         return ops.exp(-ops.num(a * a) / self.two_var) / (-ops.expm1(-ops.num(2 * a + 1) / self.two_var))
 
     def pmf(self, z: int) -> Any:
-        if self.family == "discrete-laplace":
+        if self.geometric:
             return self.c * self.r ** abs(z)
         return self.ops.exp(-self.ops.num(z * z) / self.two_var) / self.norm
 
@@ -111,7 +112,7 @@ class _Law:
         if m not in self._sf:
             if m <= 0:
                 self._sf[m] = 1 - self.sf(1 - m)
-            elif self.family == "discrete-laplace":
+            elif self.geometric:
                 self._sf[m] = self.r ** m / (1 + self.r)
             else:
                 self._sf[m] = self._gauss_sum(m) / self.norm
@@ -119,7 +120,7 @@ class _Law:
 
     def tail(self, reach: int) -> Any:
         """An upper bound on ``Pr[Z > reach]`` (= ``Pr[Z < -reach]``), reach >= 0."""
-        if self.family == "discrete-laplace":
+        if self.geometric:
             return self.r ** (reach + 1) / (1 + self.r)
         return self._gauss_rest(reach + 1)  # the normaliser is >= 1
 
@@ -143,7 +144,7 @@ def _segment(seg: Segment, zlaw: _Law | None, xlaw: _Law | None, ops: _Ops, scal
     kinks = [1 - u for u in seg.offsets] + [0]
     lo_k, hi_k = min(kinks), max(kinks)
     e_folds = ops.bits * math.log(2) + 10
-    gauss = zlaw.family != "discrete-laplace"
+    gauss = not zlaw.geometric
     reach = max(8, int(math.ceil(scale * (math.sqrt(2 * e_folds) if gauss else e_folds))))
     total = ops.num(0)
     covered: tuple[int, int] | None = None

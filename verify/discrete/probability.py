@@ -32,6 +32,7 @@ from verify.discrete import closed_form
 from verify.discrete.direct import direct_sum
 from verify.discrete.plan import Plan, build_plan
 from verify.errors import InputError
+from verify.noise.discrete_laplace import DiscreteLaplace
 from verify.precision import MPMATH_LOCK
 
 DEFAULT_DIGITS = 30
@@ -39,7 +40,7 @@ METHODS = ("auto", "closed", "direct")
 
 
 def _is_laplace(plan: Plan) -> bool:
-    return all(n.is_none or n.law.name == "discrete-laplace" for n in (plan.threshold_noise, plan.query_noise))
+    return all(n.is_none or isinstance(n.law, DiscreteLaplace) for n in (plan.threshold_noise, plan.query_noise))
 
 
 def _check_method(method: str, plan: Plan) -> str:

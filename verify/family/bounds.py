@@ -252,7 +252,7 @@ def query_release_growth(shape: VariantShape) -> Growth | None:
 
 def no_threshold_noise_growth(shape: VariantShape) -> Growth | None:
     """No threshold noise, Laplace query noise: every below adds exactly Δ/b_X (seed, the example under Mechanism One)."""
-    if not shape.threshold_noise.is_none or shape.query_noise.family != "laplace":
+    if not shape.threshold_noise.is_none or not isinstance(shape.query_noise.law, Laplace):
         return None
     slope = shape.sensitivity / shape.query_noise.scale
     return Growth(f"no threshold noise: the output probability is a product of per-query factors; m belows at t "
@@ -279,7 +279,8 @@ def fresh_release_growth(shape: VariantShape) -> Growth | None:
     One above at q releasing r = q + L, neighbour q' = q - Δ: the integral factor of D' is no larger
     (S(t+z-q+Δ) <= S(t+z-q), the other queries unchanged) and the release factor, outside the integral,
     has ratio p_Y(L)/p_Y(L+Δ) = exp((2LΔ + Δ²)/(2σ_Y²)): loss >= (2LΔ + Δ²)/(2σ_Y²), unbounded in L."""
-    if shape.release != "fresh" or shape.release_noise.family != "gaussian" or shape.query_noise.family not in ("laplace", "gaussian"):
+    if shape.release != "fresh" or not isinstance(shape.release_noise.law, Gaussian) \
+            or not isinstance(shape.query_noise.law, (Laplace, Gaussian)):
         return None
     var = shape.release_noise.scale**2
     return Growth(f"fresh release with Gaussian noise: an above at q releasing q + L, neighbour q - Δ: the release "

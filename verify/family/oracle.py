@@ -41,38 +41,23 @@ def _mp(x: Fraction) -> mpmath.mpf:
 
 
 def _cdf_below(law: Law, y):
-    """F(y) = Pr[X < y]."""
+    """F(y) = Pr[X < y] (the family's mpmath form, `verify.noise.protocol.NoiseFamily.mp_cdf`)."""
     if law.is_none:
         return mpmath.mpf(1) if y > 0 else mpmath.mpf(0)
-    b = _mp(law.scale)
-    if law.family == "laplace":
-        return mpmath.exp(y / b) / 2 if y < 0 else 1 - mpmath.exp(-y / b) / 2
-    if law.family == "exponential":
-        return -mpmath.expm1(-y / b) if y > 0 else mpmath.mpf(0)
-    return mpmath.erfc(-y / (b * mpmath.sqrt(2))) / 2
+    return law.law.mp_cdf(y, _mp(law.scale))
 
 
 def _sf(law: Law, y):
-    """S(y) = Pr[X >= y]."""
+    """S(y) = Pr[X >= y] (`NoiseFamily.mp_sf`, computed directly, not as 1 - F)."""
     if law.is_none:
         return mpmath.mpf(1) if y <= 0 else mpmath.mpf(0)
-    b = _mp(law.scale)
-    if law.family == "laplace":
-        return 1 - mpmath.exp(y / b) / 2 if y < 0 else mpmath.exp(-y / b) / 2
-    if law.family == "exponential":
-        return mpmath.exp(-y / b) if y > 0 else mpmath.mpf(1)
-    return mpmath.erfc(y / (b * mpmath.sqrt(2))) / 2
+    return law.law.mp_sf(y, _mp(law.scale))
 
 
 def _pdf(law: Law, y):
     if law.is_none:
         raise InputError("noise density: 'none' has no density")
-    b = _mp(law.scale)
-    if law.family == "laplace":
-        return mpmath.exp(-abs(y) / b) / (2 * b)
-    if law.family == "exponential":
-        return mpmath.exp(-y / b) / b if y >= 0 else mpmath.mpf(0)
-    return mpmath.exp(-(y / b) ** 2 / 2) / (b * mpmath.sqrt(2 * mpmath.pi))
+    return law.law.mp_pdf(y, _mp(law.scale))
 
 
 def _factor_terms(law: Law, kind: str, c: Fraction, mid) -> dict[Fraction, mpmath.mpf]:
@@ -82,22 +67,27 @@ def _factor_terms(law: Law, kind: str, c: Fraction, mid) -> dict[Fraction, mpmat
         y = mid - _mp(c)
         hit = (y > 0) if kind == "F" else (y <= 0)
         return {Fraction(0): one if hit else mpmath.mpf(0)}
+    if not law.law.piecewise:
+        raise InputError(f"closed form: {law.describe()} is not piecewise exponential (its factors have no such terms)")
     b = law.scale
     r = 1 / b
     e_plus = mpmath.exp(_mp(c) / _mp(b))  # e^{c/b}
     below = mid < _mp(c)
-    if law.family == "laplace":
+    # piecewise exponential (`NoiseFamily.piecewise`): p(y) = w₋·λe^{λy} on y < 0, w₊·λe^{-λy} on y >= 0, so
+    # F(y) = w₋e^{λy} | 1 - w₊e^{-λy},  S(y) = 1 - w₋e^{λy} | w₊e^{-λy};  with y = z - c, e^{±λy} = e^{±rz}·e^{∓c/b}
+    lo, hi = law.law.lower_weight, law.law.upper_weight
+    zero = {Fraction(0): mpmath.mpf(0)}
+    if below:  # y < 0: only the w₋ branch has mass
         if kind == "F":
-            return {r: e_plus ** -1 / 2} if below else {Fraction(0): one, -r: -e_plus / 2}
+            return {r: e_plus ** -1 * _mp(lo)} if lo else zero
         if kind == "S":
-            return {Fraction(0): one, r: -(e_plus ** -1) / 2} if below else {-r: e_plus / 2}
-        return {r: e_plus ** -1 / (2 * _mp(b))} if below else {-r: e_plus / (2 * _mp(b))}
-    # exponential, one-sided on [0, inf)
+            return {Fraction(0): one, r: -(e_plus ** -1) * _mp(lo)} if lo else {Fraction(0): one}
+        return {r: e_plus ** -1 * _mp(lo) / _mp(b)} if lo else zero
     if kind == "F":
-        return {Fraction(0): mpmath.mpf(0)} if below else {Fraction(0): one, -r: -e_plus}
+        return {Fraction(0): one, -r: -e_plus * _mp(hi)}
     if kind == "S":
-        return {Fraction(0): one} if below else {-r: e_plus}
-    return {Fraction(0): mpmath.mpf(0)} if below else {-r: e_plus / _mp(b)}
+        return {-r: e_plus * _mp(hi)}
+    return {-r: e_plus * _mp(hi) / _mp(b)}
 
 
 def _times(a: dict, b: dict) -> dict:
