@@ -7,6 +7,7 @@ import argparse
 from verify.cli import flags
 from verify.cli.common import EXIT_CODES, add_fail_on, emit_json, exit_status
 from verify.errors import InputError
+from verify.exact import fmt
 from verify.verdicts import MechanismVerdict
 
 #: Findings --fail-on can name (any row's verdict).
@@ -29,7 +30,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--threshold", type=flags.NUMBER, metavar="T", help="threshold t of every row (default 1, lyu-1 1/2: DP-Sniper's)")
     p.add_argument("--max-queries", type=flags.integer(1, MAX_FAMILY_QUERIES), default="10", metavar="K", help=f"largest number of queries searched (1..{MAX_FAMILY_QUERIES}, default 10)")
     p.add_argument("--monotone", action="store_true", help="neighbours with all q_j(D') - q_j(D) of one sign (Lyu et al. §4)")
-    p.add_argument("--rows", metavar="NAME[:C|:unlimited],...", help="only these presets (e.g. lyu-3:1,lyu-6:unlimited); default every row")
+    p.add_argument("--rows", metavar="NAME[:C|:unlimited],...", help="only these presets (e.g. lyu-3:1,lyu-6:unlimited; then no discrete rows); default every row")
+    p.add_argument("--no-discrete", action="store_true",
+                   help="leave out the discrete-noise rows (SampCert's AboveThreshold, discrete Laplace and Gaussian; "
+                        "shown by default at ε = 1, Δ = 1, t = 0, or at the --epsilon/--sensitivity/--threshold given)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_fail_on(p, FINDINGS, "the verdict of any row")
     p.set_defaults(func=run)
@@ -68,15 +72,48 @@ def run(args: argparse.Namespace) -> int:
     chosen = parse_rows(args.rows)
     for name, cutoff in chosen:  # the search's limit on the noise scale (see limits.check_worst_case_scales)
         limits.check_worst_case_scales(row_mechanism(name, cutoff, config))
+    discrete = _discrete_rows(args)
     rows, seconds = timed_table(rows=chosen, max_queries=args.max_queries, monotone=args.monotone, config=config)
-    code = exit_status(args, [r.result.verdict for r in rows])
+    code = exit_status(args, [r.result.verdict for r in rows] + [r.result.verdict for r in discrete or []])
     if args.json:
         j = {"rows": [r.to_json() for r in rows], "monotone": args.monotone, "max_queries": args.max_queries,
              "seconds": round(seconds, 3)}
         if not config.is_dp_sniper:
             j["configuration"] = config.describe()
+        if discrete is not None:
+            j["discrete_rows"] = [r.to_json() for r in discrete]
         emit_json(j)
         return code
     print(render(rows))
     print(f"whole table: {seconds:.1f} s")
+    if discrete is not None:
+        from verify.discrete.table import render as render_discrete
+
+        print()
+        print(f"Discrete noise (ties have mass; {_discrete_config(args)}; cutoff-1 rows searched up to "
+              f"{min(args.max_queries, 5)} queries, the others over every integer pair of up to {min(args.max_queries, 2)} "
+              "queries in a box; losses confirmed at 50 digits):")
+        print(render_discrete(discrete))
     return code
+
+
+def _discrete_config(args: argparse.Namespace) -> str:
+    eps = 1 if args.epsilon is None else args.epsilon
+    sens = 1 if args.sensitivity is None else args.sensitivity
+    t = 0 if args.threshold is None else args.threshold
+    return f"ε = {fmt(eps)}, Δ = {fmt(sens)}, t = {fmt(t)}"
+
+
+def _discrete_rows(args: argparse.Namespace):
+    """The discrete rows (None when --no-discrete, or when --rows names the continuous rows to run)."""
+    if args.no_discrete or args.rows is not None:
+        return None
+    from verify.discrete.table import discrete_table
+
+    for flag, value in (("--sensitivity", args.sensitivity), ("--threshold", args.threshold)):
+        if value is not None and value.denominator != 1:
+            raise InputError(f"{flag} {fmt(value)}: the discrete rows need an integer (ties on the lattice ℤ); "
+                             "give an integer or --no-discrete")
+    return discrete_table(epsilon=1 if args.epsilon is None else args.epsilon,
+                          sensitivity=1 if args.sensitivity is None else args.sensitivity,
+                          threshold=0 if args.threshold is None else args.threshold, max_queries=args.max_queries)

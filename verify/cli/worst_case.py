@@ -59,7 +59,23 @@ def search(args: argparse.Namespace, mech, progress):
     if args.plot is not None:
         raise InputError(f"--plot: only for the seed's AboveThreshold; {mech.name} runs on the family's structured search "
                          "(no plot)")
+    if mech.is_discrete:
+        return _discrete(mech, args.max_queries)
     return family_worst_case(mech, max_queries=args.max_queries)
+
+
+def _discrete(mech, max_queries: int):
+    """Discrete noise (`verify.discrete.verdict`): the structured integer search for cutoff 1 (up to 5 queries),
+    else every integer pair of up to 2 queries in a box; ``--max-queries`` above those is refused."""
+    from verify.discrete.table import MAX_BOX_QUERIES, MAX_STRUCTURED_QUERIES
+    from verify.discrete.verdict import discrete_verdict
+
+    structured = mech.cutoff == 1
+    most = MAX_STRUCTURED_QUERIES if structured else MAX_BOX_QUERIES
+    if max_queries > most:
+        raise InputError(f"--max-queries {max_queries}: the search for discrete noise covers at most {most} queries "
+                         f"({'structured, cutoff 1' if structured else 'exhaustive box, cutoff > 1'}); give --max-queries {most} or less")
+    return discrete_verdict(mech, max_queries=max_queries, width=10 if structured else 4, structured=structured)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -83,9 +99,23 @@ def run(args: argparse.Namespace) -> int:
         return code
     if seed_path:
         _print_seed(res, mech)
+    elif mech.is_discrete:
+        _print_discrete(res, mech)
     else:
         _print_family(res, mech)
     return code
+
+
+def _print_discrete(res, mech) -> None:
+    import mpmath
+
+    s = res.search
+    print(mech.describe())
+    print(f"verdict: {res.verdict}  ({res.method})")
+    print(f"loss found: {mpmath.nstr(s.loss_confirmed, 20)} nats ({s.digits} digits) over {s.domain}")
+    print(f"  witness: q(D) = {list(s.queries)}, q(D') = {list(s.neighbour)}, outcome {s.outcome}")
+    bound = "none" if res.bound is None else f"{fmt(res.bound)} nats"
+    print(f"proven upper bound: {bound} ({res.bound_reason})")
 
 
 def _print_seed(res, mech) -> None:

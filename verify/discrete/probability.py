@@ -43,6 +43,11 @@ def _is_laplace(plan: Plan) -> bool:
     return all(n.is_none or isinstance(n.law, DiscreteLaplace) for n in (plan.threshold_noise, plan.query_noise))
 
 
+def evaluation_method(method: str, plan: Plan) -> str:
+    """``closed`` (discrete Laplace noise, or none) or ``direct`` for ``auto``; ``closed`` checked where asked."""
+    return _check_method(method, plan)
+
+
 def _check_method(method: str, plan: Plan) -> str:
     if method not in METHODS:
         raise InputError(f"method: {method!r} is not one of {', '.join(METHODS)}")

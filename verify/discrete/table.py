@@ -39,22 +39,30 @@ class DiscreteRow:
                 **self.result.to_json()}
 
 
-def row_mechanism(name: str, cutoff: int, compare: str):
+#: Largest number of queries of the structured search of a cutoff-1 row (and of the box of the others).
+MAX_STRUCTURED_QUERIES, MAX_BOX_QUERIES = 5, 2
+
+
+def row_mechanism(name: str, cutoff: int, compare: str, epsilon: object = 1, sensitivity: object = 1, threshold: object = 0):
     options: dict[str, Any] = {"compare": compare}
     if name == "dlap-lyu-1":
         options["cutoff"] = cutoff
-    return discrete_preset(name, **options)
+    return discrete_preset(name, epsilon, sensitivity, threshold, **options)
 
 
-def discrete_table(rows=ROWS) -> list[DiscreteRow]:
+def discrete_table(rows=ROWS, epsilon: object = 1, sensitivity: object = 1, threshold: object = 0,
+                   max_queries: int = MAX_STRUCTURED_QUERIES) -> list[DiscreteRow]:
+    """Every row at one configuration (ε, Δ, t; Δ and t integers), searched up to
+    ``min(max_queries, 5)`` queries (cutoff 1, structured) or ``min(max_queries, 2)`` (the exhaustive box)."""
+    mechs = [(name, cutoff, compare, row_mechanism(name, cutoff, compare, epsilon, sensitivity, threshold))
+             for name, cutoff, compare in rows]  # every row validated before any search
     out = []
-    for name, cutoff, compare in rows:
-        mech = row_mechanism(name, cutoff, compare)
+    for name, cutoff, compare, mech in mechs:
         t0 = time.perf_counter()
         if cutoff == 1:
-            res = discrete_verdict(mech, max_queries=5, width=10, structured=True)
+            res = discrete_verdict(mech, max_queries=min(max_queries, MAX_STRUCTURED_QUERIES), width=10, structured=True)
         else:
-            res = discrete_verdict(mech, max_queries=2, width=4)
+            res = discrete_verdict(mech, max_queries=min(max_queries, MAX_BOX_QUERIES), width=4)
         out.append(DiscreteRow(name, cutoff, compare, res, time.perf_counter() - t0))
     return out
 

@@ -51,11 +51,32 @@ def _mp_log(mech: SparseVector, row: np.ndarray, outcome: str, released: Sequenc
         return float(mpmath.log(value)) if value > 0 else -math.inf
 
 
+def _discrete_log_probability(mech: SparseVector, q: np.ndarray, outcome: str, released, tolerance: float) -> tuple[np.ndarray, int]:
+    """`verify.discrete.fast` row by row (sums over ℤ); a row whose error estimate exceeds ``tolerance``
+    is recomputed on the exact path (`evaluate`, mpmath)."""
+    from verify.discrete.fast import fast_log_probability as discrete_fast
+
+    if released is not None:
+        raise InputError(f"released: {mech.name} has discrete noise and releases nothing")
+    logv = np.empty(q.shape[0])
+    refined = 0
+    for r, row in enumerate(q):
+        exact_row = [Fraction(float(x)) for x in row]
+        fv = discrete_fast(mech, exact_row, outcome)
+        if fv.error_estimate > tolerance:
+            refined += 1
+            logv[r] = _mp_log(mech, row, outcome, None)
+        else:
+            logv[r] = fv.log_value
+    return logv, refined
+
+
 def fast_log_probability(mech: SparseVector, queries: np.ndarray, outcome: str, released: np.ndarray | Sequence | None = None,
                          tolerance: float = FAST_TOLERANCE) -> tuple[np.ndarray, int]:
     """(log values (n,), number of rows recomputed with mpmath)."""
-    refuse_discrete(mech, "fast path")
     q = _rows(queries)
+    if mech.is_discrete:
+        return _discrete_log_probability(mech, q, outcome, released, tolerance)
     res = log_probability(mech, q, outcome, released)
     logv = res.log_value.copy()
     bad = np.nonzero(res.error_estimate > tolerance)[0]

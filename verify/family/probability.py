@@ -72,6 +72,8 @@ def evaluate(mech: SparseVector, queries: Sequence[object], outcome: str, releas
     ``method``: ``auto`` (closed form where it applies and the string has at most
     `CLOSED_FORM_MAX_LETTERS` letters, else quadrature), ``closed`` or ``quadrature``."""
     check_digits(digits)
+    if mech.is_discrete:  # sums over ℤ (`verify.discrete`): geometric series or a direct sum with a proven tail
+        return _discrete_evaluation(mech, queries, outcome, released, digits, method)
     integ = integrand_mod.build(mech, queries, outcome, released)
     if method not in ("auto", "closed", "quadrature"):
         raise InputError(f"method: {method!r} is not one of auto, closed, quadrature")
@@ -82,6 +84,21 @@ def evaluate(mech: SparseVector, queries: Sequence[object], outcome: str, releas
         return Evaluation(mp_closed_form(mech, integ, digits), integ.kind, "closed form", digits, None)
     value, err = mp_quad(mech, integ, digits)
     return Evaluation(value, integ.kind, "quadrature", digits, err)
+
+
+def _discrete_evaluation(mech: SparseVector, queries: Sequence[object], outcome: str, released: Sequence[object] | None,
+                         digits: int, method: str) -> Evaluation:
+    """`evaluate` for a discrete variant: the closed form (discrete Laplace) or the direct sum, to ``digits``."""
+    from verify.discrete import probability as discrete
+    from verify.discrete.plan import build_plan
+
+    if released:
+        raise InputError(f"released: {mech.name} has discrete noise and releases nothing")
+    if method not in ("auto", "closed"):
+        raise InputError(f"method: {method!r} does not apply to discrete noise (sums over the integers): use auto or closed")
+    how = discrete.evaluation_method("closed" if method == "closed" else "auto", build_plan(mech, queries, outcome))
+    value = discrete.mp_probability(mech, queries, outcome, digits, how)
+    return Evaluation(value, Kind.PROBABILITY, "closed form (geometric series)" if how == "closed" else "direct sum", digits, None)
 
 
 def mp_probability(mech: SparseVector, queries: Sequence[object], outcome: str, released: Sequence[object] | None = None,
@@ -115,7 +132,13 @@ def mp_closed_form(mech: SparseVector, integ: Integrand, digits: int) -> mpmath.
 
 def symbolic_probability(mech: SparseVector, queries: Sequence[object], outcome: str,
                          released: Sequence[object] | None = None) -> sympy.Expr:
-    """The exact value as a sympy expression (closed-form families only)."""
+    """The exact value as a sympy expression (closed-form families only; discrete Laplace in ``e^{-ε/(cΔ)}``)."""
+    if mech.is_discrete:
+        from verify.discrete.probability import symbolic_probability as discrete_symbolic
+
+        if released:
+            raise InputError(f"released: {mech.name} has discrete noise and releases nothing")
+        return discrete_symbolic(mech, queries, outcome, symbolic_epsilon=False)
     if not closed_form_applies(mech):
         raise InputError(f"symbolic: {mech.name} has Gaussian noise; no closed form exists")
     integ = integrand_mod.build(mech, queries, outcome, released)
@@ -130,6 +153,10 @@ def arb_probability(mech: SparseVector, queries: Sequence[object], outcome: str,
 
     if isinstance(prec, bool) or not isinstance(prec, int) or not 30 <= prec <= 10000:
         raise InputError(f"prec: {prec!r} must be an integer number of bits from 30 to 10000")
+    if mech.is_discrete:
+        from verify.discrete.probability import arb_probability as discrete_arb
+
+        return discrete_arb(mech, queries, outcome, prec)
     integ = integrand_mod.build(mech, queries, outcome, released)
     if not closed_form_applies(mech):
         return acb_enclosure(mech, integ, prec)
