@@ -40,7 +40,6 @@ from verify.family.oracle import output_probability
 from verify.family.presets import preset
 from verify.family.probability import mp_probability
 from verify.family.rdp import GaussianSVTRdp
-from verify.family.shape import shape_of
 from verify.family.worstcase import family_worst_case
 from verify.noise import NoiseSpec
 from verify.verdicts import MechanismVerdict, Tightness
@@ -103,7 +102,7 @@ def _sweep_max_loss(mech, k, pairs, seed):
     """Max |log ratio| over random pairs (queries uniform in t ± 6 scales, neighbours ± U[0, Δ]) and every
     output (no release) or a random output and released value (release), by the verdicts' oracle at 20 digits."""
     rng = np.random.default_rng(seed)
-    shape = shape_of(mech)
+    shape = mech
     scale = float(max(shape.threshold_noise.scale, shape.query_noise.scale))
     worst = 0.0
     outs = complete_outputs(shape, k)
@@ -163,7 +162,7 @@ def variants(draw):
 def test_random_variants_verdict_never_private_when_a_pair_exceeds(mech):
     res = family_worst_case(mech, max_queries=3, tightness_study=False)
     sampled = _sweep_max_loss(mech, 2, pairs=3, seed=5)
-    bound = proven_upper_bound(shape_of(mech))
+    bound = proven_upper_bound(mech)
     if bound is not None:
         assert sampled <= float(bound.value) + 1e-12
         with mpmath.workdps(60):
@@ -179,7 +178,7 @@ def test_random_variants_verdict_never_private_when_a_pair_exceeds(mech):
 # --------------------------------------------------------------------------------------------------
 def test_query_release_growth_is_exact():
     mech = _mech("lyu-3", 1)
-    shape = shape_of(mech)
+    shape = mech
     g = query_release_growth(shape)
     for i in (1, 3, 6):
         q = [Fraction(41)] * (i - 1) + [Fraction(1)]
@@ -193,7 +192,7 @@ def test_query_release_growth_is_exact():
 
 def test_no_cutoff_growth_lower_bound_holds():
     mech = _mech("lyu-6")
-    shape = shape_of(mech)
+    shape = mech
     bx = shape.query_noise.scale
     for m in (1, 2):
         L = no_cutoff_push(shape, m)
@@ -208,7 +207,7 @@ def test_no_cutoff_growth_lower_bound_holds():
 
 def test_gaussian_tail_growth_lower_bound_holds():
     mech = _mech("gaussian-svt", 1)
-    shape = shape_of(mech)
+    shape = mech
     g = gaussian_tail_growth(shape)
     var = shape.threshold_noise.scale ** 2 + shape.query_noise.scale ** 2
     for L in (Fraction(50), Fraction(400), Fraction(2000)):
@@ -227,7 +226,7 @@ def test_gaussian_tail_growth_lower_bound_holds():
        st.lists(st.integers(-40, 40), min_size=3, max_size=3), st.integers(0, 20))
 def test_oracle_agrees_with_the_family_engine(name, qs, r):
     mech = _mech(name, 2) if name not in ("lyu-6", "seed-m2") else (_mech(name) if name == "lyu-6" else _mech(name, 1))
-    shape = shape_of(mech)
+    shape = mech
     q = [Fraction(x, 2) for x in qs]
     for s in complete_outputs(shape, 3)[:4]:
         rel = [Fraction(r, 3) + (0 if shape.release == "gap" else shape.threshold)] * s.count("A") if shape.releases_values else None

@@ -153,8 +153,9 @@ def test_the_negative_control_finds_a_second_mechanism_dataclass(tmp_path, monke
     assert me._mechanism_dataclasses() == ["verify/mechanism.py:SparseVector", "verify/seed_type.py:AboveThreshold"]
 
 
-@pytest.mark.xfail(strict=False, reason="VariantShape (verify/family/shape.py) is still read by the worst-case search "
-                   "modules (verify/family/{worstcase,structured,witness,bounds,delta,oracle}.py); delete it once they take "
-                   "SparseVector, then flip this to a plain test")
 def test_variant_shape_is_gone():
+    """The search, bounds, witnesses, δ and the family oracle read the one `SparseVector`: no second model."""
     assert not (ROOT / "verify" / "family" / "shape.py").exists()
+    for path in _sources():
+        text = path.read_text(encoding="utf-8")
+        assert "VariantShape" not in text and "shape_of" not in text, path

@@ -20,9 +20,9 @@ import verify.oracle
 from verify import precision, ratio
 from verify.errors import InputError
 from verify.family.fast_halting import kernel_mode
-from verify.family.shape import Law, VariantShape
 from verify.family.witness import FamilyWitness
-from verify.noise import Noise
+from verify.mechanism import SparseVector
+from verify.noise import Noise, NoiseSpec
 
 #: a hand-written 0/0 test: "p == 0 and pn == 0" and its float64 form "isneginf(a) & ...isneginf(b)"
 ZERO_OVER_ZERO = re.compile(r"(\w+) == 0 and (\w+) == 0|isneginf\(\w+\) & np\.isneginf\(\w+\)")
@@ -41,7 +41,7 @@ def test_zero_over_zero_conventions():
         assert ratio.log_ratio(z, z) == 0 and ratio.log_ratio(one, z) == mpmath.inf and ratio.log_ratio(z, one) == mpmath.ninf
         w = FamilyWitness((F(0),), (F(1),), "A", (), z, z, 30)
         assert w.log_ratio == 0 and w.loss == 0
-    shape = VariantShape(1, 1, 0, Law("exponential", F(3)), Law("none", F(0)))
+    shape = SparseVector(1, 1, 0, NoiseSpec("exponential", absolute=F(3)), NoiseSpec("none"))
     # q = -2, q' = -1 < t: Z >= 0 never reaches below q, so A is impossible on both sides
     assert verify.family.oracle.log_ratio(shape, (F(-2),), (F(-1),), "A", (), 30) == 0
 

@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 from verify.cli.main import main
-from verify.family.shape import shape_of
 from verify.family.structured import Layout, family_log_probability
 from verify.mechanism import AboveThreshold
 from verify.probabilities import mp_distribution
@@ -127,7 +126,7 @@ def test_family_quadrature_matches_mpmath(zf, xf):
     """The search objective (`verify.family.structured.family_log_probability`) on the seed's layouts
     B^n A (s_{n+1}) and B^n (⊤^n) against the mpmath closed form at 30 digits."""
     mech = AboveThreshold.with_noise(zf, 1, threshold_family=zf, query_family=xf, query_multiplier=0 if xf == "none" else 3)
-    shape = shape_of(mech)
+    shape = mech
     for n, a, d in [(1, 0.5, -2.0), (4, 10.0, -7.0), (12, -3.0, 1.5), (29, 3.0, 1.0)]:
         exact = mp_distribution(mech, [Fraction(a)] * n + [Fraction(d)], 30)[n]
         got = family_log_probability(shape, Layout(n, 1), a, d, 0.0)[0]

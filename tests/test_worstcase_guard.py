@@ -17,7 +17,6 @@ import pytest
 import verify.family.bounds as B
 import verify.family.worstcase as W
 from verify.family.bounds import ProvenBound, upper_bound_at
-from verify.family.shape import shape_of
 from verify.mechanism import AboveThreshold
 from verify.verdicts import MechanismVerdict
 from verify.worstcase import worst_case
@@ -69,7 +68,7 @@ def test_seed_path_has_a_bound_for_every_k_and_a_wrong_certificate_is_caught(mon
     """On the seed's path with exponential noise the bound comes from the certificate; it holds for every
     number of queries (`upper_bound_at` is not None), so the guard runs there too: a wrong certificate
     (3/4 instead of 1) makes the confirmed loss 1 an error, not `not_private` beside a proven bound."""
-    shape = shape_of(M2)
+    shape = M2
     assert all(upper_bound_at(shape, k).value == 1 for k in (1, 2, 5))
     monkeypatch.setattr(B, "_seed_bound", lambda s: (ProvenBound(F(3, 4), "3/4", "stub certificate"), None))
     with pytest.raises(RuntimeError, match="exceeds the proven bound 0.75"):
@@ -86,7 +85,7 @@ class _Loss:
                                              (F(1) + F(1, 10**60), MechanismVerdict.UNDECIDED)])
 def test_verdict_rule_edges(bound, expected):
     """not_private iff loss > ε + 10^-(digits-5)·max(1, ε) (strict); private iff a proven bound <= ε (not <)."""
-    shape = shape_of(M1)
+    shape = M1
     pb = None if bound is None else ProvenBound(bound, "b", "stub")
     with mpmath.workdps(80):
         tol = mpmath.mpf(10) ** -45

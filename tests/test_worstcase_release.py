@@ -16,14 +16,15 @@ import mpmath
 import pytest
 
 from verify.family.oracle import log_ratio
-from verify.family.shape import Law, VariantShape
 from verify.family.worstcase import family_worst_case
+from verify.mechanism import SparseVector
+from verify.noise import NoiseSpec
 from verify.verdicts import MechanismVerdict
 
 
-def _numerical_svt(release_family: str) -> VariantShape:
-    return VariantShape(F(1, 10), 1, 1, Law("laplace", F(30)), Law("laplace", F(60)), cutoff=1, release="fresh",
-                        release_noise=Law(release_family, F(30)))
+def _numerical_svt(release_family: str) -> SparseVector:
+    return SparseVector(F(1, 10), 1, 1, NoiseSpec("laplace", absolute=F(30)), NoiseSpec("laplace", absolute=F(60)), cutoff=1,
+                        release="fresh", release_spec=NoiseSpec(release_family, absolute=F(30)))
 
 
 def test_reference_point_of_the_exponential_release_is_infinite():

@@ -386,6 +386,13 @@ class SparseVector:
         return replace(self, **changes)
 
 
+def as_variant(mech: object) -> SparseVector:
+    """``mech`` itself when it is a `SparseVector` (the one mechanism type), else a one-line `InputError`."""
+    if not isinstance(mech, SparseVector):
+        raise InputError(f"variant: {mech!r} is not an SVT variant (build one with verify.family.preset or SparseVector)")
+    return mech
+
+
 def _check_k(k: object) -> int:
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise InputError(f"k: {k!r} must be an integer >= 1 (the number of queries)")

@@ -87,8 +87,8 @@ from functools import cache
 import mpmath
 
 from verify.exact import fmt
-from verify.family.shape import Law, VariantShape
-from verify.noise import Gaussian, Laplace
+from verify.mechanism import SparseVector, as_variant
+from verify.noise import Gaussian, Laplace, Noise
 
 
 @dataclass(frozen=True)
@@ -104,25 +104,26 @@ class ProvenBound:
         return bool(loss > mpmath.mpf(self.value.numerator) / self.value.denominator + tol)
 
 
-def _lip_density(law: Law) -> Fraction | None:
+def _lip_density(law: Noise) -> Fraction | None:
     return law.law.density_lipschitz(law.scale)
 
 
-def _lip_survival(law: Law) -> Fraction | None:
+def _lip_survival(law: Noise) -> Fraction | None:
     return law.law.sf_lipschitz(law.scale)
 
 
-def why_no_bound(shape: VariantShape, monotone: bool = False) -> str | None:
+def why_no_bound(shape: SparseVector, monotone: bool = False) -> str | None:
     """The reason `proven_upper_bound` returns None (None if it returns a bound)."""
     return _bound(shape, monotone, None)[1]
 
 
-def proven_upper_bound(shape: VariantShape, monotone: bool = False) -> ProvenBound | None:
+def proven_upper_bound(shape: SparseVector, monotone: bool = False) -> ProvenBound | None:
     """The proven bound of the module docstring (cases 1-7), or None when none is derived.
 
-    >>> from verify.family.shape import Law, VariantShape
-    >>> lap = lambda b: Law("laplace", b)
-    >>> lyu4 = VariantShape(Fraction(1, 10), 1, 1, lap(40), lap(Fraction(40, 3)), cutoff=2)
+    >>> from verify.mechanism import SparseVector
+    >>> from verify.noise import NoiseSpec
+    >>> lap = lambda b: NoiseSpec("laplace", absolute=b)
+    >>> lyu4 = SparseVector(Fraction(1, 10), 1, 1, lap(40), lap(Fraction(40, 3)), cutoff=2)
     >>> proven_upper_bound(lyu4).value / lyu4.epsilon      # (1 + 6c)/4 at c = 2
     Fraction(13, 4)
     >>> proven_upper_bound(lyu4, monotone=True).value / lyu4.epsilon
@@ -131,12 +132,12 @@ def proven_upper_bound(shape: VariantShape, monotone: bool = False) -> ProvenBou
     return _bound(shape, monotone, None)[0]
 
 
-def upper_bound_at(shape: VariantShape, k: int, monotone: bool = False) -> ProvenBound | None:
+def upper_bound_at(shape: SparseVector, k: int, monotone: bool = False) -> ProvenBound | None:
     """The bound for runs of at most k queries (at most min(c, k) aboves); finite also for unlimited c."""
     return _bound(shape, monotone, k)[0]
 
 
-def _bound(shape: VariantShape, monotone: bool, k: int | None) -> tuple[ProvenBound | None, str | None]:
+def _bound(shape: SparseVector, monotone: bool, k: int | None) -> tuple[ProvenBound | None, str | None]:
     d = shape.sensitivity
     if shape.cutoff is None and k is None:
         return None, "unlimited cutoff: the change-of-variables bound grows with the number of aboves (case 7)"
@@ -144,7 +145,7 @@ def _bound(shape: VariantShape, monotone: bool, k: int | None) -> tuple[ProvenBo
     if shape.release == "query":
         return None, "query release: the released value caps the threshold noise, no change of variables (case 5)"
     lz = _lip_density(shape.threshold_noise)
-    seed = shape.cutoff == 1 and shape.policy == "shared" and shape.release == "none" and not monotone
+    seed = shape.cutoff == 1 and shape.threshold_policy == "shared" and shape.release == "none" and not monotone
     if lz is None:
         if seed:  # the certified bound holds for every number of queries
             return _seed_bound(shape)
@@ -161,7 +162,7 @@ def _bound(shape: VariantShape, monotone: bool, k: int | None) -> tuple[ProvenBo
         ly = ly_
     w = 1 if monotone else 2
     rel = aboves * d * ly
-    if shape.policy == "shared":
+    if shape.threshold_policy == "shared":
         value = d * lz + w * aboves * d * lx + rel
         formula = f"Δ·L_Z + {w}·{aboves}·Δ·L_X" + (f" + {aboves}·Δ·L_Y" if ly else "")
         case = "case 1 (shared threshold)"
@@ -176,7 +177,7 @@ def _bound(shape: VariantShape, monotone: bool, k: int | None) -> tuple[ProvenBo
 
 
 @cache
-def _seed_bound(shape: VariantShape) -> tuple[ProvenBound | None, str | None]:
+def _seed_bound(shape: SparseVector) -> tuple[ProvenBound | None, str | None]:
     """The seed's own cutoff-1 mechanisms whose threshold density is not log-Lipschitz (Mechanism Two).
 
     The seed's pointwise comparison fails (the exponential supports differ), so a bound is proven only
@@ -224,9 +225,9 @@ class Growth:
         return self.statement
 
 
-def no_cutoff_growth(shape: VariantShape) -> Growth | None:
+def no_cutoff_growth(shape: SparseVector) -> Growth | None:
     """Unlimited cutoff, Laplace query noise, any threshold noise: loss(k) >= kΔ/b_X - log(5/3) (Laplace Z)."""
-    if shape.cutoff is not None or not isinstance(shape.query_noise.law, Laplace) or shape.policy != "shared":
+    if shape.cutoff is not None or not isinstance(shape.query_noise.law, Laplace) or shape.threshold_policy != "shared":
         return None
     bx = shape.query_noise.scale
     slope = shape.sensitivity / bx
@@ -240,9 +241,9 @@ def no_cutoff_growth(shape: VariantShape) -> Growth | None:
                   monotone_valid=False)
 
 
-def query_release_growth(shape: VariantShape) -> Growth | None:
+def query_release_growth(shape: SparseVector) -> Growth | None:
     """Query release (Lyu Alg. 3) with Laplace query noise: the i-th output can have loss exactly iΔ/b_X."""
-    if shape.release != "query" or not isinstance(shape.query_noise.law, Laplace) or shape.policy != "shared":
+    if shape.release != "query" or not isinstance(shape.query_noise.law, Laplace) or shape.threshold_policy != "shared":
         return None
     slope = shape.sensitivity / shape.query_noise.scale
     return Growth(f"query release: i-1 belows at t + L, an above releasing v = t - M (L, M >= 0), neighbour +Δ on every query: "
@@ -250,7 +251,7 @@ def query_release_growth(shape: VariantShape) -> Growth | None:
                   f"(verify.family.bounds, query_release_growth)", "i", slope)
 
 
-def no_threshold_noise_growth(shape: VariantShape) -> Growth | None:
+def no_threshold_noise_growth(shape: SparseVector) -> Growth | None:
     """No threshold noise, Laplace query noise: every below adds exactly Δ/b_X (seed, the example under Mechanism One)."""
     if not shape.threshold_noise.is_none or not isinstance(shape.query_noise.law, Laplace):
         return None
@@ -260,7 +261,7 @@ def no_threshold_noise_growth(shape: VariantShape) -> Growth | None:
                   f"mΔ/b_X = m·{fmt(slope)} nats, for every m (verify.family.bounds, no_threshold_noise_growth)", "m", slope)
 
 
-def growth_witness(shape: VariantShape, g: Growth, loss: Fraction) -> tuple[tuple, tuple, str, tuple] | None:
+def growth_witness(shape: SparseVector, g: Growth, loss: Fraction) -> tuple[tuple, tuple, str, tuple] | None:
     """Queries, neighbour, outcome and released values of a member of ``g``'s family whose loss exceeds ``loss``.
 
     Built for `no_threshold_noise_growth` only (else None): m = floor(loss·b_X/Δ) + 1 belows at t, then an
@@ -273,7 +274,7 @@ def growth_witness(shape: VariantShape, g: Growth, loss: Fraction) -> tuple[tupl
     return (t,) * (m + 1), (t + d,) * m + (t,), "B" * m + "A", rel
 
 
-def fresh_release_growth(shape: VariantShape) -> Growth | None:
+def fresh_release_growth(shape: SparseVector) -> Growth | None:
     """Fresh release with Gaussian noise Y ~ N(0, σ_Y²), query noise of full support (Laplace, Gaussian).
 
     One above at q releasing r = q + L, neighbour q' = q - Δ: the integral factor of D' is no larger
@@ -289,7 +290,7 @@ def fresh_release_growth(shape: VariantShape) -> Growth | None:
                   f"(verify.family.bounds, fresh_release_growth)", "L", shape.sensitivity / var)
 
 
-def gaussian_tail_growth(shape: VariantShape) -> Growth | None:
+def gaussian_tail_growth(shape: SparseVector) -> Growth | None:
     """Gaussian threshold and query noise: loss >= Δ(L - Δ)/σ² for one query at t - L (unbounded in L)."""
     z, x = shape.threshold_noise, shape.query_noise
     if not (isinstance(z.law, Gaussian) or z.is_none) or not isinstance(x.law, Gaussian):
@@ -300,7 +301,7 @@ def gaussian_tail_growth(shape: VariantShape) -> Growth | None:
                   f"σ² = σ_Z² + σ_X² = {fmt(var)} (Mills ratio; verify.family.bounds, gaussian_tail_growth)", "L", slope)
 
 
-def growth(shape: VariantShape, monotone: bool = False) -> Growth | None:
+def growth(shape: SparseVector, monotone: bool = False) -> Growth | None:
     """The first growth family of the module docstring that applies (to monotone neighbours if asked), or None."""
     for f in (query_release_growth, no_cutoff_growth, no_threshold_noise_growth, fresh_release_growth,
               gaussian_tail_growth):
@@ -310,14 +311,12 @@ def growth(shape: VariantShape, monotone: bool = False) -> Growth | None:
     return None
 
 
-def no_cutoff_push(shape: VariantShape, m: int) -> Fraction:
+def no_cutoff_push(shape: SparseVector, m: int) -> Fraction:
     """The L of `no_cutoff_growth` for 2m queries (Laplace Z: b_Z(m+2) ln 2, rounded up to a rational)."""
     bz = shape.threshold_noise.scale if not shape.threshold_noise.is_none else Fraction(1)
     return Fraction(math.ceil(float(bz) * (m + 2) * math.log(2) * 1000) + 1, 1000)
 
 
 def proven_upper_bound_of(mech: object, monotone: bool = False) -> ProvenBound | None:
-    """`proven_upper_bound` of any variant object (a `VariantShape`, the seed's `AboveThreshold` or a family model)."""
-    from verify.family.shape import shape_of
-
-    return proven_upper_bound(shape_of(mech), monotone)
+    """`proven_upper_bound` of a variant (a `SparseVector`; the seed's `AboveThreshold` constructors build one)."""
+    return proven_upper_bound(as_variant(mech), monotone)

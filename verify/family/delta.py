@@ -31,7 +31,7 @@ from verify.errors import InputError
 from verify.exact import fmt, to_fraction
 from verify.family.oracle import output_probability
 from verify.family.rdp import GaussianSVTRdp
-from verify.family.shape import VariantShape, shape_of
+from verify.mechanism import SparseVector, as_variant
 from verify.noise import Gaussian
 from verify.precision import MPMATH_LOCK
 
@@ -39,7 +39,7 @@ from verify.precision import MPMATH_LOCK
 MAX_OUTPUTS = 4096
 
 
-def complete_outputs(shape: VariantShape, k: int) -> list[str]:
+def complete_outputs(shape: SparseVector, k: int) -> list[str]:
     """Every complete outcome string for k queries (the model's rule: halt at the c-th A, else k letters)."""
     c = shape.cutoff
     out: list[str] = []
@@ -89,7 +89,7 @@ class DeltaResult:
 
 def exact_delta(mech: Any, queries, neighbour, epsilon_prime: object, digits: int = 30) -> DeltaResult:
     """δ(ε') = Σ_s max(0, Pr[A(D)=s] - e^{ε'} Pr[A(D')=s]) for the ordered pair, by the exact oracle."""
-    shape = shape_of(mech)
+    shape = as_variant(mech)
     if shape.releases_values:
         raise InputError(f"delta: {shape.name or 'the variant'} releases values; δ over released values is not implemented")
     ep = to_fraction(epsilon_prime, "--epsilon-prime")
@@ -115,9 +115,9 @@ def exact_delta(mech: Any, queries, neighbour, epsilon_prime: object, digits: in
         return DeltaResult(ep, q, qn, +total, top, digits, rd, ra)
 
 
-def _rdp(shape: VariantShape, k: int, ep: Fraction):
+def _rdp(shape: SparseVector, k: int, ep: Fraction):
     if not (isinstance(shape.threshold_noise.law, Gaussian) and isinstance(shape.query_noise.law, Gaussian)) or shape.cutoff != 1 \
-            or shape.policy != "shared" or shape.releases_values:
+            or shape.threshold_policy != "shared" or shape.releases_values:
         return None, None
     return GaussianSVTRdp(shape.threshold_noise.scale, shape.query_noise.scale, shape.sensitivity, k).delta(ep)
 
@@ -126,7 +126,7 @@ def worst_delta(mech: Any, epsilon_prime: object, max_queries: int = 3, grid: in
     """The largest exact δ(ε') over the structured pairs (module docstring), k = 1..max_queries."""
     from verify.family.fast_api import fast_log_distribution
 
-    shape = shape_of(mech)
+    shape = as_variant(mech)
     if shape.releases_values:
         raise InputError("delta: variants that release values are not covered")
     if isinstance(max_queries, bool) or not isinstance(max_queries, int) or not 1 <= max_queries <= 10:

@@ -32,7 +32,8 @@ import mpmath
 from verify import ratio
 from verify.errors import InputError
 from verify.exact import to_fraction
-from verify.family.shape import Law, VariantShape
+from verify.mechanism import SparseVector
+from verify.noise import Noise
 from verify.precision import MPMATH_LOCK
 
 
@@ -40,27 +41,27 @@ def _mp(x: Fraction) -> mpmath.mpf:
     return mpmath.mpf(x.numerator) / x.denominator
 
 
-def _cdf_below(law: Law, y):
+def _cdf_below(law: Noise, y):
     """F(y) = Pr[X < y] (the family's mpmath form, `verify.noise.protocol.NoiseFamily.mp_cdf`)."""
     if law.is_none:
         return mpmath.mpf(1) if y > 0 else mpmath.mpf(0)
     return law.law.mp_cdf(y, _mp(law.scale))
 
 
-def _sf(law: Law, y):
+def _sf(law: Noise, y):
     """S(y) = Pr[X >= y] (`NoiseFamily.mp_sf`, computed directly, not as 1 - F)."""
     if law.is_none:
         return mpmath.mpf(1) if y <= 0 else mpmath.mpf(0)
     return law.law.mp_sf(y, _mp(law.scale))
 
 
-def _pdf(law: Law, y):
+def _pdf(law: Noise, y):
     if law.is_none:
         raise InputError("noise density: 'none' has no density")
     return law.law.mp_pdf(y, _mp(law.scale))
 
 
-def _factor_terms(law: Law, kind: str, c: Fraction, mid) -> dict[Fraction, mpmath.mpf]:
+def _factor_terms(law: Noise, kind: str, c: Fraction, mid) -> dict[Fraction, mpmath.mpf]:
     """The factor as Σ coef·e^{rate·z} on a panel (``mid`` decides the branch): F(z - c), S(z - c) or p(z - c)."""
     one = mpmath.mpf(1)
     if law.is_none:
@@ -101,7 +102,7 @@ def _times(a: dict, b: dict) -> dict:
     return out
 
 
-def _closed_form(shape: VariantShape, q, outcome, v, a_index, seg, pts, cap) -> mpmath.mpf:
+def _closed_form(shape: SparseVector, q, outcome, v, a_index, seg, pts, cap) -> mpmath.mpf:
     """∫ p_Z(z) Π factors dz exactly for piecewise-exponential noise: on every panel between kinks each
     factor is Σ coef·e^{rate z} with rates in {0, ±1/b}; expand (merging equal rates: at most 2m+1
     terms) and integrate term by term.  Run at a precision raised by the cancellation the expansion can
@@ -181,7 +182,7 @@ def _mass_panels(shape, q, outcome, v, a_index, seg, pts, cap, digits: int, pane
     return [-mpmath.inf] + nodes + [upper], float(top)
 
 
-def _gaussian_single(shape: VariantShape, q: Fraction, outcome: str, digits: int) -> mpmath.mpf:
+def _gaussian_single(shape: SparseVector, q: Fraction, outcome: str, digits: int) -> mpmath.mpf:
     """One query, Gaussian noise: X - Z ~ N(0, σ_X² + σ_Z²), so Pr[A] = Pr[X - Z >= t - q] =
     erfc((t - q)/(σ√2))/2 exactly (no quadrature); Pr[B] = erfc((q - t)/(σ√2))/2."""
     with MPMATH_LOCK, mpmath.workdps(digits + 15):
@@ -190,9 +191,9 @@ def _gaussian_single(shape: VariantShape, q: Fraction, outcome: str, digits: int
         return mpmath.erfc(y if outcome == "A" else -y) / 2
 
 
-def segments(shape: VariantShape, outcome: str) -> list[list[int]]:
+def segments(shape: SparseVector, outcome: str) -> list[list[int]]:
     """Positions sharing one threshold draw: all of them (shared), or each stretch ending at an A (resample)."""
-    if shape.policy == "shared":
+    if shape.threshold_policy == "shared":
         return [list(range(len(outcome)))]
     out, cur = [], []
     for i, ch in enumerate(outcome):
@@ -205,7 +206,7 @@ def segments(shape: VariantShape, outcome: str) -> list[list[int]]:
     return out
 
 
-def check_output(shape: VariantShape, k: int, outcome: str, released: Sequence[Fraction]) -> None:
+def check_output(shape: SparseVector, k: int, outcome: str, released: Sequence[Fraction]) -> None:
     """The rules of a complete output (issue 10): letters A/B, at most c A's and halt at the c-th, else k letters."""
     if not outcome or set(outcome) - {"A", "B"}:
         raise InputError(f"outcome: {outcome!r} must be a non-empty string of A and B")
@@ -221,7 +222,7 @@ def check_output(shape: VariantShape, k: int, outcome: str, released: Sequence[F
         raise InputError(f"released: {len(released)} values for {n_a} A's (release {shape.release})")
 
 
-def output_probability(shape: VariantShape, queries: Sequence[object], outcome: str, released: Sequence[object] = (),
+def output_probability(shape: SparseVector, queries: Sequence[object], outcome: str, released: Sequence[object] = (),
                        digits: int = 30) -> mpmath.mpf:
     """Pr[A(D) = outcome] (a density in the released values when the variant releases any), to ~``digits``."""
     q = [to_fraction(x, "query") for x in queries]
@@ -258,7 +259,7 @@ def output_probability(shape: VariantShape, queries: Sequence[object], outcome: 
             return +vals[-1]
 
 
-def _segment(shape: VariantShape, q: list[Fraction], outcome: str, v: list[Fraction], a_index: dict[int, int],
+def _segment(shape: SparseVector, q: list[Fraction], outcome: str, v: list[Fraction], a_index: dict[int, int],
              seg: list[int], digits: int = 30, panels: int | None = None) -> mpmath.mpf:
     t = shape.threshold
     xn, zn = shape.query_noise, shape.threshold_noise
@@ -309,7 +310,7 @@ def _segment(shape: VariantShape, q: list[Fraction], outcome: str, v: list[Fract
     return const * val
 
 
-def log_ratio(shape: VariantShape, queries, neighbour, outcome: str, released=(), digits: int = 50) -> mpmath.mpf:
+def log_ratio(shape: SparseVector, queries, neighbour, outcome: str, released=(), digits: int = 50) -> mpmath.mpf:
     """log Pr[A(D)=o] - log Pr[A(D')=o] at ``digits`` (±inf when exactly one side is 0, 0 when both are)."""
     with MPMATH_LOCK, mpmath.workdps(digits + 15):
         p = output_probability(shape, queries, outcome, released, digits)

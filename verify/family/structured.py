@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from verify.family.shape import VariantShape
+from verify.mechanism import SparseVector
 from verify.ratio import log_ratio_from_logs
 
 GL_NODES, GL_WEIGHTS = np.polynomial.legendre.leggauss(16)
@@ -61,22 +61,22 @@ class Layout:
     def k(self) -> int:
         return self.n_b + self.n_a
 
-    def string(self, shape: VariantShape) -> str:
-        if shape.policy == "resample":
+    def string(self, shape: SparseVector) -> str:
+        if shape.threshold_policy == "resample":
             return ("B" * self.seg_b + "A") * self.n_a + "B" * self.tail_b
         if shape.cutoff is not None and self.n_a == shape.cutoff:
             return "B" * self.n_b + "A" * self.n_a  # the run halts at the c-th A: it must be last
         return "A" * self.n_a + "B" * self.n_b
 
 
-def layouts(shape: VariantShape, max_queries: int, every_k: bool = False) -> list[Layout]:
+def layouts(shape: SparseVector, max_queries: int, every_k: bool = False) -> list[Layout]:
     """Every letter-count class of complete outputs with at most ``max_queries`` queries (O(cK), not 2^K).
 
     ``every_k``: also the dominated classes (a run with fewer than c aboves and k < ``max_queries``
     queries), so that the loss can be reported for every k."""
     c = shape.cutoff
     out = []
-    if shape.policy == "shared":
+    if shape.threshold_policy == "shared":
         for k in range(1, max_queries + 1):
             for n_a in range(0, k + 1):
                 n_b = k - n_a
@@ -110,7 +110,7 @@ def _logsumexp(x: np.ndarray, axis: int) -> np.ndarray:
     return np.where(np.isfinite(np.squeeze(top, axis=axis)), out, -np.inf)
 
 
-def _segment_log(shape: VariantShape, n_b: int, n_a: int, u: np.ndarray, v: np.ndarray, r: np.ndarray) -> np.ndarray:
+def _segment_log(shape: SparseVector, n_b: int, n_a: int, u: np.ndarray, v: np.ndarray, r: np.ndarray) -> np.ndarray:
     """log ∫ p_Z(z) F(z-u)^{n_b} G(z)^{n_a} dz (t = 0), vectorised over the points (u, v, r)."""
     zn, xn = shape.threshold_noise, shape.query_noise
     rel = shape.release
@@ -169,11 +169,11 @@ def _segment_log(shape: VariantShape, n_b: int, n_a: int, u: np.ndarray, v: np.n
     return out
 
 
-def family_log_probability(shape: VariantShape, lay: Layout, u, v, r) -> np.ndarray:
+def family_log_probability(shape: SparseVector, lay: Layout, u, v, r) -> np.ndarray:
     """log Pr (density with releases) of ``lay.string(shape)`` when B's sit at t+u, A's at t+v, released r (rel. t)."""
     u, v, r = (np.atleast_1d(np.asarray(a, dtype=float)) for a in (u, v, r))
     u, v, r = np.broadcast_arrays(u, v, r)
-    if shape.policy == "shared":
+    if shape.threshold_policy == "shared":
         out = _segment_log(shape, lay.n_b, lay.n_a, u, v, r)
     else:
         out = np.zeros(u.shape)
@@ -190,7 +190,7 @@ def family_log_probability(shape: VariantShape, lay: Layout, u, v, r) -> np.ndar
     return out
 
 
-def family_log_ratio(shape: VariantShape, lay: Layout, u, v, r, s_b: float, s_a: float) -> np.ndarray:
+def family_log_ratio(shape: SparseVector, lay: Layout, u, v, r, s_b: float, s_a: float) -> np.ndarray:
     """log Pr[D] - log Pr[D'] with D' = (u + s_b, v + s_a, r); 0 where both sides are 0."""
     p = family_log_probability(shape, lay, u, v, r)
     pn = family_log_probability(shape, lay, np.asarray(u, dtype=float) + s_b, np.asarray(v, dtype=float) + s_a, r)

@@ -10,7 +10,7 @@ import mpmath
 
 from verify.exact import fmt
 from verify.family.oracle import output_probability
-from verify.family.shape import VariantShape
+from verify.mechanism import SparseVector
 from verify.precision import MPMATH_LOCK
 from verify.ratio import log_ratio
 
@@ -74,7 +74,7 @@ class FamilyWitness:
             }
 
 
-def confirm(shape: VariantShape, queries, neighbour, outcome: str, released=(), digits: int = VIOLATION_DIGITS) -> FamilyWitness:
+def confirm(shape: SparseVector, queries, neighbour, outcome: str, released=(), digits: int = VIOLATION_DIGITS) -> FamilyWitness:
     """Both probabilities by the exact mpmath path (`verify.family.oracle`) at ``digits``."""
     q, qn, rel = tuple(queries), tuple(neighbour), tuple(released)
     for a, b in zip(q, qn):

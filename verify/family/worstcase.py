@@ -57,9 +57,9 @@ from verify.discrete.rules import refuse_discrete
 from verify.errors import InputError
 from verify.exact import fmt
 from verify.family.bounds import ProvenBound, growth, growth_witness, proven_upper_bound, upper_bound_at, why_no_bound
-from verify.family.shape import VariantShape, shape_of
 from verify.family.structured import Layout, family_log_ratio, layouts
 from verify.family.witness import VIOLATION_DIGITS, FamilyWitness, confirm
+from verify.mechanism import SparseVector, as_variant
 from verify.precision import MPMATH_LOCK
 from verify.verdicts import MechanismVerdict, Tightness
 
@@ -75,7 +75,7 @@ RELEASE_OFFSETS = (-1.0, 0.0, 1.0)
 class FamilyWorstCase:
     """The result of `family_worst_case` (see the module docstring)."""
 
-    shape: VariantShape
+    shape: SparseVector
     monotone: bool
     max_queries: int
     verdict: MechanismVerdict
@@ -142,7 +142,7 @@ class _Point:
     s_a: float
 
 
-def _patterns(shape: VariantShape, lay: Layout, monotone: bool, moves: bool = False) -> list[tuple[int, int]]:
+def _patterns(shape: SparseVector, lay: Layout, monotone: bool, moves: bool = False) -> list[tuple[int, int]]:
     """Shift directions (σ_B, σ_A) in units of Δ that can maximise Pr[D]/Pr[D'] (structured.py docstring).
 
     Without monotonicity the letter fixes the direction: B up, A down (for the gap and fresh releases
@@ -160,12 +160,12 @@ def _patterns(shape: VariantShape, lay: Layout, monotone: bool, moves: bool = Fa
     return pats
 
 
-def _scale(shape: VariantShape) -> float:
+def _scale(shape: SparseVector) -> float:
     vals = [float(n.scale) for n in (shape.threshold_noise, shape.query_noise) if not n.is_none]
     return max(vals + [float(shape.sensitivity)])
 
 
-def _grid_layout(shape: VariantShape, lay: Layout, monotone: bool, scale: float, moves: bool = False) -> list[_Point]:
+def _grid_layout(shape: SparseVector, lay: Layout, monotone: bool, scale: float, moves: bool = False) -> list[_Point]:
     """Phase 1: the geometric grid over (u, v, r) for every shift pattern; the best grid point per pattern.
 
     ``moves`` (fresh release): the released value also moves off its A query (offsets `RELEASE_OFFSETS`)
@@ -193,13 +193,13 @@ def _grid_layout(shape: VariantShape, lay: Layout, monotone: bool, scale: float,
     return out
 
 
-def _refine(shape: VariantShape, p: _Point, scale: float, moves: bool = False, budget: int = 80) -> _Point:
+def _refine(shape: SparseVector, p: _Point, scale: float, moves: bool = False, budget: int = 80) -> _Point:
     """Phase 2: Nelder-Mead from a grid point (queries clipped to 40 scales, at most ``budget`` iterations
     per coordinate); with ``moves`` a fresh released value's offset from its A query is a free variable too."""
     return _refine_once(shape, p, scale, shape.release == "gap" or moves, budget)
 
 
-def _refine_once(shape: VariantShape, p: _Point, scale: float, free_release: bool, budget: int) -> _Point:
+def _refine_once(shape: SparseVector, p: _Point, scale: float, free_release: bool, budget: int) -> _Point:
     lay = p.lay
     if math.isinf(p.value):
         return p
@@ -241,7 +241,7 @@ def _nice(x: float, unit: Fraction) -> Fraction:
 GAUSSIAN_DIGITS = 20
 
 
-def _witness(shape: VariantShape, p: _Point, unit: Fraction, digits: int | None = None) -> FamilyWitness:
+def _witness(shape: SparseVector, p: _Point, unit: Fraction, digits: int | None = None) -> FamilyWitness:
     if digits is None:
         gauss = not (shape.threshold_noise.law.piecewise and shape.query_noise.law.piecewise) and len(p.lay.string(shape)) > 1
         digits = GAUSSIAN_DIGITS if gauss else VIOLATION_DIGITS
@@ -262,7 +262,7 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
                       tightness_study: bool = True, digits: int | None = None, rows: bool = False,
                       push_table: bool = False, progress: Callable[[int], None] | None = None) -> FamilyWorstCase:
     """Search, confirm and decide (module docstring).  ``mech``: a family model object, a seed
-    `AboveThreshold` or a `VariantShape`.
+    `AboveThreshold` or a `SparseVector`.
 
     ``digits``: of the confirmed witnesses (default 50, 20 for Gaussian quadrature); a witness whose loss
     exceeds ε is re-confirmed at 50.  ``rows``: search every layout for every k <= ``max_queries`` (not
@@ -276,11 +276,11 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
     if getattr(mech, "is_discrete", False):
         refuse_discrete(mech, "family worst case")
     t0 = time.perf_counter()
-    shape = shape_of(mech)
+    shape = as_variant(mech)
     notes: list[str] = []
     asked = max_queries
     gaussian = not (shape.threshold_noise.law.piecewise and shape.query_noise.law.piecewise)
-    if gaussian and shape.policy == "shared" and not shape.releases_values and max_queries > 1:
+    if gaussian and shape.threshold_policy == "shared" and not shape.releases_values and max_queries > 1:
         notes.append(f"Gaussian noise: searched k = 1, not up to {max_queries}: pure DP already fails there "
                      "(bounds.gaussian_tail_growth), and one query has the exact form erfc((t-q)/(σ√2))/2 "
                      "(no quadrature) for the 50-digit confirmation")
@@ -291,7 +291,7 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
     cands: list[_Point] = []
     done = 0
     for lay in layouts(shape, max_queries, every_k=rows):
-        if progress is not None and shape.policy == "shared":
+        if progress is not None and shape.threshold_policy == "shared":
             while done < lay.k - 1:
                 done += 1
                 progress(done)
@@ -336,7 +336,7 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
     return res
 
 
-def _release_moves(shape: VariantShape, monotone: bool, scale: float, starts: int, lays: list[Layout],
+def _release_moves(shape: SparseVector, monotone: bool, scale: float, starts: int, lays: list[Layout],
                    by_k: dict[int, float], best_of: dict[Layout, _Point], notes: list[str]) -> list[_Point]:
     """The second phase for a fresh release: the released value moves off its A query and the A query may
     move up (`_grid_layout` with ``moves``).  A point counts only where it beats the first phase's best of
@@ -357,7 +357,7 @@ def _release_moves(shape: VariantShape, monotone: bool, scale: float, starts: in
     return out
 
 
-def _tol(shape: VariantShape, digits: int) -> mpmath.mpf:
+def _tol(shape: SparseVector, digits: int) -> mpmath.mpf:
     eps = mpmath.mpf(shape.epsilon.numerator) / shape.epsilon.denominator
     return mpmath.mpf(10) ** (-(digits - 5)) * max(1, eps)
 
@@ -417,7 +417,7 @@ def _decide(shape, monotone, max_queries, witness, by_k, notes) -> FamilyWorstCa
                            unbounded, evidence, tight, tight_ev, by_k, notes)
 
 
-def verdict_rule(shape: VariantShape, witness: FamilyWitness, bound: ProvenBound | None) -> MechanismVerdict:
+def verdict_rule(shape: SparseVector, witness: FamilyWitness, bound: ProvenBound | None) -> MechanismVerdict:
     """The one decision rule: not_private if the confirmed loss exceeds ε by more than 10^-(digits-5)·max(1, ε),
     private if a proven bound is <= ε, undecided otherwise."""
     eps = mpmath.mpf(shape.epsilon.numerator) / shape.epsilon.denominator
@@ -428,7 +428,7 @@ def verdict_rule(shape: VariantShape, witness: FamilyWitness, bound: ProvenBound
     return MechanismVerdict.UNDECIDED
 
 
-def _tightness(shape: VariantShape, res: FamilyWorstCase, best: _Point, unit: Fraction, push_table: bool,
+def _tightness(shape: SparseVector, res: FamilyWorstCase, best: _Point, unit: Fraction, push_table: bool,
                digits: int | None) -> None:
     """attained / approached / loose for a private variant (module docstring).
 
@@ -475,7 +475,7 @@ def _tightness(shape: VariantShape, res: FamilyWorstCase, best: _Point, unit: Fr
 PUSH_STEPS = tuple(range(8))
 
 
-def _push(shape: VariantShape, res: FamilyWorstCase, best: _Point, unit: Fraction,
+def _push(shape: SparseVector, res: FamilyWorstCase, best: _Point, unit: Fraction,
           digits: int | None) -> tuple[list[tuple[int, Fraction, mpmath.mpf]], str]:
     """The confirmed loss along the best layout with its queries pushed out along their signs, every
     point guarded: B's at t + sign(u)·L, A's at t + sign(v)·L (released value at the A query), L = unit·2^j."""
