@@ -327,10 +327,12 @@ def test_renyi_bound_only_for_gaussian_above_threshold_with_cutoff_one():
         assert out.rdp_delta is None, kw
 
 
-def test_worst_delta_returns_the_best_pair_of_its_own_grid_with_the_right_neighbour():
-    """k = 1, exponential noise (asymmetric): the δ of the pair worst_delta returns is the largest exact δ
-    over the same grid of queries t + v and both neighbours q ± Δ (computed here pair by pair)."""
-    s = SparseVector(EPS, 1, T, NoiseSpec("exponential", absolute=Fraction(3)), NoiseSpec("exponential", absolute=Fraction(3)))
+@pytest.mark.parametrize("family", ["laplace", "exponential"])
+def test_worst_delta_returns_the_best_pair_of_its_own_grid_with_the_right_neighbour(family):
+    """k = 1: the δ of the pair worst_delta returns is the largest exact δ over the same grid of queries
+    t + v and both neighbours q ± Δ (computed here pair by pair).  For Laplace noise the best pairs are
+    (t - 8, t - 9) and (t + 8, t + 9), whose mirrors q ∓ Δ have δ = 0: a neighbour moved the wrong way fails."""
+    s = SparseVector(EPS, 1, T, NoiseSpec(family, absolute=Fraction(3)), NoiseSpec(family, absolute=Fraction(3)))
     ep = Fraction(1, 4)
     res = worst_delta(s, ep, max_queries=1, grid=7, digits=15)
     assert abs(res.queries[0] - res.neighbour[0]) == 1
@@ -341,4 +343,5 @@ def test_worst_delta_returns_the_best_pair_of_its_own_grid_with_the_right_neighb
         for sgn in (1, -1):
             d = exact_delta(s, (T + v,), (T + v + sgn,), ep, digits=15).delta
             best = max(best, d)
+    assert best > 0
     assert res.delta >= best * (1 - mpmath.mpf(10) ** -9)
