@@ -41,13 +41,16 @@ def _outcome(text: str, name: str) -> str:
 
 
 CUTOFF = flags.Flag(_cutoff, "cutoff")
+#: The default of --cutoff: absent (None is the parsed value of 'unlimited', which must not be mistaken for absent).
+NOT_GIVEN = object()
 OUTCOME = flags.Flag(_outcome, "outcome string")
 
 
 def add_variant_flags(p: argparse.ArgumentParser, allow_all: bool = False) -> None:
     g = p.add_argument_group("SVT family (overrides the seed mechanism above)")
     g.add_argument("--variant", choices=NAMES, help="a named variant with its source (docs/family.md)")
-    g.add_argument("--cutoff", type=CUTOFF, metavar="C|unlimited", help="halt after the C-th above (default: the variant's; 1 for the seed)")
+    g.add_argument("--cutoff", type=CUTOFF, metavar="C|unlimited", default=NOT_GIVEN,
+                   help="halt after the C-th above (default: the variant's; 1 for the seed)")
     g.add_argument("--threshold-policy", choices=[p.value for p in ThresholdPolicy], help="shared Z or resampled after every above")
     g.add_argument("--release", choices=[r.value for r in Release], help="what an above releases")
     g.add_argument("--release-noise", choices=[f for f in ALL_FAMILIES if f != "none"], help="family of the fresh release noise")
@@ -59,20 +62,25 @@ def add_variant_flags(p: argparse.ArgumentParser, allow_all: bool = False) -> No
 
 
 def family_requested(args: argparse.Namespace) -> bool:
-    return any(getattr(args, f) is not None for f in ("variant", "cutoff", "threshold_policy", "release", "outcomes", "released"))
+    return cutoff_given(args) or any(getattr(args, f) is not None for f in ("variant", "threshold_policy", "release", "outcomes", "released"))
+
+
+def cutoff_given(args: argparse.Namespace) -> bool:
+    """--cutoff was on the command line (a number, or 'unlimited', parsed to None)."""
+    return getattr(args, "cutoff", NOT_GIVEN) is not NOT_GIVEN
 
 
 def variant_from_args(args: argparse.Namespace) -> SparseVector:
     """The family member of the flags (values already parsed)."""
     if args.variant is not None:
         options: dict[str, object] = {}
-        if args.cutoff is not None and PRESETS[args.variant].scales_with_cutoff:
+        if cutoff_given(args) and PRESETS[args.variant].scales_with_cutoff:
             options["cutoff"] = args.cutoff
         mech = preset(args.variant, args.epsilon, args.sensitivity, args.threshold, **options)
     else:
         mech = SparseVector.from_above_threshold(mechanism_from_args(args), name="custom")
     changes: dict[str, object] = {}
-    if args.cutoff is not None and mech.cutoff != args.cutoff:
+    if cutoff_given(args) and mech.cutoff != args.cutoff:
         changes["cutoff"] = args.cutoff
     if args.threshold_policy is not None:
         changes["threshold_policy"] = ThresholdPolicy(args.threshold_policy)
