@@ -345,3 +345,15 @@ def test_worst_delta_returns_the_best_pair_of_its_own_grid_with_the_right_neighb
             best = max(best, d)
     assert best > 0
     assert res.delta >= best * (1 - mpmath.mpf(10) ** -9)
+
+
+def test_worst_delta_moves_the_earlier_queries_against_the_last_one():
+    """The structured pairs of `worst_delta` (module docstring of `verify.family.delta`): earlier queries moved by
+    +Δ and the last by -Δ, or the mirror; with two queries the best pair (here a two-query pair) has opposite shifts."""
+    s = SparseVector(EPS, 1, T, NoiseSpec("laplace", absolute=Fraction(3)), NoiseSpec("laplace", absolute=Fraction(3)), cutoff=1)
+    res = worst_delta(s, Fraction(1, 4), max_queries=2, grid=7, digits=15)
+    assert len(res.queries) == 2
+    shifts = [b - a for a, b in zip(res.queries, res.neighbour)]
+    assert sorted(shifts) == [-1, 1], shifts
+    one = worst_delta(s, Fraction(1, 4), max_queries=1, grid=7, digits=15)
+    assert res.delta > one.delta
