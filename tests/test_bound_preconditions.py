@@ -43,9 +43,9 @@ from verify.family.bounds import (
     why_no_bound,
 )
 from verify.family.delta import exact_delta, worst_delta
+from verify.family.model import SparseVector
 from verify.family.oracle import output_probability
 from verify.family.shape import VariantShape
-from verify.family.model import SparseVector
 from verify.noise import Noise, NoiseSpec
 
 # Δ != 1 and distinct absolute scales per role, so that a bound that drops Δ, or takes one role's scale
