@@ -156,6 +156,57 @@ TARGETS: tuple[Target, ...] = (
                   "test_far_tails_agree_in_relative_terms")),
 )
 
+# --- the SVT family's decision and numerical core (the family targets) ---------------------------------------------
+BND, VW, REL = "tests/test_bound_preconditions.py", "tests/test_verdict_words.py", "tests/test_release_densities.py"
+FV, STR, FLG = "tests/test_family_verdicts.py", "tests/test_structured_search.py", "tests/test_variant_flags.py"
+#: The family's search (`verify.worstcase.family` is not listed: it holds the seed's own structured families, whose
+#: `family_log_probability` / `family_log_ratio` would be drawn under these names; add the merged module here).
+_FAMILY_SEARCH = ("verify.family.worstcase",)
+
+FAMILY_TARGETS: tuple[Target, ...] = (
+    Target("family-bounds", ("verify.family.bounds",),
+           ("_lip_density", "_lip_survival", "why_no_bound", "proven_upper_bound", "upper_bound_at", "_bound", "_seed_bound",
+            "no_cutoff_growth", "query_release_growth", "gaussian_tail_growth", "growth", "no_cutoff_push",
+            "no_threshold_noise_growth", "growth_witness", "exceeded_by", "proven_upper_bound_of"),
+           _ids(BND, "test_case1_shared_laplace_inside_and_non_laplace_threshold_outside",
+                "test_case1_lyu_algorithm_one_is_exactly_epsilon_for_every_cutoff",
+                "test_query_noise_survival_inside_for_laplace_and_exponential_outside_for_gaussian_and_none",
+                "test_case2_resampled_threshold_pays_the_threshold_once_per_above", "test_case3_gap_release_needs_the_density_of_the_query_noise",
+                "test_case4_fresh_release_adds_the_release_density", "test_case5_query_release_has_no_bound_but_growth",
+                "test_case6_monotone_neighbours_halve_the_query_term_only",
+                "test_case7_unlimited_cutoff_no_bound_but_a_bound_for_k_queries",
+                "test_seed_fallback_inside_for_mechanism_two_and_outside_when_any_precondition_fails", "test_bounds_scale_with_delta",
+                "test_no_cutoff_growth_needs_unlimited_cutoff_laplace_queries_and_a_shared_threshold",
+                "test_growth_is_not_used_for_monotone_neighbours_when_its_family_is_not_monotone",
+                "test_gaussian_tail_growth_needs_gaussian_queries_and_a_gaussian_or_absent_threshold_noise",
+                "test_gaussian_tail_growth_is_a_true_lower_bound_at_its_edge")
+           + _ids(FV, "test_query_release_growth_is_exact", "test_no_cutoff_growth_lower_bound_holds",
+                  "test_gaussian_tail_growth_lower_bound_holds")),
+    Target("family-decision", _FAMILY_SEARCH, ("_decide", "family_worst_case"),
+           _ids(VW, "test_not_private_just_above_epsilon_plus_tol_and_not_just_below",
+                "test_not_private_tolerance_scales_with_epsilon_above_one", "test_private_at_a_bound_equal_to_epsilon_and_not_just_above",
+                "test_unbounded_needs_an_infinite_loss_or_a_growth_proof", "test_guard_a_loss_above_the_bound_by_more_than_tol_is_a_bug")),
+    Target("family-tightness", _FAMILY_SEARCH, ("_tightness",),
+           _ids(VW, "test_attained_at_fifty_digits_and_not_one_digit_short", "test_approached_below_a_millionth_of_the_bound_and_loose_above")),
+    Target("family-structured", ("verify.family.structured",) + _FAMILY_SEARCH,
+           ("layouts", "_segment_log", "family_log_probability", "family_log_ratio", "_logsumexp", "string", "k",
+            "_patterns", "_grid_layout", "_refine", "_nice", "_witness", "_scale"),
+           (STR,) + _ids(FV, "test_lyu4_loss_is_the_change_of_variables_bound")),
+    Target("family-witness", ("verify.family.witness",), ("*",),
+           _ids(VW, "test_not_private_just_above_epsilon_plus_tol_and_not_just_below", "test_unbounded_needs_an_infinite_loss_or_a_growth_proof")
+           + _ids(FV, "test_witness_reproducible_with_ratio")),
+    Target("family-delta-rdp", ("verify.family.delta", "verify.family.rdp"),
+           ("complete_outputs", "exact_delta", "_rdp", "worst_delta", "rdp", "delta", "__post_init__"),
+           _ids(BND, "test_renyi_bound_only_for_gaussian_above_threshold_with_cutoff_one",
+                "test_worst_delta_returns_the_best_pair_of_its_own_grid_with_the_right_neighbour")
+           + _ids(FV, "test_delta_identities", "test_rdp_transcription_and_conversions")),
+    Target("release-densities", ("verify.family.oracle", "verify.family.closed_form"),
+           ("_cdf_below", "_sf", "_pdf", "_factor_terms", "density_factor", "point", "constant"), (REL,)),
+    Target("variant-flags", ("verify.cli.variant",), ("*",), (FLG, "tests/test_family_cli.py")),
+)
+TARGETS = TARGETS + FAMILY_TARGETS
+
+
 @dataclass(frozen=True)
 class Equivalent:
     """A mutant that no test can kill: no observable behaviour changes (the reason says why).

@@ -101,19 +101,31 @@ def case_outcome(analysis: Any, evidence: Evidence, *, contradicted: str, proved
     return Outcome(ClaimVerdict.CONSISTENT, f"{fallback} (cases {', '.join(analysis.failed)} not certified)", evidence)
 
 
+def on_certificate(by_hand: tuple[str, ...], method: str, evidence: dict[str, Any]) -> Outcome:
+    """A claim whose machine-checked part is a certified enclosure: ``certified`` only when no step of the
+    argument was applied by hand; otherwise ``consistent``, the steps by hand named in the method and
+    recorded in ``evidence.by_hand`` (docs/verdicts.md, "One rule")."""
+    if not by_hand:
+        return Outcome(ClaimVerdict.CERTIFIED, method, Evidence(**evidence))
+    names = "; ".join(h.split(":", 1)[0] if ":" in h[:40] else h[:60] for h in by_hand)
+    return Outcome(ClaimVerdict.CONSISTENT, f"{method}; not machine-checked, applied by hand: {names}",
+                   Evidence(**{**evidence, "by_hand": tuple(evidence.get("by_hand", ())) + tuple(by_hand)}))
+
+
 def with_notes(out: Outcome, *notes: str) -> Outcome:
     """The same outcome with notes appended to its evidence."""
     return Outcome(out.verdict, out.method, replace(out.evidence, notes=out.evidence.notes + notes))
 
 
 def conclusion(links: tuple[str, ...], own: Outcome | None) -> Outcome:
-    """A chained claim's outcome.
+    """A chained claim's outcome: the weakest of its steps (docs/verdicts.md, "One rule").
 
     ``own`` is a direct check of the whole statement (or None).  If it fails
-    (refuted/undecided) that is the verdict.  Otherwise, when every link holds,
-    the chain gives the weakest link's verdict, and the result is the stronger
-    of the chain's and the direct check's; when a link fails, only the direct
-    check speaks.  The link verdicts go into the evidence.
+    (refuted/undecided) that is the verdict.  When every link holds, the
+    verdict is the weakest of the links' and the direct check's (a conclusion
+    is never stronger than a step it rests on).  When a link fails (the seed's
+    chain is broken there), only the direct check speaks, and with no direct
+    check the conclusion is undecided.  The link verdicts go into the evidence.
     """
     lv = link_verdicts(links)
     link_v = [v for _, v in lv]
@@ -125,8 +137,8 @@ def conclusion(links: tuple[str, ...], own: Outcome | None) -> Outcome:
         if chain_v is None:
             return Outcome(ClaimVerdict.UNDECIDED, "a link does not hold and there is no direct check", evidence)
         return Outcome(chain_v, f"chain of its links (weakest: {chain_v})", evidence)
-    if chain_v is not None and chain_v.strength > own.verdict.strength:
-        return Outcome(chain_v, f"chain of its links (weakest: {chain_v}); directly: {own.method}", evidence)
+    if chain_v is not None and chain_v.strength < own.verdict.strength:
+        return Outcome(chain_v, f"chain of its links (weakest: {chain_v}), weaker than the direct check ({own.method})", evidence)
     return Outcome(own.verdict, own.method, evidence)
 
 

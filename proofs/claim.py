@@ -62,6 +62,9 @@ class Outcome:
             raise ValueError("a refuted verdict needs a counterexample")
         if not self.method:
             raise ValueError("a verdict needs a method")
+        if self.evidence.by_hand and self.verdict.strength > ClaimVerdict.CONSISTENT.strength:
+            raise ValueError(f"a {self.verdict} verdict resting on steps applied by hand ({'; '.join(self.evidence.by_hand)}): "
+                             "at most consistent (docs/verdicts.md)")
 
     @property
     def holds(self) -> bool:

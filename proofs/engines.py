@@ -53,6 +53,9 @@ class EngineResult:
     value: float | None = None
     witness: tuple | None = None
     details: tuple[str, ...] = field(default=())
+    #: steps of the argument applied by hand (the certificate's `StepStatus.BY_HAND` steps and the passage from
+    #: the certified statement to the claim); a claim resting on them is at most consistent (docs/verdicts.md)
+    by_hand: tuple[str, ...] = field(default=())
 
     @property
     def certified(self) -> bool:
@@ -117,6 +120,11 @@ def combined_status(verdicts: list[CertificateVerdict]) -> CertificateVerdict:
     return CertificateVerdict.UNDECIDED
 
 
+#: The passage from a conditional bound (given X_{<i} = x) to the unconditional one, applied by hand.
+INTEGRATION_BY_HAND = ("integration over x_{i-1}: a pointwise bound between two conditional probabilities with the same "
+                       "weight dP(x) integrates to the same bound (law of total probability, monotonicity of the integral), by hand")
+
+
 def certification(kind: str, family: str) -> EngineResult:
     """Certify a claim of kind ``theorem`` / ``conditional`` (the conditional ratio), ``no_halt`` or
     ``factor:<name>`` (a pointwise comparison, `FACTOR_NEEDS`) for Mechanism One or Two.
@@ -136,9 +144,12 @@ def _certification(kind: str, family: str) -> EngineResult:
         status = CertificateVerdict(cert.verdict)
         base = (f"verify.certify.certify_conditional_ratio: {status} ({cert.method}; {cert.boxes} boxes, "
                 f"{_range(cert)}, margin {cert.min_margin}, sup |ln ratio|/ε = {cert.sup_log_ratio_per_epsilon})")
+        hand = cert.by_hand_steps
         if kind == "theorem" and status is CertificateVerdict.CERTIFIED:
             base += "; the theorem follows by integrating the certified conditional bound over x_{i-1} (law of total probability)"
-        return EngineResult(status, "certification: " + base, None if cert.min_margin is None else float(cert.min_margin))
+            hand += (INTEGRATION_BY_HAND,)
+        return EngineResult(status, "certification: " + base, None if cert.min_margin is None else float(cert.min_margin),
+                            by_hand=hand)
     if kind == "no_halt":
         # Pr[A(D) = ⊤^k | X = x] = Pr[Z > M(D, x) - t] = S_Z(M(D, x) - t); D' shifts the argument by
         # κ = M(D, x) - M(D', x), |κ| <= Δ, so a certified log-Lipschitz survival of Z (constant 1/b_Z)
@@ -148,13 +159,15 @@ def _certification(kind: str, family: str) -> EngineResult:
         base = (f"verify.certify.certify_factor_bounds: survival of Z {status} ({surv.method}; {surv.boxes} boxes, "
                 f"{_range(surv)}): |ln S_Z(y+s) - ln S_Z(y)| <= |s|/b_Z; with Pr[⊤^k | x] = S_Z(M(D,x) - t) and "
                 "|κ| <= Δ the conditional ratio is within e^{±Δ/b_Z} = e^{±ε/3}, and integrating over x keeps it")
-        return EngineResult(status, "certification: " + base, None)
+        return EngineResult(status, "certification: " + base, None, by_hand=surv.by_hand_steps + (
+            "Pr[⊤^k | X = x] = S_Z(M(D, x) - t) (independence of Z and X; the definition of ⊤^k), by hand", INTEGRATION_BY_HAND))
     needs, product = FACTOR_NEEDS[kind.split(":", 1)[1]]
     fb = _factor_bounds(family)
     certs = [getattr(getattr(fb, noise), factor) for noise, factor in needs] + ([fb.product] if product else [])
     status = combined_status([CertificateVerdict(c.verdict) for c in certs])
     parts = "; ".join(f"{c.claim}: {CertificateVerdict(c.verdict)}" for c in certs)
-    return EngineResult(status, f"certification (verify.certify.certify_factor_bounds, {_range(certs[0])}): {parts}")
+    hand = tuple(dict.fromkeys(h for c in certs for h in c.by_hand_steps))
+    return EngineResult(status, f"certification (verify.certify.certify_factor_bounds, {_range(certs[0])}): {parts}", by_hand=hand)
 
 
 # --- the checker -----------------------------------------------------------------------------------------------------

@@ -26,9 +26,9 @@ import sympy as sp
 
 from proofs import case_analysis as CA
 from proofs import conditional as C
-from proofs.build import case_outcome, refuted_or_undecided
+from proofs.build import case_outcome, on_certificate, refuted_or_undecided
 from proofs.claim import ClaimVerdict, Counterexample, Evidence, Outcome
-from proofs.engines import CheckerFinding, certification, checker_sweep, checker_worst_case
+from proofs.engines import INTEGRATION_BY_HAND, CheckerFinding, certification, checker_sweep, checker_worst_case
 from proofs.numerics import confirm, fstr, nstr, point_from_params
 from proofs.sweeps import conditional_sweep, eps_mp, fmt_margin, mechanism, theorem_sweep
 from proofs.symbolic import sympy_engine
@@ -149,7 +149,9 @@ def check_conditioning(family: str, **params: Any) -> Outcome:
     return Outcome(verdict,
         "law of total probability: ∫ Pr[M(D,x) < t̂ <= q̂_i(D)] dP_{X_{i-1}}(x) (quadrature over the law of M, 20 digits) "
         "equals the exact Pr[A(D) = s_i]; Z, X_i independent of X_{i-1} (definition of the conditional probability)",
-        Evidence(points=n, grid="i = 1, 2, 3 configurations", digits=20, max_discrepancy=nstr(worst, 5), notes=tuple(notes)),
+        Evidence(points=n, grid="i = 1, 2, 3 configurations", digits=20, max_discrepancy=nstr(worst, 5), notes=tuple(notes),
+                 by_hand=("conditioning on X_{i-1} = x: the conditional probability is Pr[M(D,x) < t̂ <= q̂_i(D)] "
+                          "(Z, X_i independent of X_{i-1}; definition of the conditional probability), by hand",)),
     )
 
 
@@ -280,7 +282,7 @@ def conditional_bound_check(family: str, **params: Any) -> Outcome:
         )
         return refuted_or_undecided("sweep of the exact conditional ratio, confirmed with mpmath", cx, ev)
     if eng.certified:
-        return Outcome(ClaimVerdict.CERTIFIED, "rigorous enclosures (verify.certify) and the sweep", Evidence(**ev))
+        return on_certificate(eng.by_hand, "rigorous enclosures (verify.certify) and the sweep", ev)
     return Outcome(ClaimVerdict.CONSISTENT, "sweep of the exact conditional ratio (library fast path, float64; worst point by mpmath at 40 digits)", Evidence(**ev))
 
 
@@ -295,7 +297,7 @@ def check_integration(family: str, **params: Any) -> Outcome:
         "law of total probability for D and for D' (quadrature over the law of M, 20 digits) against the exact Pr[A = s_i]; "
         "a pointwise bound between two integrands with the same weight dP(x) integrates to the same bound",
         Evidence(points=n1 + n2, grid="i = 1, 2, 3 configurations, D and D' (queries moved by ±Δ)", digits=20,
-                 max_discrepancy=nstr(worst, 5), notes=tuple(notes1 + notes2)),
+                 max_discrepancy=nstr(worst, 5), notes=tuple(notes1 + notes2), by_hand=(INTEGRATION_BY_HAND,)),
     )
 
 
@@ -355,8 +357,8 @@ def ratio_sweep_check(family: str, which: str, bound_factor: Fraction = Fraction
                        Evidence(**evidence, notes=tuple(notes)))
     if eng.certified:
         what = "conditional ratio" if which == "halt" else "survival of the threshold noise (Pr[⊤^k | x] = S_Z(M(D,x) - t))"
-        return Outcome(ClaimVerdict.CERTIFIED, f"rigorous enclosures of the {what} (verify.certify) integrated over x; "
-                       "the sweeps agree", Evidence(**evidence, notes=tuple(notes)))
+        return on_certificate(eng.by_hand, f"rigorous enclosures of the {what} (verify.certify) integrated over x; "
+                              "the sweeps agree", {**evidence, "notes": tuple(notes)})
     return Outcome(ClaimVerdict.CONSISTENT,
         "sweep of the exact ratio over neighbouring query vectors (library fast path, float64; worst point by mpmath at 40 digits)"
         + ("; the checker's " + (" and ".join(("sweep", "worst-case search")[: len(checkers)])) + " agree" if all(c.status is CheckerFinding.NONE for c in checkers) else ""),

@@ -24,7 +24,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from proofs.build import refuted_or_undecided
+from proofs.build import on_certificate, refuted_or_undecided
 from proofs.claim import ClaimVerdict, Evidence, Outcome
 from proofs.engines import certification
 from proofs.numerics import DIGITS, Point, compare_values, conditional_points, confirm, fstr, nstr, point_from_params
@@ -92,6 +92,8 @@ def equality_check(
             "sympy: " + "; ".join(d for d, _ in lemmas) + f" (every parameter value); mpmath at {digits} digits agrees at every point",
             Evidence(**ev),
         )
+    if gap:
+        ev["by_hand"] = (gap,)
     method = f"mpmath at {digits} digits (quadrature with the kinks as breakpoints) agrees at every point"
     if shown:
         method += "; sympy shows the ingredients (" + "; ".join(d for d, _ in lemmas) + f") but not the step: {gap}"
@@ -154,7 +156,7 @@ def pointwise_check(
         eng = certification(*certify)
         ev["notes"] = ev["notes"] + (eng.note,)
         if eng.certified:
-            return Outcome(ClaimVerdict.CERTIFIED, "rigorous enclosures of the factor bounds (verify.certify); " + method, Evidence(**ev))
+            return on_certificate(eng.by_hand, "rigorous enclosures of the factor bounds (verify.certify); " + method, ev)
         if eng.refuted:
             return Outcome(ClaimVerdict.UNDECIDED, "certification refuted a factor bound the sweep did not violate", Evidence(**ev))
     return Outcome(ClaimVerdict.CONSISTENT, method, Evidence(**ev))

@@ -99,6 +99,11 @@ def test_pointwise_refuted_certificate_is_undecided(monkeypatch) -> None:
 
     assert run(CertificateVerdict.REFUTED).verdict is V.UNDECIDED
     assert run(CertificateVerdict.CERTIFIED).verdict is V.CERTIFIED
+    # a certificate resting on a step applied by hand: at most consistent, the step recorded
+    monkeypatch.setattr(steps, "certification", lambda *a: EngineResult(CertificateVerdict.CERTIFIED, "stub", by_hand=("mean value",)))
+    out = pointwise_check(lambda p: p["a"], sample, lambda p: np.zeros_like(p["a"]), None,
+                          lambda pt: (mpf(pt["a"]), mpmath.mpf(0), None), "grid", "a <= 0", certify=("factor:density", "laplace"))
+    assert out.verdict is V.CONSISTENT and out.evidence.by_hand == ("mean value",)
     assert run(CertificateVerdict.UNDECIDED).verdict is V.CONSISTENT
 
 
@@ -137,8 +142,10 @@ def test_conclusion_rules() -> None:
     own = Outcome(V.CONSISTENT, "direct")
     assert conclusion((PROVED_LINK,), None).verdict is V.PROVED
     assert conclusion((PROVED_LINK, CONSISTENT_LINK), None).verdict is V.CONSISTENT  # weakest link
-    assert conclusion((PROVED_LINK,), own).verdict is V.PROVED  # the chain is stronger than the direct check
-    assert conclusion((CONSISTENT_LINK,), Outcome(V.CERTIFIED, "direct")).verdict is V.CERTIFIED  # the direct check is stronger
+    # the weakest of the links and the direct check, whichever is weaker
+    assert conclusion((PROVED_LINK,), own).verdict is V.CONSISTENT
+    assert conclusion((CONSISTENT_LINK,), Outcome(V.CERTIFIED, "direct")).verdict is V.CONSISTENT
+    assert conclusion((PROVED_LINK,), Outcome(V.CERTIFIED, "direct")).verdict is V.CERTIFIED
     assert conclusion((REFUTED_LINK,), own).verdict is V.CONSISTENT  # a failed link: only the direct check speaks
     assert conclusion((REFUTED_LINK,), None).verdict is V.UNDECIDED
     cx = Counterexample(params=(("x", "1"),), digits=30, lhs="2", rhs="1", relation="<=")

@@ -118,9 +118,14 @@ class CertificateVerdict(StrEnum):
 
 
 class StepStatus(StrEnum):
-    """How one step of a certificate was settled."""
+    """How one step of a certificate was settled.
+
+    ``by_hand``: a pen-and-paper derivation (written out in the docs, e.g. a derivative's sign, a change of
+    variables, the mean value theorem) that no engine checked; a claim resting on such a step is at most
+    ``consistent`` (docs/verdicts.md, "One rule")."""
 
     EXACT = "exact"
+    BY_HAND = "by_hand"
     SYMBOLIC = "symbolic"
     CERTIFIED = "certified"
     REFUTED = "refuted"
@@ -194,7 +199,8 @@ class Evidence:
     ``min_margin`` is the smallest margin seen for an inequality (how far the
     worst point stayed from a violation, in the units named in ``margin_unit``);
     ``max_discrepancy`` the largest |lhs - rhs| seen for an equality; ``links``
-    the (claim ID, verdict) pairs a chain rests on.
+    the (claim ID, verdict) pairs a chain rests on; ``by_hand`` the steps of the derivation applied by
+    hand (no engine checked them), which make the verdict at most ``consistent``.
     """
 
     points: int = 0
@@ -206,6 +212,7 @@ class Evidence:
     counterexample: Counterexample | None = None
     links: tuple[tuple[str, str], ...] = ()
     notes: tuple[str, ...] = ()
+    by_hand: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -218,4 +225,5 @@ class Evidence:
             "counterexample": None if self.counterexample is None else self.counterexample.as_dict(),
             "links": [{"id": i, "verdict": str(v)} for i, v in self.links],
             "notes": list(self.notes),
+            "by_hand": list(self.by_hand),
         }

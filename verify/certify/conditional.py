@@ -10,20 +10,20 @@ X_{<i} = x): for every m = M(D,x) - t in [-∞, ∞), every d = q_i(D) - t, ever
 How it is certified (each step is a `ProofStep` of the certificate; the
 derivations are in docs/certify.md):
 
-1. *Monotone reduction* (exact).  ∂C/∂m = -p_Z(m) S_X(m-d) <= 0 and
+1. *Monotone reduction* (by hand).  ∂C/∂m = -p_Z(m) S_X(m-d) <= 0 and
    ∂C/∂d = ∫_m^∞ p_Z(z) p_X(z-d) dz >= 0, so the worst case is κ = δ = -Δ
    for the upper bound and κ = δ = Δ for the lower bound; and the lower bound
    at (m, d) is the upper bound at (m-Δ, d+Δ).  What remains is
    C(m, d) <= e^ε C(m+Δ, d-Δ) for every real m (or -∞) and d.
-2. *Scale invariance* (exact).  In units u = Δ/ε (scales c·Δ/ε) the rates
+2. *Scale invariance* (by hand).  In units u = Δ/ε (scales c·Δ/ε) the rates
    are α = 1/c_Z, β = 1/c_X and the shift is h = ε; with absolute scales
    B, in units of Δ, α = Δ/B_Z, β = Δ/B_X and h = 1.
-3. *Mean value* (exact).  log C(m,d) - log C(m+h, d-h) = ∫_0^h L(m+t, d-t) dt
+3. *Mean value* (by hand).  log C(m,d) - log C(m+h, d-h) = ∫_0^h L(m+t, d-t) dt
    with L = (∂_d - ∂_m) log C = [∫_m^∞ p_Z(z) p_X(z-d) dz + p_Z(m) S_X(m-d)] / C.
 4. *Hazard of X* (certified, 1-D branch and bound): p_X <= β S_X.
 5. *Tilted hazard of Z* (certified, 1-D branch and bound):
    φ(m) = p_Z(m) e^{-βm} / ∫_m^∞ p_Z(z) e^{-βz} dz <= α + β.
-6. (exact, from 4 and 5) L <= β + φ(m) <= α + 2β everywhere, hence every log
+6. (by hand, from 4 and 5) L <= β + φ(m) <= α + 2β everywhere, hence every log
    ratio is at most (α + 2β)·h.
 7. *Attained* (symbolic, sympy): on the tail cell A = {m >= 0, d <= m},
    C = a_Z a_X e^{βd-(α+β)m}/(α+β), so the log ratio equals (α+2β)·h there:
@@ -179,13 +179,13 @@ def _reduction_steps(units: str) -> list[ProofStep]:
                   "for all κ, δ in [-Δ, Δ]: C(m+Δ, d-Δ) <= C(m-κ, d+δ) <= C(m-Δ, d+Δ); so the claim is equivalent to "
                   "C(m, d) <= e^ε C(m+Δ, d-Δ) for every m in [-∞, ∞) and real d (the lower bound at (m, d) is the "
                   "upper bound at (m-Δ, d+Δ))",
-                  "∂C/∂m = -p_Z(m) S_X(m-d) <= 0 and ∂C/∂d = ∫_m^∞ p_Z(z) p_X(z-d) dz >= 0", StepStatus.EXACT),
+                  "∂C/∂m = -p_Z(m) S_X(m-d) <= 0 and ∂C/∂d = ∫_m^∞ p_Z(z) p_X(z-d) dz >= 0", StepStatus.BY_HAND),
         ProofStep("scale invariance",
                   f"C depends on m, d only through m/b, d/b; shift {shift}",
-                  "substitute z = u·w in the integral (Jacobian u > 0)", StepStatus.EXACT),
+                  "substitute z = u·w in the integral (Jacobian u > 0)", StepStatus.BY_HAND),
         ProofStep("mean value",
                   "log C(m,d) - log C(m+h, d-h) = ∫_0^h L(m+t, d-t) dt, L = [∫_m^∞ p_Z(z) p_X(z-d) dz + p_Z(m) S_X(m-d)] / C(m,d)",
-                  "C > 0 and Lipschitz in (m, d); fundamental theorem of calculus along the segment", StepStatus.EXACT),
+                  "C > 0 and Lipschitz in (m, d); fundamental theorem of calculus along the segment", StepStatus.BY_HAND),
     ]
 
 
@@ -218,7 +218,7 @@ def certify_conditional_ratio(mech_or_spec: Any, epsilon_range: Any = DEFAULT_EP
     both = haz.verdict == CertificateVerdict.CERTIFIED and phi.verdict == CertificateVerdict.CERTIFIED
     steps.append(ProofStep("bound on L", "L(m, d) <= β + φ(m) <= α + 2β for all m, d, so every log ratio is <= (α + 2β)·h",
                            "∫ p_Z p_X(z-d) <= β C (hazard); S_X(z-d) >= S_X(m-d) e^{-β(z-m)} for z >= m (log S_X is "
-                           "β-Lipschitz), so p_Z(m) S_X(m-d) / C <= φ(m)", StepStatus.EXACT if both else StepStatus.UNDECIDED))
+                           "β-Lipschitz), so p_Z(m) S_X(m-d) / C <= φ(m)", StepStatus.BY_HAND if both else StepStatus.UNDECIDED))
     ok, form = _tail_identity(zf, xf)
     if not ok:  # pragma: no cover - would be a bug in the closed forms
         raise ArithmeticError(f"tail-cell identity failed for Z ~ {zf}, X ~ {xf}")

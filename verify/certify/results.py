@@ -163,6 +163,11 @@ class Certificate:
     def certified(self) -> bool:
         return self.verdict == CertificateVerdict.CERTIFIED
 
+    @property
+    def by_hand_steps(self) -> tuple[str, ...]:
+        """The steps applied by hand (`StepStatus.BY_HAND`): a claim resting on them is at most consistent."""
+        return tuple(f"{s.name}: {s.statement} ({s.justification})" for s in self.steps if s.status is StepStatus.BY_HAND)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "claim": self.claim,
