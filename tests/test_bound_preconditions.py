@@ -45,7 +45,6 @@ from verify.family.bounds import (
 from verify.family.delta import exact_delta, worst_delta
 from verify.family.model import SparseVector
 from verify.family.oracle import output_probability
-from verify.family.shape import VariantShape
 from verify.noise import Noise, NoiseSpec
 
 # Δ != 1 and distinct absolute scales per role, so that a bound that drops Δ, or takes one role's scale
@@ -63,10 +62,15 @@ def law(family: str, scale: Fraction) -> Noise:
     return Noise(family, Fraction(0) if family == "none" else scale)
 
 
+def spec(family: str, scale: Fraction) -> NoiseSpec:
+    """The variable's noise at an absolute scale (none: no noise)."""
+    return NoiseSpec("none") if family == "none" else NoiseSpec(family, absolute=scale)
+
+
 def shape(z="laplace", x="laplace", y=None, cutoff=2, policy="shared", release="none", delta=DELTA,
-          bz=B_Z, bx=B_X, by=B_Y) -> VariantShape:
-    return VariantShape(EPS, delta, T, law(z, bz), law(x, bx), cutoff=cutoff, policy=policy, release=release,
-                        release_noise=None if y is None else law(y, by))
+          bz=B_Z, bx=B_X, by=B_Y) -> SparseVector:
+    return SparseVector(EPS, delta, T, spec(z, bz), spec(x, bx), cutoff=cutoff, threshold_policy=policy, release=release,
+                        release_spec=None if y is None else spec(y, by))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -83,7 +87,7 @@ def lipschitz_survival(family: str, b: Fraction) -> Fraction | None:
     return 1 / b if family in ("laplace", "exponential") else None
 
 
-def expected_bound(s: VariantShape, monotone: bool) -> Fraction | None:
+def expected_bound(s: SparseVector, monotone: bool) -> Fraction | None:
     """The module docstring's derivation, for the variants outside the seed's fallback."""
     if s.cutoff is None or s.release == "query":
         return None
@@ -99,13 +103,13 @@ def expected_bound(s: VariantShape, monotone: bool) -> Fraction | None:
         return None
     c, d = s.cutoff, s.sensitivity
     h = 1 if monotone else 2  # the worst move of an above query's argument, in units of Δ
-    if s.policy == "shared":
+    if s.threshold_policy == "shared":
         return d * lz + h * c * d * lx + c * d * ly
     return c * (d * lz + h * d * lx) + c * d * ly
 
 
-def seed_fallback(s: VariantShape, monotone: bool) -> bool:
-    return (s.cutoff == 1 and s.policy == "shared" and s.release == "none" and not monotone
+def seed_fallback(s: SparseVector, monotone: bool) -> bool:
+    return (s.cutoff == 1 and s.threshold_policy == "shared" and s.release == "none" and not monotone
             and s.threshold_noise.family != "laplace")
 
 

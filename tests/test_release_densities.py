@@ -23,7 +23,6 @@ import pytest
 from verify.family.model import SparseVector
 from verify.family.oracle import output_probability
 from verify.family.probability import mp_probability
-from verify.family.shape import shape_of
 from verify.noise import NoiseSpec
 
 EPS, DELTA, T = Fraction(1, 2), Fraction(1), Fraction(1)
@@ -77,7 +76,7 @@ CASES = [(fz, fx, fy, rel) for fz, fx in itertools.product(("laplace", "exponent
 def test_release_density_of_BA_matches_quadrature(fz, fx, fy, release):
     mech = SparseVector(EPS, DELTA, T, NoiseSpec(fz, absolute=BZ), NoiseSpec(fx, absolute=BX), cutoff=1,
                         release=release, release_spec=None if fy is None else NoiseSpec(fy, absolute=BY))
-    shape = shape_of(mech)
+    shape = mech
     q = (T - Fraction(2), T - Fraction(3, 4))
     # two gaps; two released values above t and q_2 (inside the support of every family)
     for r in ((Fraction(1, 3), Fraction(5, 2)) if release == "gap" else (T + Fraction(1, 2), T + Fraction(7, 4))):

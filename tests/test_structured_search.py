@@ -18,16 +18,17 @@ import pytest
 
 from verify.family.delta import complete_outputs
 from verify.family.oracle import output_probability
-from verify.family.shape import VariantShape
 from verify.family.structured import family_log_probability, family_log_ratio, layouts
-from verify.noise import Noise
+from verify.mechanism import SparseVector
+from verify.noise import NoiseSpec
 
 T = Fraction(1, 2)
 
 
-def shape(policy="shared", release="none", cutoff=2, z="laplace", x="laplace", y=None) -> VariantShape:
-    return VariantShape(Fraction(1, 2), Fraction(1), T, Noise(z, Fraction(2)), Noise(x, Fraction(3)), cutoff=cutoff, policy=policy,
-                        release=release, release_noise=None if y is None else Noise(y, Fraction(5, 2)))
+def shape(policy="shared", release="none", cutoff=2, z="laplace", x="laplace", y=None) -> SparseVector:
+    return SparseVector(Fraction(1, 2), Fraction(1), T, NoiseSpec(z, absolute=Fraction(2)), NoiseSpec(x, absolute=Fraction(3)),
+                        cutoff=cutoff, threshold_policy=policy, release=release,
+                        release_spec=None if y is None else NoiseSpec(y, absolute=Fraction(5, 2)))
 
 
 @pytest.mark.parametrize("policy", ["shared", "resample"])

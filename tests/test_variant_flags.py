@@ -38,10 +38,11 @@ def test_fresh_release_noise_relative_and_absolute(capsys):
     assert m["release_noise"] == {"family": "exponential", "scale_over_delta_over_epsilon": "3"}
     m = mechanism(capsys, "--release", "fresh", "--release-noise", "laplace", "--release-absolute-scale", "5/2", released="1")
     assert m["release_noise"] == {"family": "laplace", "absolute_scale": "5/2"}
-    # the absolute scale wins when both are given (it is the concrete one)
-    m = mechanism(capsys, "--release", "fresh", "--release-noise", "laplace", "--release-scale", "3",
-                  "--release-absolute-scale", "7", released="1")
-    assert m["release_noise"] == {"family": "laplace", "absolute_scale": "7"}
+    # both scales given: refused (one of the two would be ignored)
+    capsys.readouterr()
+    assert main(["prob", "--release", "fresh", "--release-noise", "laplace", "--release-scale", "3", "--release-absolute-scale", "7",
+                 "--queries", "0,1", "--outcomes", "BA", "--released", "1"]) == 2
+    assert "--release-scale and --release-absolute-scale" in capsys.readouterr().err
 
 
 def test_seed_noise_flags_under_the_family_flags(capsys):
@@ -57,7 +58,7 @@ def test_preset_cutoff_rescales_the_preset_and_other_flags_override_it(capsys):
     m = mechanism(capsys, "--variant", "lyu-1", "--cutoff", "3", queries="0,1,2", outcomes="AAA")
     assert m["cutoff"] == 3 and m["query_noise"]["scale_over_delta_over_epsilon"] == "12"
     m = mechanism(capsys, "--variant", "lyu-1", "--threshold-policy", "resample", queries="0,1", outcomes="BA")
-    assert m["threshold_policy"] == "resample" and m["name"] == "lyu-1"
+    assert m["threshold_policy"] == "resample" and m["name"] == "lyu-1, modified by --threshold-policy"
     # numeric-svt releases a fresh value; --release none drops its release noise
     m = mechanism(capsys, "--variant", "numeric-svt", "--release", "none")
     assert m["release"] == "none" and m["release_noise"] is None
@@ -65,8 +66,8 @@ def test_preset_cutoff_rescales_the_preset_and_other_flags_override_it(capsys):
 
 @pytest.mark.parametrize("argv, needle", [
     (["--release", "fresh"], "--release fresh"),
-    (["--release", "gap", "--release-noise", "laplace", "--release-scale", "1"], "only for --release fresh"),
-    (["--release", "fresh", "--release-scale", "3"], "give --release-noise too"),
+    (["--release", "gap", "--release-noise", "laplace", "--release-scale", "1"], "only with --release fresh"),
+    (["--release", "fresh", "--release-scale", "3"], "give --release-noise"),
     (["--release", "fresh", "--release-noise", "laplace"], "--release-scale"),
     (["--cutoff", "0"], "--cutoff"),
     (["--cutoff", "1001"], "--cutoff"),

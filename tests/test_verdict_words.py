@@ -23,9 +23,9 @@ import mpmath
 import pytest
 
 import verify.family.worstcase as fw
-from verify.family.shape import VariantShape
 from verify.family.witness import FamilyWitness
-from verify.noise import Noise
+from verify.mechanism import SparseVector
+from verify.noise import Noise, NoiseSpec
 from verify.verdicts import MechanismVerdict, Tightness
 
 D = Fraction(1)
@@ -41,8 +41,9 @@ def mp(x: Fraction) -> mpmath.mpf:
         return mpmath.mpf(x.numerator) / x.denominator
 
 
-def variant(eps, bz, bx, z="laplace", x="laplace", cutoff=1) -> VariantShape:
-    return VariantShape(Fraction(eps), D, Fraction(0), Noise(z, Fraction(bz)), Noise(x, Fraction(bx)), cutoff=cutoff)
+def variant(eps, bz, bx, z="laplace", x="laplace", cutoff=1) -> SparseVector:
+    return SparseVector(Fraction(eps), D, Fraction(0), NoiseSpec(z, absolute=Fraction(bz)), NoiseSpec(x, absolute=Fraction(bx)),
+                        cutoff=cutoff)
 
 
 def stub_confirm(monkeypatch, loss_of):
