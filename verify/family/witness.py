@@ -46,7 +46,7 @@ class FamilyWitness:
                 return mpmath.inf
             if p == 0:
                 return -mpmath.inf
-            return mpmath.log(p) - mpmath.log(pn)
+            return mpmath.log(p / pn)  # the quotient first: no cancellation of the digits of log p
 
     @property
     def loss(self) -> mpmath.mpf:
