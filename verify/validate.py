@@ -56,8 +56,10 @@ MAX_VALUE_DIGITS = 150
 MAX_LIST = 10_000
 #: Longest text value (paths, claim IDs, addresses).
 MAX_TEXT_CHARS = 4096
-#: Integers are at most 18 digits before their range is checked (fits int64).
-MAX_INT_DIGITS = 18
+#: Longest file name (one path component), in bytes: the limit of common file systems (NAME_MAX).
+MAX_NAME_BYTES = 255
+#: Integers are at most 19 digits (int64 reaches 9223372036854775807) before their range is checked.
+MAX_INT_DIGITS = 19
 
 _DECIMAL = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?", re.ASCII)
 _FRACTION = re.compile(r"[+-]?\d+/\d+", re.ASCII)
@@ -220,7 +222,8 @@ def integer_in(value: object, name: str, lo: int, hi: int) -> int:
             raise fail(name, f"the value is empty (give {rule})")
         if not _DIGITS.fullmatch(s):
             raise fail(name, f"{shown(value)} is not {rule} (ASCII digits only)")
-        if len(s.lstrip("0")) > MAX_INT_DIGITS:
+        s = s.lstrip("0") or "0"  # parse what was measured: 5,000 leading zeros are not an int() overflow
+        if len(s) > MAX_INT_DIGITS:
             raise fail(name, f"{shown(value)} is too large: it must be {rule}")
         v = int(s)
     elif isinstance(value, bool) or not hasattr(value, "__index__"):
@@ -319,6 +322,9 @@ def output_path(value: object, name: str, suffix: str | None = None) -> str:
     if suffix is not None and not path.lower().endswith(suffix):
         raise fail(name, f"{shown(path)} must end in {suffix}")
     folder = os.path.dirname(os.path.abspath(path))
+    base = os.path.basename(path)
+    if len(base.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:
+        raise fail(name, f"{shown(path)}: the file name is longer than {MAX_NAME_BYTES} bytes")
     if os.path.isdir(path):
         raise fail(name, f"{shown(path)} is a folder, not a file")
     if not os.path.isdir(folder):
