@@ -58,10 +58,19 @@ def check_digits(digits: int) -> int:
 def require_closed_form(mech: AboveThreshold) -> None:
     """Every path here is the seed's closed form for piecewise-exponential noise (Laplace, exponential,
     none): refuse any other family instead of returning wrong numbers (Gaussian noise has no closed form)."""
+    require_mechanism(mech)
     for name, noise in (("threshold", mech.threshold_noise), ("query", mech.query_noise)):
         if not noise.is_piecewise:
             raise InputError(f"noise: {noise.family} {name} noise has no closed form here (Laplace, exponential, none "
                              "only); use verify.family.probability with SparseVector.from_above_threshold")
+
+
+def require_mechanism(mech: object) -> AboveThreshold:
+    """The public functions' first argument: an `AboveThreshold` (not None, a name or a family variant)."""
+    if not isinstance(mech, AboveThreshold):
+        raise InputError(f"mech: {type(mech).__name__} {str(mech)[:40]!r} is not an AboveThreshold "
+                         "(build one with AboveThreshold.mechanism_one(epsilon) or AboveThreshold.with_noise)")
+    return mech
 
 
 def _rates(mech: AboveThreshold) -> tuple[Fraction, Fraction]:

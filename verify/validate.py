@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from decimal import Decimal
 from fractions import Fraction
 from numbers import Rational, Real
 
@@ -162,6 +163,10 @@ def to_number(value: object, name: str = "value") -> Fraction:
         return parse_number(value, name, MAX_VALUE_DIGITS)
     if isinstance(value, Fraction):
         x = value
+    elif isinstance(value, Decimal):  # exact: a Decimal is a finite decimal fraction (or NaN/inf)
+        if not value.is_finite():
+            raise fail(name, f"{value!r} is not a finite number")
+        x = Fraction(value)
     elif isinstance(value, Rational):
         x = Fraction(int(value.numerator), int(value.denominator))
     elif isinstance(value, Real):
