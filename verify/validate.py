@@ -45,6 +45,9 @@ from verify.errors import InputError
 #: Longest number token (characters), checked before any conversion: Python's
 #: ``int()`` refuses strings over 4300 digits with a ValueError of its own.
 MAX_NUMBER_CHARS = 1000
+#: Longest p/q token: a decimal of `MAX_NUMBER_CHARS` characters is printed back as p/q with up to
+#: twice as many digits, and whatever is printed must parse back (both parts stay under int()'s 4300 digits).
+MAX_FRACTION_CHARS = 2 * MAX_NUMBER_CHARS + 1
 #: Largest |decimal exponent| written in a number (``1e1000``).
 MAX_EXPONENT = 1000
 #: A nonzero number written as text has magnitude in [10^-50, 10^50] (see the module docstring).
@@ -129,9 +132,11 @@ def parse_number(text: str, name: str = "value", digits: int | None = None) -> F
     s = text.strip()
     if not s:
         raise fail(name, "the value is empty (give a number such as 0.5 or 1/3)")
-    if len(s) > MAX_NUMBER_CHARS:
-        raise fail(name, f"{shown(text)} is longer than {MAX_NUMBER_CHARS} characters")
-    if _FRACTION.fullmatch(s):
+    is_fraction = len(s) <= MAX_FRACTION_CHARS and _FRACTION.fullmatch(s) is not None
+    limit = MAX_FRACTION_CHARS if is_fraction else MAX_NUMBER_CHARS
+    if len(s) > limit:
+        raise fail(name, f"{shown(text)} is longer than {limit} characters")
+    if is_fraction:
         num, den = s.split("/")
         if int(den) == 0:
             raise fail(name, f"{shown(text)} has a zero denominator")
