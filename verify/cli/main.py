@@ -119,7 +119,11 @@ EPILOG = """exit status:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns the exit status: 0 done, 2 bad input or an output that cannot be
     written (one line on stderr), 130 interrupted, 141 stdout closed by its reader (quietly)."""
+    stdout_closed = sys.stdout is None
     _usable_streams()
+    if stdout_closed:  # ``>&-``: every command writes its result there
+        _say("svt-verify: error: cannot write the output (standard output is closed)")
+        return 2
     try:
         return _main(argv)
     except BrokenPipeError:
