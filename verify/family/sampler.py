@@ -36,8 +36,8 @@ class Samples:
         return np.bincount(codes, minlength=len(outputs))
 
 
-#: Largest runs × (k + 1) simulated at once: the arrays take about 40 bytes per cell.
-MAX_CELLS = 25_000_000
+#: Largest runs × (k + 1) simulated at once: the arrays take about 60 bytes per cell (peak memory).
+MAX_CELLS = 10_000_000
 
 
 def sample(mech: SparseVector, queries: Sequence[object], runs: int, seed: int | np.random.SeedSequence) -> Samples:
@@ -47,7 +47,7 @@ def sample(mech: SparseVector, queries: Sequence[object], runs: int, seed: int |
         raise InputError(f"runs: {runs!r} must be an integer >= 1")
     if runs * (len(q) + 1) > MAX_CELLS:
         raise InputError(f"runs: {runs} runs of {len(q)} queries are {runs * (len(q) + 1):.3g} cells; at most {MAX_CELLS:.0e} "
-                         "(about 1 GB of arrays): draw in batches with different seeds")
+                         "(about 0.6 GB of arrays): draw in batches with different seeds")
     rng = np.random.default_rng(seed)
     k = len(q)
     t = float(mech.threshold)
