@@ -38,7 +38,6 @@ from verify.family.fast import (
     panels,
     rounding_linear,
     tail_edges,
-    tail_reach,
 )
 from verify.family.integrand import TermKind
 from verify.family.model import ABOVE, Release, SparseVector, ThresholdPolicy
@@ -128,10 +127,11 @@ def log_probability(mech: SparseVector, queries: np.ndarray, outcome: str, relea
 def argument_rounding(mech: SparseVector, q: np.ndarray, v: np.ndarray, factors: int) -> np.ndarray:
     """Relative error from rounding the arguments themselves, per row.
 
-    q - t, v - q and the nodes z are rounded to u·R (R = max|q| + |t| + max|v| + the tail reach), and
-    every factor's log moves by its slope times that: at most rate·u·R per factor (Laplace,
-    exponential: |d log F/dy| <= λ), (R/σ)·(R/σ + 1)·u for a Gaussian (|d log Φ(y/σ)/dy| <= (|y|/σ + 1)/σ).
-    Small at ordinary magnitudes; at |q| = 1e6 it is what the linear-space rounding misses."""
+    q - t and v - q are rounded to u·R (R = max|q| + |t| + max|v|), and every factor's log moves by
+    its slope times that: at most rate·u·R per factor (Laplace, exponential: |d log F/dy| <= λ),
+    (R/σ)·(R/σ + 10)·u for a Gaussian (|d log Φ(y/σ)/dy| <= (|y|/σ + 1)/σ, |y| up to R plus the
+    ~10σ of the tails).  Small at ordinary magnitudes; at |q| = 1e6 it is what the linear-space
+    rounding misses."""
     n = q.shape[0]
     reach = (np.abs(q).max(axis=1) if q.shape[1] else np.zeros(n)) + abs(float(mech.threshold))
     if v.size:
@@ -140,9 +140,8 @@ def argument_rounding(mech: SparseVector, q: np.ndarray, v: np.ndarray, factors:
     for noise in {mech.threshold_noise, mech.query_noise} | ({mech.release_noise} if mech.release_noise else set()):
         if noise is None or noise.is_none:
             continue
-        rate = 1 / float(noise.scale)
-        r = 2 * reach + tail_reach(noise)
-        slope = rate * r * (rate * r + 1) if noise.family == "gaussian" else rate * r
+        r = reach / float(noise.scale)
+        slope = r * (r + 10) if noise.family == "gaussian" else r
         total = total + slope
     return EPS * (factors + 2) * total
 
