@@ -111,3 +111,43 @@ def test_probabilities_never_exceed_one_on_the_cli_fast_path():
         code, out, _ = cli("prob", f"--queries={q}", "--output", "1", "--method", "fast", "--json")
         assert code == 0
         assert float(json.loads(out)["probability"]) <= 1.0
+
+
+def _server(greeting: bytes | None):
+    """A listener on a free port that answers every connection with ``greeting`` (None: silence)."""
+    import socket
+    import threading
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(8)
+    sock.settimeout(30)
+    conns = []
+
+    def serve():
+        while True:
+            try:
+                c, _ = sock.accept()
+            except OSError:
+                return
+            conns.append(c)
+            if greeting is not None:
+                c.sendall(greeting)
+
+    threading.Thread(target=serve, daemon=True).start()
+    return sock, sock.getsockname()[1]
+
+
+@pytest.mark.parametrize("scheme,greeting", [
+    ("tls", None),  # the TLS context Dask needs is missing: was a traceback
+    ("tcp", __import__("struct").pack("<QQQ", 24, 1, 8) + b"garbage!"),  # plausible header, then not Dask: CRITICAL log
+])
+def test_scheduler_failures_are_one_line(scheme, greeting, capfd):
+    sock, port = _server(greeting)
+    try:
+        code, _, err = cli("sweep", "--scheduler", f"{scheme}://127.0.0.1:{port}")
+    finally:
+        sock.close()
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1 and "--scheduler" in err
+    assert "Traceback" not in capfd.readouterr().err
