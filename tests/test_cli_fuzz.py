@@ -186,3 +186,34 @@ def test_every_command_survives_hostile_argument_vectors(command, data):
     if code == 2:
         assert err.count("\n") == 1 and err.endswith("\n"), err[-2000:]
     assert seconds < CASE_SECONDS
+
+
+# --- magnitudes up to the accepted limit on `prob --method fast` ------------------------------------------------------
+def _magnitude() -> st.SearchStrategy[str]:
+    """A signed decimal m·10^e with |e| <= 50 (the parsing layer's whole range), or 0."""
+    return st.one_of(st.just("0"), st.builds(lambda s, m, e: f"{s}{m}e{e}", st.sampled_from(["", "-"]),
+                                             st.sampled_from(["1", "3", "7.5"]), st.integers(-50, 49)))
+
+
+@settings(max_examples=40, derandomize=True, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(queries=st.lists(_magnitude(), min_size=1, max_size=3), threshold=_magnitude(), out=st.integers(1, 4))
+def test_prob_fast_at_every_magnitude_agrees_with_mpmath(queries, threshold, out):
+    """The fast path's promise on the command line: Pr <= 1, and |log Pr - log Pr(mpmath)| <= 1e-11 +
+    2^-53·|log Pr| (a float64 log holds no more), for every accepted magnitude."""
+    import json
+    import math
+
+    output = str(out) if out <= len(queries) else "none"
+    base = ["prob", f"--queries={','.join(queries)}", f"--threshold={threshold}", "--output", output, "--json"]
+    code, fast_out, err, _ = run_case(base + ["--method", "fast"])
+    assert code == 0, err
+    code, exact_out, err, _ = run_case(base + ["--digits", "20"])
+    assert code == 0, err
+    fast, exact = json.loads(fast_out), json.loads(exact_out)
+    assert float(fast["probability"]) <= 1.0
+    lf, le = float(fast["log_probability"]), float(exact["log_probability"])
+    if math.isinf(le):
+        assert lf == le
+    else:
+        assert abs(lf - le) <= 1e-11 + 2.0**-52 * abs(le), (queries, threshold, output, lf, le)

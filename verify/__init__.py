@@ -18,10 +18,14 @@ The public API, importable from ``verify`` (docs/api.md is generated from these 
   one is proven, an upper bound;
 - approximate DP: `exact_delta` (δ(ε′) of a pair of neighbours) and `worst_delta` (the largest over the
   search's pairs), results `DeltaResult`;
+- auditing an implementation: `audit` (samples a user's implementation at the pairs that matter and tests
+  its frequencies against the exact law, `AuditResult`), `assert_implements` (one line for a test suite),
+  and the adapters `from_stream`, `from_vector`;
 - `InputError`, raised for every invalid value (one line naming the value and the rule).
 
-The seed's names are imported eagerly; the family, worst-case and δ names are imported on first use
-(`__getattr__` below), so that ``import verify`` and the command line stay quick.  A new public area
+Every name is imported on first use (PEP 562 module ``__getattr__``, below): ``import verify`` itself
+takes milliseconds, so the command line answers ``--version`` and Ctrl-C (exit 130) before numpy,
+sympy and mpmath are loaded.  A new public area
 (for instance an audit of a user's mechanism) adds its names to `_LAZY` and a section to docs/api.md.
 """
 
@@ -30,22 +34,9 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from verify.errors import InputError
-from verify.mechanism import NO_HALT, AboveThreshold
-from verify.noise import Noise, NoiseSpec
-from verify.probabilities import (
-    arb_distribution,
-    distribution,
-    fast_log_distribution,
-    mp_conditional,
-    mp_distribution,
-    probability,
-    symbolic_conditional,
-    symbolic_distribution,
-)
-from verify.ratio import privacy_ratio
-
 if TYPE_CHECKING:  # the names of _LAZY, for type checkers and documentation tools
+    from verify.audit import AuditResult, assert_implements, audit, from_stream, from_vector
+    from verify.errors import InputError
     from verify.family.delta import DeltaResult, exact_delta, worst_delta
     from verify.family.fast_api import fast_log_probability as family_fast_log_probability
     from verify.family.model import ABOVE, BELOW, Release, SparseVector, ThresholdPolicy
@@ -54,10 +45,38 @@ if TYPE_CHECKING:  # the names of _LAZY, for type checkers and documentation too
     from verify.family.probability import arb_probability, mp_probability, symbolic_probability
     from verify.family.sampler import sample
     from verify.family.worstcase import FamilyWorstCase, family_worst_case
+    from verify.mechanism import NO_HALT, AboveThreshold
+    from verify.noise import Noise, NoiseSpec
+    from verify.probabilities import (
+        arb_distribution,
+        distribution,
+        fast_log_distribution,
+        mp_conditional,
+        mp_distribution,
+        probability,
+        symbolic_conditional,
+        symbolic_distribution,
+    )
+    from verify.ratio import privacy_ratio
     from verify.worstcase import WorstCaseResult, worst_case
 
 #: Public name -> (module, attribute), imported on first access.
 _LAZY: dict[str, tuple[str, str]] = {
+    # the seed's mechanism and its probabilities
+    "InputError": ("verify.errors", "InputError"),
+    "NO_HALT": ("verify.mechanism", "NO_HALT"),
+    "AboveThreshold": ("verify.mechanism", "AboveThreshold"),
+    "Noise": ("verify.noise", "Noise"),
+    "NoiseSpec": ("verify.noise", "NoiseSpec"),
+    "arb_distribution": ("verify.probabilities", "arb_distribution"),
+    "distribution": ("verify.probabilities", "distribution"),
+    "fast_log_distribution": ("verify.probabilities", "fast_log_distribution"),
+    "mp_conditional": ("verify.probabilities", "mp_conditional"),
+    "mp_distribution": ("verify.probabilities", "mp_distribution"),
+    "probability": ("verify.probabilities", "probability"),
+    "symbolic_conditional": ("verify.probabilities", "symbolic_conditional"),
+    "symbolic_distribution": ("verify.probabilities", "symbolic_distribution"),
+    "privacy_ratio": ("verify.ratio", "privacy_ratio"),
     # the SVT family
     "SparseVector": ("verify.family.model", "SparseVector"),
     "ThresholdPolicy": ("verify.family.model", "ThresholdPolicy"),
@@ -81,6 +100,12 @@ _LAZY: dict[str, tuple[str, str]] = {
     "exact_delta": ("verify.family.delta", "exact_delta"),
     "worst_delta": ("verify.family.delta", "worst_delta"),
     "DeltaResult": ("verify.family.delta", "DeltaResult"),
+    # auditing an implementation against the exact law
+    "audit": ("verify.audit", "audit"),
+    "assert_implements": ("verify.audit", "assert_implements"),
+    "AuditResult": ("verify.audit", "AuditResult"),
+    "from_stream": ("verify.audit", "from_stream"),
+    "from_vector": ("verify.audit", "from_vector"),
 }
 
 
@@ -138,4 +163,10 @@ __all__ = [
     "exact_delta",
     "worst_delta",
     "DeltaResult",
+    # auditing an implementation
+    "audit",
+    "assert_implements",
+    "AuditResult",
+    "from_stream",
+    "from_vector",
 ]

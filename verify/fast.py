@@ -153,9 +153,11 @@ class FastIntegrator:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
             if self.zlaw.is_none:
                 logp = self._point_events(a, c)
-                return FastResult(logp.astype(float), np.where(np.isfinite(logp), 4 * (k + 1) * self.eps, 0.0))
+                bound = (4 * (k + 1) + 2 * self.exponent_reach(q, c))[:, None] * self.eps
+                return FastResult(logp.astype(float), np.where(np.isfinite(logp), bound, 0.0))
             out = np.empty((n, k + 1))
             err = np.empty((n, k + 1))
+            exponent = self.exponent_reach(q, c)
             safe = self.linear_safe(a, c)
             for rows, linear in ((safe, True), (~safe, False)):
                 m = int(rows.sum())
@@ -166,9 +168,25 @@ class FastIntegrator:
                 for i, acc in enumerate(accs):
                     logv, cond = acc.total(m)
                     out[rows, i] = logv
-                    err[rows, i] = cond * self.eps * 8 * (k + 2)
+                    err[rows, i] = cond * self.eps * (8 * (k + 2) + 2 * exponent[rows])
         err = np.where(np.isnan(out), np.inf, err)
         return FastResult(out, err)
+
+    def exponent_reach(self, q: np.ndarray, c: np.ndarray | None) -> np.ndarray:
+        """Per row, a bound E on the sum of the magnitudes of the pieces of any exponent of the closed form.
+
+        Each exponent (a log-term) is a sum of pieces λ·(x - r), ρλ·r and λ·α·length, with every
+        kink and every |x - r| at most 2R, R = max|q_j| + |t| (+ |cutoff|): E = (k+2)·(2λR + 1)·max(1, ρ).
+        The arguments q_j - t and the kinks are themselves rounded, to u·R, and every addition of the
+        pieces rounds by u times the running sum, so each term's log carries an absolute error of
+        about u·E, which is its relative error; the sum then has relative error <= cond·u·E.  At
+        |q| = 1e17 this is what turns Pr = 1 into 1.5 (u·E ≈ 8), and it is why the estimate
+        includes 2·E·eps besides the per-operation 8(k+2)·eps."""
+        n, k = q.shape
+        reach = (np.abs(q).max(axis=1) if k else np.zeros(n, dtype=self.dtype)) + abs(self.threshold)
+        if c is not None:
+            reach = reach + np.where(np.isfinite(c), np.abs(c), 0.0)
+        return np.asarray((k + 2) * (2 * self.lam * reach + 1) * max(1.0, self.rho), dtype=float)
 
     def linear_safe(self, a: np.ndarray, c: np.ndarray | None) -> np.ndarray:
         """Rows whose every term and partial product stays within e^{±600}.

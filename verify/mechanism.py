@@ -44,7 +44,7 @@ from verify.discrete.rules import check_discrete_model, is_discrete
 from verify.errors import InputError
 from verify.exact import fmt, positive
 from verify.noise import Noise, NoiseSpec
-from verify.validate import to_number
+from verify.validate import MAX_LIST, sequence, to_number
 
 Output = Union[int, Literal["none"]]
 NO_HALT: Literal["none"] = "none"
@@ -82,6 +82,8 @@ def output_label(output: Output) -> str:
 
 
 def parse_queries(values: Sequence[object], name: str = "queries") -> tuple[Fraction, ...]:
+    """A query vector: a list, tuple, range or 1-d array of exact numbers (never a string, dict or set)."""
+    values = sequence(values, name, MAX_LIST)
     if len(values) == 0:
         raise InputError(f"{name}: the list is empty (give at least one query value)")
     return tuple(to_number(v, f"{name}[{j}]") for j, v in enumerate(values, start=1))

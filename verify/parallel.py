@@ -88,6 +88,23 @@ def probe_scheduler(address: str, timeout: float | None = None, name: str = "--s
                          f"(a greeting has at most {MAX_GREETING_BYTES} bytes)")
 
 
+@contextmanager
+def _quiet_dask():
+    """Silence Dask's loggers while a client connects (its errors are re-raised as one line)."""
+    import logging
+
+    loggers = [logging.getLogger(name) for name in ("distributed", "distributed.client", "distributed.comm",
+                                                    "distributed.core", "tornado")]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for lg, level in zip(loggers, levels):
+            lg.setLevel(level)
+
+
 def _ignore_sigint() -> None:
     """Pool workers leave Ctrl-C to the parent, which cancels cleanly."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -123,9 +140,13 @@ def executor_for(executor: Executor | None = None, workers: int | None = None, s
         from dask.distributed import Client
 
         try:
-            client = Client(scheduler, timeout=f"{SCHEDULER_TIMEOUT:g}s")
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise InputError(f"--scheduler: cannot connect to {scheduler!r} ({type(exc).__name__})") from None
+            with _quiet_dask():  # Dask logs a CRITICAL traceback of its own before raising
+                client = Client(scheduler, timeout=f"{SCHEDULER_TIMEOUT:g}s")
+        except (OSError, TimeoutError, ValueError, TypeError, ImportError, RuntimeError) as exc:
+            # tls:// without a TLS context (Dask's security settings), a greeting that parses and then is not
+            # Dask's, a connection that closes: one line, not Dask's traceback
+            raise InputError(f"--scheduler: cannot connect to {scheduler!r} ({type(exc).__name__}: "
+                             f"{str(exc).splitlines()[0][:120] if str(exc) else 'no detail'})") from None
         try:
             try:
                 client.wait_for_workers(1, timeout=SCHEDULER_TIMEOUT)

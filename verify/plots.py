@@ -25,11 +25,18 @@ from verify.probabilities import fast_log_conditional
 from verify.ratio import fast_log_ratios
 
 
-def _save(fig, path: str) -> None:
+def save_figure(fig, path: str, **options) -> None:
+    """``fig.savefig(path)``; a destination that cannot be written (a read-only or vanished folder, a
+    full disk, a file system that refuses the name) is an InputError naming it, not a traceback."""
     try:
-        fig.savefig(path, dpi=110, bbox_inches="tight")
+        fig.savefig(path, **options)
     except OSError as exc:
-        raise InputError(f"--plot: cannot write {path!r} ({exc.strerror})") from None
+        reason = exc.strerror or exc.__class__.__name__
+        raise InputError(f"--plot: cannot write {path!r} ({reason})") from None
+
+
+def _save(fig, path: str) -> None:
+    save_figure(fig, path, dpi=110, bbox_inches="tight")
 
 
 def _landscape(ax, x, y, z, eps, xlabel, ylabel, title, mark=None):

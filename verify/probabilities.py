@@ -51,11 +51,20 @@ def require_closed_form(mech: SparseVector) -> None:
     """Every path here is the seed's closed form for piecewise-exponential noise (Laplace, exponential,
     none) of the seed's halting mechanism: refuse any other family instead of returning wrong numbers
     (Gaussian noise has no closed form), and any other cutoff or release (their outputs are not s_i, ⊤^k)."""
+    require_mechanism(mech)
     mech.require_halting("closed form")
     for name, noise in (("threshold", mech.threshold_noise), ("query", mech.query_noise)):
         if not noise.is_piecewise:
             raise InputError(f"noise: {noise.family} {name} noise has no closed form here (Laplace, exponential, none "
                              "only); use verify.family.probability")
+
+
+def require_mechanism(mech: object) -> SparseVector:
+    """The public functions' first argument: a mechanism (not None, a name or a query list)."""
+    if not isinstance(mech, SparseVector):
+        raise InputError(f"mech: {type(mech).__name__} {str(mech)[:40]!r} is not a mechanism "
+                         "(build one with AboveThreshold.mechanism_one(epsilon) or AboveThreshold.with_noise)")
+    return mech
 
 
 def _rates(mech: SparseVector) -> tuple[Fraction, Fraction]:
@@ -73,17 +82,37 @@ def _positions(mech: SparseVector, queries: Sequence[object]) -> list[Fraction]:
 def _mp_integrals(mech: SparseVector, positions: Sequence[Fraction], cutoff: Fraction | None, digits: int) -> list[mpmath.mpf]:
     lam, rho = _rates(mech)
     zf, xf = mech.threshold_noise.family, mech.query_noise.family
-    dps = digits + 10 + len(positions) // 2
+    extra = exponent_digits(lam, rho, positions, cutoff)
+    dps = digits + 10 + len(positions) // 2 + extra
     for _ in range(8):
         with MPMATH_LOCK, mpmath.workdps(dps):
             backend = MpmathBackend()
             integ = PiecewiseIntegrator(backend, backend.num(lam), rho, zf, xf)
             results = integ.events(positions, cutoff)
             lost = cancellation_digits(results)
-            if dps - lost >= digits + 8:
-                return [mpmath.mpf(0) if r.zero else +r.value for r in results]
-        dps = int(dps * 2) if math.isinf(lost) else int(digits + lost + 20)
+            if dps - lost - extra >= digits + 8:
+                return [mpmath.mpf(0) if r.zero else min(+r.value, mpmath.mpf(1)) for r in results]
+        dps = int(dps * 2) if math.isinf(lost) else int(digits + lost + extra + 20)
     raise ArithmeticError(f"mpmath path: could not reach {digits} digits (cancellation)")  # pragma: no cover
+
+
+def exponent_digits(lam: Fraction, rho: Fraction, positions: Sequence[Fraction], cutoff: Fraction | None) -> int:
+    """Decimal digits the exponents of the closed form spend before the fraction of the result.
+
+    Every exponent is a sum of pieces λ(x - r), ρλr, λα·length with |x|, |r| <= R = max|q_j - t|
+    (and |cutoff|), so its magnitude is at most E = (k+2)(2λR + 1)max(1, ρ); computing it to
+    absolute error 10^-D, which is the value's relative error, takes D + log10(E) digits.  At
+    t = 1e50 (R/b = 3e49) these are 51 digits that the cancellation count alone does not see."""
+    reach = max((abs(p) for p in positions), default=Fraction(0))
+    if cutoff is not None:
+        reach = max(reach, abs(cutoff))
+    return digits_of((len(positions) + 2) * (2 * lam * reach + 1) * max(Fraction(1), rho))
+
+
+def digits_of(bound: Fraction | int) -> int:
+    """1 + floor(log10(bound)) for bound >= 1 (exact on Fractions of any size), else 1."""
+    whole = math.ceil(bound)
+    return len(str(whole)) if whole >= 1 else 1
 
 
 def cancellation_digits(integrals: Sequence[Integral]) -> float:
@@ -242,7 +271,8 @@ def fast_log_distribution(
             vals = _mp_integrals(mech, [Fraction(float(x)) - mech.threshold for x in q[row]], cut, digits)
         with MPMATH_LOCK, mpmath.workdps(digits):
             logp[row] = [float(mpmath.log(v)) if v > 0 else -math.inf for v in vals]
-    return logp, len(bad)
+    # a probability is at most 1: a log above 0 is rounding (within the tolerance, or the row was recomputed)
+    return np.minimum(logp, 0.0), len(bad)
 
 
 def fast_log_conditional(mech: SparseVector, gap_max: np.ndarray, gap_query: np.ndarray, tolerance: float = FAST_TOLERANCE) -> np.ndarray:

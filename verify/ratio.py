@@ -89,7 +89,9 @@ def log_ratio(p: mpmath.mpf, p_neighbour: mpmath.mpf) -> mpmath.mpf:
         return mpmath.inf
     if p == 0:
         return mpmath.ninf
-    return mpmath.log(p) - mpmath.log(p_neighbour)
+    # the quotient first: p and p' correct to D digits give p/p' to about D digits, whatever their size,
+    # whereas log p - log p' cancels the digits of log p (50 of them when p = e^{-1e50})
+    return mpmath.log(p / p_neighbour)
 
 
 def privacy_ratio(

@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from decimal import Decimal
 from fractions import Fraction
 from numbers import Rational, Real
 
@@ -44,6 +45,9 @@ from verify.errors import InputError
 #: Longest number token (characters), checked before any conversion: Python's
 #: ``int()`` refuses strings over 4300 digits with a ValueError of its own.
 MAX_NUMBER_CHARS = 1000
+#: Longest p/q token: a decimal of `MAX_NUMBER_CHARS` characters is printed back as p/q with up to
+#: twice as many digits, and whatever is printed must parse back (both parts stay under int()'s 4300 digits).
+MAX_FRACTION_CHARS = 2 * MAX_NUMBER_CHARS + 1
 #: Largest |decimal exponent| written in a number (``1e1000``).
 MAX_EXPONENT = 1000
 #: A nonzero number written as text has magnitude in [10^-50, 10^50] (see the module docstring).
@@ -56,8 +60,10 @@ MAX_VALUE_DIGITS = 150
 MAX_LIST = 10_000
 #: Longest text value (paths, claim IDs, addresses).
 MAX_TEXT_CHARS = 4096
-#: Integers are at most 18 digits before their range is checked (fits int64).
-MAX_INT_DIGITS = 18
+#: Longest file name (one path component), in bytes: the limit of common file systems (NAME_MAX).
+MAX_NAME_BYTES = 255
+#: Integers are at most 19 digits (int64 reaches 9223372036854775807) before their range is checked.
+MAX_INT_DIGITS = 19
 
 _DECIMAL = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?", re.ASCII)
 _FRACTION = re.compile(r"[+-]?\d+/\d+", re.ASCII)
@@ -126,9 +132,11 @@ def parse_number(text: str, name: str = "value", digits: int | None = None) -> F
     s = text.strip()
     if not s:
         raise fail(name, "the value is empty (give a number such as 0.5 or 1/3)")
-    if len(s) > MAX_NUMBER_CHARS:
-        raise fail(name, f"{shown(text)} is longer than {MAX_NUMBER_CHARS} characters")
-    if _FRACTION.fullmatch(s):
+    is_fraction = len(s) <= MAX_FRACTION_CHARS and _FRACTION.fullmatch(s) is not None
+    limit = MAX_FRACTION_CHARS if is_fraction else MAX_NUMBER_CHARS
+    if len(s) > limit:
+        raise fail(name, f"{shown(text)} is longer than {limit} characters")
+    if is_fraction:
         num, den = s.split("/")
         if int(den) == 0:
             raise fail(name, f"{shown(text)} has a zero denominator")
@@ -160,6 +168,10 @@ def to_number(value: object, name: str = "value") -> Fraction:
         return parse_number(value, name, MAX_VALUE_DIGITS)
     if isinstance(value, Fraction):
         x = value
+    elif isinstance(value, Decimal):  # exact: a Decimal is a finite decimal fraction (or NaN/inf)
+        if not value.is_finite():
+            raise fail(name, f"{value!r} is not a finite number")
+        x = Fraction(value)
     elif isinstance(value, Rational):
         x = Fraction(int(value.numerator), int(value.denominator))
     elif isinstance(value, Real):
@@ -220,7 +232,8 @@ def integer_in(value: object, name: str, lo: int, hi: int) -> int:
             raise fail(name, f"the value is empty (give {rule})")
         if not _DIGITS.fullmatch(s):
             raise fail(name, f"{shown(value)} is not {rule} (ASCII digits only)")
-        if len(s.lstrip("0")) > MAX_INT_DIGITS:
+        s = s.lstrip("0") or "0"  # parse what was measured: 5,000 leading zeros are not an int() overflow
+        if len(s) > MAX_INT_DIGITS:
             raise fail(name, f"{shown(value)} is too large: it must be {rule}")
         v = int(s)
     elif isinstance(value, bool) or not hasattr(value, "__index__"):
@@ -319,6 +332,9 @@ def output_path(value: object, name: str, suffix: str | None = None) -> str:
     if suffix is not None and not path.lower().endswith(suffix):
         raise fail(name, f"{shown(path)} must end in {suffix}")
     folder = os.path.dirname(os.path.abspath(path))
+    base = os.path.basename(path)
+    if len(base.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:
+        raise fail(name, f"{shown(path)}: the file name is longer than {MAX_NAME_BYTES} bytes")
     if os.path.isdir(path):
         raise fail(name, f"{shown(path)} is a folder, not a file")
     if not os.path.isdir(folder):

@@ -82,6 +82,7 @@ def _plot(mech, res, ep, path: str) -> None:
     from matplotlib.figure import Figure
 
     from verify.family.delta import exact_delta
+    from verify.plots import save_figure
 
     top = 2 * ep if ep > 0 else Fraction(1)
     eps = [top * j / 12 for j in range(13)]
@@ -98,4 +99,4 @@ def _plot(mech, res, ep, path: str) -> None:
     ax.set_title(mech.name)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)

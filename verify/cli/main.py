@@ -3,17 +3,26 @@
 from __future__ import annotations
 
 import argparse
+import codecs
 import os
 import re
 import sys
 from collections.abc import Sequence
-from importlib.metadata import entry_points
+from importlib.metadata import PackageNotFoundError, entry_points, version
 
 from verify.cli.flags import Store
 from verify.errors import InputError
 
 #: Order in which commands are listed in ``--help``.
 ORDER = ["report", "prob", "ratio", "sweep", "worst-case", "certify", "proofs"]
+
+
+def package_version() -> str:
+    """The version of the installed distribution (package metadata), or ``unknown`` when not installed."""
+    try:
+        return version("svt-verify")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 #: Longest error message printed (a hostile value can be 100,000 characters long).
@@ -35,6 +44,11 @@ class OneLineParser(argparse.ArgumentParser):
         self.register("action", None, Store)
         self.register("action", "store", Store)
 
+    def _print_message(self, message: str, file=None) -> None:  # type: ignore[override]
+        """argparse's, without swallowing a failed write: ``--help > /dev/full`` must not exit 0."""
+        if message:
+            (file or sys.stderr).write(message)
+
     def error(self, message: str) -> None:  # type: ignore[override]
         sys.stderr.write(f"{self.prog}: error: {one_line(message)}\n")
         raise SystemExit(2)
@@ -44,7 +58,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
         prog="svt-verify",
         description="Exact numerical verifier for the privacy proofs of AboveThreshold (Sparse Vector Technique).",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"svt-verify {package_version()}",
+                        help="print the installed version and exit")
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser, metavar="COMMAND")
     found = {ep.name: ep for ep in entry_points(group="svt_verify.commands")}
     for name in sorted(found, key=lambda n: (ORDER.index(n) if n in ORDER else len(ORDER), n)):
@@ -87,14 +105,87 @@ def join_negative_values(argv: list[str]) -> list[str]:
 EXIT_BROKEN_PIPE = 141
 
 
+#: Exit status after Ctrl-C (128 + SIGINT).
+EXIT_INTERRUPTED = 130
+
+EPILOG = """exit status:
+  0    done
+  1    the finding named by --fail-on occurred (where a command offers it)
+  2    bad input, or an output that cannot be written (one line on standard error)
+  130  interrupted (Ctrl-C)
+  141  standard output closed by its reader (a pipe into head)"""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; returns the exit status: 0 done, 2 bad input (one line on stderr),
-    130 interrupted, 141 stdout closed by its reader (quietly)."""
+    """Run one command; returns the exit status: 0 done, 2 bad input or an output that cannot be
+    written (one line on stderr), 130 interrupted, 141 stdout closed by its reader (quietly)."""
+    stdout_closed = sys.stdout is None
+    _usable_streams()
+    if stdout_closed:  # ``>&-``: every command writes its result there
+        _say("svt-verify: error: cannot write the output (standard output is closed)")
+        return 2
     try:
         return _main(argv)
     except BrokenPipeError:
         _silence_stdout()
         return EXIT_BROKEN_PIPE
+    except KeyboardInterrupt:
+        _say("svt-verify: interrupted")
+        return EXIT_INTERRUPTED
+    except OSError as exc:
+        if not _is_stdout_failure(exc):
+            raise
+        _silence_stdout()
+        _say(f"svt-verify: error: cannot write the output ({exc.strerror or exc})")
+        return 2
+
+
+def _say(line: str) -> None:
+    """One line on stderr, if there is a stderr to write to (``2>&-`` closes it)."""
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _is_stdout_failure(exc: OSError) -> bool:
+    """A write to stdout failed (a full device, an I/O error): errno set, not a file the command opened."""
+    return exc.errno is not None and exc.filename is None
+
+
+def _usable_streams() -> None:
+    """Closed streams become /dev/null (Python sets them to None when fd 1 or 2 is closed at start),
+    and text that the stream's encoding cannot hold is spelt in ASCII (``ε`` as ``eps``)."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 (lives as long as the process)
+            continue
+        encoding = getattr(stream, "encoding", None) or "utf-8"
+        try:
+            "εδΔ⊤⊥·≤".encode(encoding)
+        except (UnicodeEncodeError, LookupError):
+            if hasattr(stream, "reconfigure"):
+                stream.reconfigure(errors=ASCII_FALLBACK)
+
+
+#: Name of the codec error handler that spells the tool's non-ASCII symbols in ASCII.
+ASCII_FALLBACK = "svt-ascii"
+_SPELLING = {"ε": "eps", "δ": "delta", "Δ": "Delta", "λ": "lambda", "ρ": "rho", "σ": "sigma", "κ": "kappa",
+             "⊤": "T", "⊥": "F", "·": "*", "×": "x", "≤": "<=", "≥": ">=", "≠": "!=", "≈": "~", "−": "-", "±": "+/-",
+             "∞": "inf", "√": "sqrt", "…": "...", "—": "--", "–": "-", "′": "'", "→": "->", "∈": "in", "Σ": "sum",
+             "Π": "prod", "ᵏ": "^k", "²": "^2", "¹": "^1", "⁰": "^0", "ⁿ": "^n"}
+
+
+def _ascii_spelling(exc: UnicodeError) -> tuple[str, int]:
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    text = exc.object[exc.start : exc.end]
+    return "".join(_SPELLING.get(ch, "?") for ch in text), exc.end
+
+
+codecs.register_error(ASCII_FALLBACK, _ascii_spelling)
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -104,24 +195,20 @@ def _main(argv: Sequence[str] | None) -> int:
         if not args_list:
             args_list = ["report"]
         args = parser.parse_args(args_list)
-    except SystemExit as exc:  # usage errors (one line, already printed) and --help
+    except SystemExit as exc:  # usage errors (one line, already printed), --help and --version
+        sys.stdout.flush()  # a full or closed stdout shows here, inside the handlers of main()
         return exc.code if isinstance(exc.code, int) else 2
-    except KeyboardInterrupt:
-        sys.stderr.write("svt-verify: interrupted\n")
-        return 130
     if getattr(args, "func", None) is None:
-        sys.stderr.write("svt-verify: error: give a command (svt-verify --help lists them)\n")
+        _say("svt-verify: error: give a command (svt-verify --help lists them)")
         return 2
     try:
         code = int(args.func(args) or 0)
-        sys.stdout.flush()  # a closed pipe shows here, inside the handler of main()
+        sys.stdout.flush()  # a closed pipe or a full device shows here, inside the handlers of main()
         return code
     except InputError as exc:
-        sys.stderr.write(f"svt-verify {args.command}: error: {one_line(str(exc))}\n")
+        sys.stdout.flush()
+        _say(f"svt-verify {args.command}: error: {one_line(str(exc))}")
         return 2
-    except KeyboardInterrupt:
-        sys.stderr.write("svt-verify: interrupted\n")
-        return 130
 
 
 def _silence_stdout() -> None:

@@ -75,8 +75,11 @@ def _evaluate(mech, q, col: int, method: str, digits: int):
 
         # the family's front door: the seed's closed-form fast path up to 12 queries, the Gauss–Legendre
         # halting path (no cancellation, about 0.1 s at k = 1000) above, escalating rows over 1e-12
-        logp, _, _ = family_fast(mech, np.array([[float(x) for x in q]]))
+        logp, _, refined = family_fast(mech, np.array([[float(x) for x in q]]))
         digits = min(digits, FLOAT64_DIGITS)  # a float64 is known to 17 significant digits at most
+        if refined:  # recomputed by mpmath: at the exact queries, not their float64 roundings (1e23 is not a float)
+            exact = mp_distribution(mech, q, 20)[col]
+            logp[0, col] = float(mpmath.log(exact)) if exact > 0 else -np.inf
         with mpmath.workdps(FLOAT64_DIGITS + 10):
             value = mpmath.exp(mpmath.mpf(float(logp[0, col])))
     else:
@@ -134,11 +137,13 @@ def run_family(args: argparse.Namespace, mech) -> int:
             with mpmath.workdps(digits + 10):
                 value = mpmath.mpf(sympy.N(expr, digits + 10)) if expr != 0 else mpmath.mpf(0)
         elif args.method == "fast":
-            logv, _ = fast_log_probability(mech, np.array([[float(x) for x in q]]), outcome,
-                                           [float(v) for v in released] if released else None)
+            logv, refined = fast_log_probability(mech, np.array([[float(x) for x in q]]), outcome,
+                                                 [float(v) for v in released] if released else None)
             digits = min(digits, FLOAT64_DIGITS)
             with mpmath.workdps(FLOAT64_DIGITS + 10):
                 value = mpmath.exp(mpmath.mpf(float(logv[0])))
+            if refined:  # recomputed by mpmath: at the exact queries, not their float64 roundings
+                value = evaluate(mech, q, outcome, released, 20).value
         else:
             ev = evaluate(mech, q, outcome, released, digits)
             value, detail = ev.value, f"mpmath ({ev.method})"

@@ -34,6 +34,7 @@ from verify.family.rdp import GaussianSVTRdp
 from verify.mechanism import SparseVector, as_variant
 from verify.noise import Gaussian
 from verify.precision import MPMATH_LOCK
+from verify.probabilities import check_digits
 
 #: At most this many outputs are summed exactly (2^12).
 MAX_OUTPUTS = 4096
@@ -89,6 +90,7 @@ class DeltaResult:
 
 def exact_delta(mech: Any, queries, neighbour, epsilon_prime: object, digits: int = 30) -> DeltaResult:
     """δ(ε') = Σ_s max(0, Pr[A(D)=s] - e^{ε'} Pr[A(D')=s]) for the ordered pair, by the exact oracle."""
+    check_digits(digits)
     shape = as_variant(mech)
     if shape.releases_values:
         raise InputError(f"delta: {shape.name or 'the variant'} releases values; δ over released values is not implemented")

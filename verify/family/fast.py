@@ -54,7 +54,8 @@ def gauss_legendre(m: int) -> tuple[np.ndarray, np.ndarray]:
 def gl_relative_error(delta: np.ndarray, m: int = GL_NODES) -> np.ndarray:
     """Relative error of the m-point rule for e^{cz} on a panel with c·h = delta (module docstring)."""
     c = math.factorial(m) ** 4 / ((2 * m + 1) * math.factorial(2 * m) ** 3)
-    return c * np.asarray(delta, dtype=float) ** (2 * m)
+    with np.errstate(over="ignore"):  # inf for a panel far too wide: the row is then recomputed
+        return c * np.asarray(delta, dtype=float) ** (2 * m)
 
 
 #: exponents of the two outer-product factors stay within ±OUTER_MAX (else one exp per element)

@@ -30,6 +30,7 @@ from verify.family.fast import (
     EPS,
     PANEL_VARIATION,
     FastResult,
+    gl_relative_error,
     log_factor,
     logsumexp_weighted,
     mode_log,
@@ -119,7 +120,30 @@ def log_probability(mech: SparseVector, queries: np.ndarray, outcome: str, relea
     # at most one rounding of |total| per term
     terms = len(pieces) + (outcome.count(ABOVE) if mech.releases_values else 0)
     err = err + EPS * (np.abs(total) + 1) * (terms + 1)
+    err = err + argument_rounding(mech, q, v, sum(len(p[0]) for p in pieces) + terms)
     return FastResult(total, np.where(np.isnan(total), np.inf, err))
+
+
+def argument_rounding(mech: SparseVector, q: np.ndarray, v: np.ndarray, factors: int) -> np.ndarray:
+    """Relative error from rounding the arguments themselves, per row.
+
+    q - t and v - q are rounded to u·R (R = max|q| + |t| + max|v|), and every factor's log moves by
+    its slope times that: at most rate·u·R per factor (Laplace, exponential: |d log F/dy| <= λ),
+    (R/σ)·(R/σ + 10)·u for a Gaussian (|d log Φ(y/σ)/dy| <= (|y|/σ + 1)/σ, |y| up to R plus the
+    ~10σ of the tails).  Small at ordinary magnitudes; at |q| = 1e6 it is what the linear-space
+    rounding misses."""
+    n = q.shape[0]
+    reach = (np.abs(q).max(axis=1) if q.shape[1] else np.zeros(n)) + abs(float(mech.threshold))
+    if v.size:
+        reach = reach + np.abs(v).max(axis=1)
+    total = np.zeros(n)
+    for noise in {mech.threshold_noise, mech.query_noise} | ({mech.release_noise} if mech.release_noise else set()):
+        if noise is None or noise.is_none:
+            continue
+        r = reach / float(noise.scale)
+        slope = r * (r + 10) if noise.family == "gaussian" else r
+        total = total + slope
+    return EPS * (factors + 2) * total
 
 
 #: nodes whose running product is below this fraction of the largest are left out (and bounded)
@@ -213,10 +237,14 @@ def _piece(mech: SparseVector, kinds: list[TermKind], xs: np.ndarray, cap: np.nd
     with np.errstate(all="ignore"):
         z, w, _ = panels(edges, 2 * var + PANEL_VARIATION)
         coarse, _ = _integrate(zn, xn, kinds, xs, z, w)
-        z, w, _ = panels(edges, 4 * var + 2 * PANEL_VARIATION)  # every panel split: the value reported
+        z, w, per = panels(edges, 4 * var + 2 * PANEL_VARIATION)  # every panel split: the value reported
         lv, rounding = _integrate(zn, xn, kinds, xs, z, w)
-        # the coarse rule's error, |e^{coarse - lv} - 1|, overestimates the fine rule's
+        # the coarse rule's error, |e^{coarse - lv} - 1|, overestimates the fine rule's -- unless the
+        # panel count was capped (a segment of 1e6 scales), when both rules are the same rule: then the
+        # rule's own remainder at the per-panel variation Δ <= per/4 (taken as per/2) is the estimate
         rule = np.where(np.isfinite(lv), np.abs(np.expm1(coarse - lv)), 0.0)
+        capped = per > PANEL_VARIATION * (1 + 1e-9)
+        rule = rule + np.where(capped, gl_relative_error(per / 2), 0.0)
         # tails: left of L every F-factor is at most its value at L, S and densities at most 1 / the mode
         left, right = edges[:, 0], edges[:, -1]
         bound_l = zn.log_cdf(left)

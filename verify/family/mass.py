@@ -68,7 +68,12 @@ def _mp(x: Fraction | None) -> Any:
 
 
 def _as_fraction(x: Any) -> Fraction:
-    """An exact rational near x (a float; the window's ends need not be exact, only rational)."""
+    """x as an exact rational (an mpf is m·2^e): a float would round z = 1e25 to 2^-53 of itself,
+    wider than the whole window there (the window's ends need not be exact, only rational)."""
+    if isinstance(x, mpmath.mpf) and mpmath.isfinite(x):
+        sign, man, exp, _ = x._mpf_  # mpmath's documented raw form: (-1)^sign · man · 2^exp
+        man = -int(man) if sign else int(man)
+        return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
     return Fraction(float(x))
 
 
@@ -95,9 +100,10 @@ class _LogG:
         return mpmath.ninf  # pragma: no cover
 
 
-def locate(segments: Sequence[Segment], drop: float, step: Fraction) -> Window:
-    """The window where log g >= its maximum - ``drop`` (nats); ``step``: a length scale (a noise scale)."""
-    with mpmath.workdps(SEARCH_DPS):
+def locate(segments: Sequence[Segment], drop: float, step: Fraction, extra_dps: int = 0) -> Window:
+    """The window where log g >= its maximum - ``drop`` (nats); ``step``: a length scale (a noise scale);
+    ``extra_dps``: digits the magnitudes of z and log g take (far from 0 they are not small)."""
+    with mpmath.workdps(SEARCH_DPS + extra_dps):
         h = _LogG(segments)
         s = mpmath.mpf(step.numerator) / step.denominator
         pts = sorted({_mp(x) for seg in segments for x in (seg.lo, seg.hi) if x is not None}

@@ -222,6 +222,11 @@ def check_output(shape: SparseVector, k: int, outcome: str, released: Sequence[F
         raise InputError(f"released: {len(released)} values for {n_a} A's (release {shape.release})")
 
 
+#: The oracle's expansion in e^{±x/b} may cancel about |q - t|/(2.3 b) digits, and it works at that
+#: many: beyond this many (|q - t| of about 6,900 scales) it runs for minutes (measured: docs/limits.md).
+MAX_GUARD_DIGITS = 3000
+
+
 def output_probability(shape: SparseVector, queries: Sequence[object], outcome: str, released: Sequence[object] = (),
                        digits: int = 30) -> mpmath.mpf:
     """Pr[A(D) = outcome] (a density in the released values when the variant releases any), to ~``digits``."""
@@ -238,6 +243,10 @@ def output_probability(shape: SparseVector, queries: Sequence[object], outcome: 
             if not (shape.threshold_noise.is_none and shape.query_noise.is_none) else Fraction(1)
         guard = 20 + len(q) + int(float(spread / small) / 2.3)  # digits the expansion may cancel
         piecewise = all(n.law.piecewise for n in (shape.threshold_noise, shape.query_noise))
+        if piecewise and guard > MAX_GUARD_DIGITS:
+            raise InputError(f"queries: |q - t| up to {float(spread):.3g} is {float(spread / small):.3g} noise scales; the exact "
+                             f"oracle would work at {guard} digits, at most {MAX_GUARD_DIGITS} "
+                             f"(|q - t| up to about {2.3 * (MAX_GUARD_DIGITS - 20 - len(q)) * float(small):.3g})")
         if not piecewise:
             guard = 10  # quadrature (Gaussian): two panel layouts instead of two precisions
         vals = []

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import mpmath
@@ -33,12 +34,12 @@ import sympy
 from verify.backends import ArbBackend, MpmathBackend, SympyBackend
 from verify.errors import InputError
 from verify.family import integrand as integrand_mod
-from verify.family.closed_form import ClosedForm
+from verify.family.closed_form import ClosedForm, rates
 from verify.family.integrand import Integrand, Kind
 from verify.family.model import SparseVector
 from verify.family.quadrature import acb_enclosure, mp_quad
 from verify.precision import MAX_DIGITS, MIN_DIGITS, MPMATH_LOCK, check_digits  # noqa: F401 (re-exported)
-from verify.probabilities import cancellation_digits
+from verify.probabilities import cancellation_digits, digits_of
 
 DEFAULT_DIGITS = 30
 #: Longer outcome strings are integrated by quadrature on the mpmath path.
@@ -116,17 +117,35 @@ def mp_probability(mech: SparseVector, queries: Sequence[object], outcome: str, 
     return e.value
 
 
+def exponent_digits(mech: SparseVector, integ: Integrand) -> int:
+    """Digits the exponents of the closed form take before the fraction (see
+    `verify.probabilities.exponent_digits`): E = (k+2)(2λR + 1)max(1, ρ) per piece, R the largest
+    kink or cap, plus the exponent of every constant density p(y) (λ|y|, or y²/2σ² for Gaussian)."""
+    lam, rho = rates(mech)
+    bound = Fraction(1)
+    for p in integ.pieces:
+        reach = max((abs(x) for x in p.kinks), default=Fraction(0))
+        bound += (len(p.terms) + 2) * (2 * lam * reach + 1) * max(Fraction(1), rho)
+    for noise, y in integ.constants:
+        if noise.family == "gaussian":
+            bound += (y / noise.scale) ** 2 / 2 + 1
+        elif not noise.is_none:
+            bound += abs(y) * noise.rate + 1
+    return digits_of(bound)
+
+
 def mp_closed_form(mech: SparseVector, integ: Integrand, digits: int) -> mpmath.mpf:
     """The closed form in mpmath, precision raised until the cancellation is covered."""
     n = sum(len(p.terms) for p in integ.pieces)
-    dps = digits + 10 + n // 2
+    extra = exponent_digits(mech, integ)
+    dps = digits + 10 + n // 2 + extra
     for _ in range(8):
         with MPMATH_LOCK, mpmath.workdps(dps):
             value, pieces = ClosedForm(mech, MpmathBackend()).evaluate(integ)
             lost = cancellation_digits(pieces)
-            if dps - lost >= digits + 8:
+            if dps - lost - extra >= digits + 8:
                 return mpmath.mpf(0) if any(p.zero for p in pieces) else +value
-        dps = int(dps * 2) if math.isinf(lost) else int(digits + lost + 20)
+        dps = int(dps * 2) if math.isinf(lost) else int(digits + lost + extra + 20)
     raise ArithmeticError(f"mpmath closed form: could not reach {digits} digits (cancellation)")  # pragma: no cover
 
 

@@ -30,6 +30,7 @@ from typing import Any
 
 import mpmath
 
+from verify.errors import InputError
 from verify.family.integrand import Integrand, Piece, TermKind
 from verify.family.mass import Segment, Window, locate, panels
 from verify.family.model import SparseVector
@@ -232,7 +233,13 @@ def mp_quad(mech: SparseVector, integrand: Integrand, digits: int) -> tuple[mpma
     a value whose estimate exceeds 10^-digits."""
     if integrand.zero:
         return mpmath.mpf(0), mpmath.mpf(0)
-    guard = 10 + len(str(sum(len(p.terms) for p in integrand.pieces)))  # rounding of long products
+    check_reach(mech, integrand)
+    if digits > MAX_QUAD_DIGITS:
+        raise InputError(f"digits: {digits} digits by quadrature (Gaussian noise); at most {MAX_QUAD_DIGITS} "
+                         "(its cost grows as digits^3: 25 s at 250, 120 s at 400 for one query)")
+    # rounding of long products, and the digits the exponents spend before the fraction
+    extra = magnitude_digits(mech, integrand)
+    guard = 10 + len(str(sum(len(p.terms) for p in integrand.pieces))) + extra
     with MPMATH_LOCK, mpmath.workdps(digits + guard + 5 * MAX_PASSES):
         ops = MpOps()
         total = constants(ops, integrand)
@@ -244,15 +251,49 @@ def mp_quad(mech: SparseVector, integrand: Integrand, digits: int) -> tuple[mpma
             segs = _live(ops, mech, piece)
             if not segs:
                 return mpmath.mpf(0), mpmath.mpf(0)
-            value, err = _piece_quad(segs, piece, digits, guard, _step(mech))
+            value, err = _piece_quad(segs, piece, digits, guard, _step(mech), extra)
             total = total * value
             rel_err += err
         with mpmath.workdps(digits + guard):
             return +total, +rel_err
 
 
-def _piece_quad(segs: list[Segment], piece: Piece, digits: int, guard: int, step: Fraction) -> tuple[mpmath.mpf, mpmath.mpf]:
-    window = locate(segs, _drop(digits), step)
+#: Most digits the quadrature path gives (measured, one query: 3 s at 60, 7 s at 120, 25 s at 250, 120 s at 400).
+MAX_QUAD_DIGITS = 200
+#: The quadrature's mass window is found to 1e-6 scales at a point R scales from 0: beyond this
+#: many scales the window search does not resolve the peak (seen at 1e25: 30 and 80 digits disagree).
+MAX_REACH_SCALES = 10**12
+
+
+def check_reach(mech: SparseVector, integrand: Integrand) -> None:
+    """Refuse kinks and released values more than `MAX_REACH_SCALES` noise scales from the threshold."""
+    scale = min((n.scale for n in (mech.threshold_noise, mech.query_noise) if not n.is_none), default=Fraction(1))
+    reach = max([Fraction(0), *(abs(x) for p in integrand.pieces for x in p.kinks), *(abs(y) for _, y in integrand.constants)])
+    if reach > MAX_REACH_SCALES * scale:
+        raise InputError(f"queries: |q - t| (or a released value) up to {float(reach):.3g} is over {MAX_REACH_SCALES:.0e} "
+                         f"noise scales ({float(scale):.3g}); the quadrature path (Gaussian noise) reaches that far at most")
+
+
+def magnitude_digits(mech: SparseVector, integrand: Integrand) -> int:
+    """Digits that z and the log-integrand take before the fraction: with R the largest kink (a
+    query, the threshold or a cap, relative to t) and released value, the log of every factor is at
+    most (2R + 1)/b (Laplace, exponential) or ((2R + 1)/σ)²/2 (Gaussian) per factor in magnitude;
+    resolving it to 10^-D, the value's relative error, takes D + log10 of the sum digits."""
+    reach = max((abs(x) for p in integrand.pieces for x in p.kinks), default=Fraction(0))
+    reach = max([reach, *(abs(y) for _, y in integrand.constants)])
+    factors = sum(len(p.terms) + 2 for p in integrand.pieces) + len(integrand.constants)
+    bound = Fraction(1) + reach
+    for noise in {mech.threshold_noise, mech.query_noise, *(n for n, _ in integrand.constants)}:
+        if noise.is_none:
+            continue
+        w = (2 * reach + 1) / noise.scale
+        bound += factors * (w * w / 2 if noise.family == "gaussian" else w)
+    return len(str(math.ceil(bound)))
+
+
+def _piece_quad(segs: list[Segment], piece: Piece, digits: int, guard: int, step: Fraction,
+                extra: int = 0) -> tuple[mpmath.mpf, mpmath.mpf]:
+    window = locate(segs, _drop(digits), step, extra)
     target = mpmath.mpf(10) ** -(digits + 1)
     previous, est = None, mpmath.inf
     n = first_panels(digits)
@@ -261,7 +302,7 @@ def _piece_quad(segs: list[Segment], piece: Piece, digits: int, guard: int, step
             value, err = _window_quad(segs, window, piece.kinks, n)
             if previous is not None:
                 gap = abs(value - previous) / value if value > 0 else (0 if value == previous else mpmath.inf)
-                est = gap + err / value + window.tail
+                est = gap + (err / value if value > 0 else mpmath.inf) + window.tail
                 if gap <= target:
                     return value, est
             previous, n = value, 2 * n

@@ -36,11 +36,18 @@ class Samples:
         return np.bincount(codes, minlength=len(outputs))
 
 
+#: Largest runs × (k + 1) simulated at once: the arrays take about 60 bytes per cell (peak memory).
+MAX_CELLS = 10_000_000
+
+
 def sample(mech: SparseVector, queries: Sequence[object], runs: int, seed: int | np.random.SeedSequence) -> Samples:
     """Simulate ``runs`` runs of ``mech`` on ``queries`` with ``np.random.default_rng(seed)``."""
     q = np.array([float(x) for x in parse_queries(queries)])
     if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
         raise InputError(f"runs: {runs!r} must be an integer >= 1")
+    if runs * (len(q) + 1) > MAX_CELLS:
+        raise InputError(f"runs: {runs} runs of {len(q)} queries are {runs * (len(q) + 1):.3g} cells; at most {MAX_CELLS:.0e} "
+                         "(about 0.6 GB of arrays): draw in batches with different seeds")
     rng = np.random.default_rng(seed)
     k = len(q)
     t = float(mech.threshold)

@@ -1,0 +1,162 @@
+"""Hostile input, second round: the public API refuses wrong types and sizes with an InputError naming
+the argument; integer flags with thousands of leading zeros; the documented largest seed; plot
+destinations; the round trip of a long decimal; the oracle's and the quadrature's reach refused up front."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from decimal import Decimal
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from verify import AboveThreshold, mp_distribution
+from verify.cli.main import main
+from verify.errors import InputError
+from verify.family.delta import exact_delta
+from verify.family.presets import preset
+from verify.family.sampler import sample
+from verify.probabilities import distribution, fast_log_distribution, probability
+from verify.validate import integer_in, parse_number
+
+M1 = AboveThreshold.mechanism_one(1)
+
+
+def cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+WRONG_MECHS = [None, "m1", 1, 1.5, [M1], {"epsilon": 1}]
+
+
+@pytest.mark.parametrize("mech", WRONG_MECHS)
+@pytest.mark.parametrize("fn", [mp_distribution, distribution, lambda m, q: probability(m, q, 1),
+                                lambda m, q: fast_log_distribution(m, [[0.0]])])
+def test_public_functions_refuse_a_non_mechanism(fn, mech):
+    with pytest.raises(InputError, match="mech"):
+        fn(mech, [0])
+
+
+@settings(max_examples=60, derandomize=True, deadline=None)
+@given(st.one_of(st.text(max_size=5), st.dictionaries(st.integers(), st.integers(), max_size=3),
+                 st.sets(st.integers(), max_size=3), st.integers(), st.none(), st.binary(max_size=3)))
+def test_query_vectors_must_be_lists(queries):
+    with pytest.raises(InputError, match="queries"):
+        mp_distribution(M1, queries)
+
+
+def test_decimal_is_an_exact_number():
+    assert AboveThreshold.mechanism_one(epsilon=Decimal("0.1")).epsilon == AboveThreshold.mechanism_one("1/10").epsilon
+    with pytest.raises(InputError, match="finite"):
+        AboveThreshold.mechanism_one(epsilon=Decimal("NaN"))
+
+
+def test_exact_delta_digits_and_sample_sizes_are_bounded():
+    with pytest.raises(InputError, match="digits"):
+        exact_delta(preset("lyu-1"), [0], [1], 0, digits=0)
+    with pytest.raises(InputError, match="runs"):
+        sample(preset("lyu-1"), [0], 10**12, 0)
+
+
+def test_oracle_refuses_magnitudes_beyond_its_working_digits():
+    """``delta --variant lyu-6 ... --threshold=1e50`` ran for over an hour."""
+    with pytest.raises(InputError, match="working at|noise scales"):
+        exact_delta(preset("lyu-6", threshold=10**50), [0], [1], "1/2")
+
+
+@pytest.mark.parametrize("flag,value", [("--digits", "12"), ("--k", "2")])
+def test_integer_flags_parse_what_they_measure(flag, value):
+    zeros = "0" * 5000 + value
+    assert integer_in(zeros, flag, 1, 1000) == int(value)
+    with pytest.raises(InputError, match="too large"):
+        integer_in("0" * 5000 + "1" * 20, flag, 1, 1000)
+
+
+def test_largest_documented_seed_is_accepted():
+    assert integer_in("9223372036854775807", "--seed", 0, 2**63 - 1) == 2**63 - 1
+
+
+def test_a_long_decimal_prints_back_in_a_form_that_parses_back():
+    text = "1." + "3" * 997
+    code, out, _ = cli("prob", "--queries", text, "--output", "1", "--digits", "5", "--json")
+    assert code == 0
+    printed = json.loads(out)["queries"][0]
+    assert parse_number(printed) == parse_number(text)
+
+
+def test_plot_name_over_255_bytes_is_one_line(tmp_path):
+    path = tmp_path / ("é" * 130 + ".png")  # 260 bytes, 134 characters
+    code, _, err = cli("delta", "--variant", "lyu-1", "--queries", "0", "--neighbour-queries", "1",
+                       "--epsilon-prime", "1/2", "--plot", str(path))
+    assert code == 2 and "255 bytes" in err and len(err.strip().splitlines()) == 1
+
+
+def test_plot_into_an_unwritable_place_is_one_line(tmp_path):
+    from matplotlib.figure import Figure
+
+    from verify.plots import save_figure
+
+    with pytest.raises(InputError, match="cannot write"):
+        save_figure(Figure(), str(tmp_path / "missing" / "x.png"))
+
+
+def test_probabilities_never_exceed_one_on_the_cli_fast_path():
+    for q in ("1e17,-1e17", "1e50,-1e50", "-1e12"):
+        code, out, _ = cli("prob", f"--queries={q}", "--output", "1", "--method", "fast", "--json")
+        assert code == 0
+        assert float(json.loads(out)["probability"]) <= 1.0
+
+
+def _server(greeting: bytes | None):
+    """A listener on a free port that answers every connection with ``greeting`` (None: silence)."""
+    import socket
+    import threading
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(8)
+    sock.settimeout(30)
+    conns = []
+
+    def serve():
+        while True:
+            try:
+                c, _ = sock.accept()
+            except OSError:
+                return
+            conns.append(c)
+            if greeting is not None:
+                c.sendall(greeting)
+
+    threading.Thread(target=serve, daemon=True).start()
+    return sock, sock.getsockname()[1]
+
+
+@pytest.mark.parametrize("scheme,greeting", [
+    ("tls", None),  # the TLS context Dask needs is missing: was a traceback
+    ("tcp", __import__("struct").pack("<QQQ", 24, 1, 8) + b"garbage!"),  # plausible header, then not Dask: CRITICAL log
+])
+def test_scheduler_failures_are_one_line(scheme, greeting, capfd):
+    sock, port = _server(greeting)
+    try:
+        code, _, err = cli("sweep", "--scheduler", f"{scheme}://127.0.0.1:{port}")
+    finally:
+        sock.close()
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1 and "--scheduler" in err
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_gaussian_quadrature_refuses_digits_it_cannot_reach_in_time():
+    """``prob --variant gaussian-svt ... --digits 1000`` did not finish in 5 minutes, even at k = 1."""
+    from verify.family.probability import evaluate
+    from verify.family.quadrature import MAX_QUAD_DIGITS
+
+    with pytest.raises(InputError, match="at most"):
+        evaluate(preset("gaussian-svt"), [0], "A", None, MAX_QUAD_DIGITS + 1)

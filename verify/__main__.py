@@ -1,0 +1,18 @@
+"""``python -m verify``: the same program as the ``svt-verify`` console script."""
+
+from __future__ import annotations
+
+import sys
+
+
+def _run() -> int:
+    try:
+        from verify.cli.main import main
+    except KeyboardInterrupt:  # Ctrl-C while the libraries load
+        sys.stderr.write("svt-verify: interrupted\n")
+        return 130
+    return main()
+
+
+if __name__ == "__main__":
+    raise SystemExit(_run())
