@@ -37,13 +37,14 @@ def test_ci_runs_the_readme_test_command_verbatim():
 def test_readme_is_short_and_in_the_newcomers_order():
     assert len(README.splitlines()) <= MAX_LINES, f"README has {len(README.splitlines())} lines (at most {MAX_LINES})"
     sections = re.findall(r"^## (.+)$", README, re.M)
-    assert sections[:4] == ["A tour in five recipes", "Findings", "Where to read next", "License"], sections
+    assert sections[:3] == ["A tour in six recipes", "Findings", "Where to read next"], sections
+    assert "MIT ([LICENSE](LICENSE))" in README
     recipes = re.findall(r"^### (.+)$", README, re.M)
-    assert len(recipes) == 6 and recipes[-1].endswith("Python session"), recipes
+    assert len(recipes) == 7 and recipes[-1].endswith("Python session"), recipes
     # every recipe shows a real command with its output (docs/refresh_examples.py regenerates them)
     examples = re.findall(r"<!-- example(?:: [^>]*)? -->\n```\n\$ (svt-verify [^\n]+)\n(.+?)```", README, re.S)
     commands = {cmd.split()[1] for cmd, _ in examples}
-    assert {"prob", "worst-case", "family", "delta", "proofs"} <= commands, commands
+    assert {"prob", "worst-case", "family", "delta", "proofs", "audit"} <= commands, commands
     assert all(out.strip() for _, out in examples), "an example block without output: run python docs/refresh_examples.py README.md"
 
 
