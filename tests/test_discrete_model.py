@@ -77,14 +77,23 @@ def test_for_continuous_noise_gt_gives_the_same_probabilities_exactly():
             assert continuous_mp(m, [0, 1, -1], s, digits=30) == continuous_mp(g, [0, 1, -1], s, digits=30)
 
 
-def test_continuous_engines_refuse_discrete_variants_in_one_line():
+def test_the_family_front_doors_route_discrete_variants_to_the_sums():
+    """`verify.family.probability` and the fast front door give the discrete engine's values (sums over ℤ),
+    never an integral of the mass function as a density; the integrand builder itself refuses."""
+    import mpmath
+
+    from verify.discrete.probability import mp_probability as discrete_mp
+    from verify.family import integrand
     from verify.family.fast_api import fast_log_probability
 
     m = SparseVector(1, 1, 0, DL, DL)
+    with mpmath.workdps(40):
+        assert abs(continuous_mp(m, [0, 1], "BA", digits=30) - discrete_mp(m, [0, 1], "BA", digits=30)) < mpmath.mpf(10) ** -28
+        exact = discrete_mp(m, [0, 1], "BA", digits=30)
+        logv, _ = fast_log_probability(m, [[0.0, 1.0]], "BA")
+        assert abs(mpmath.exp(logv[0]) / exact - 1) < 1e-12
     with pytest.raises(InputError, match="has noise on the integers"):
-        continuous_mp(m, [0], "A")
-    with pytest.raises(InputError, match="fast path: custom has noise on the integers"):
-        fast_log_probability(m, [[0.0]], "A")
+        integrand.build(m, [0], "A", None)
 
 
 def test_cli_compare_flag_is_applied_and_changes_nothing_for_continuous_noise(capsys):

@@ -352,30 +352,38 @@ def test_additive_family_supplies_a_witness_beyond_max_queries():
 
 
 def test_fast_error_estimate_is_the_stated_multiple_of_the_condition_number():
-    """`FastIntegrator.events` estimates the relative error of each log-probability as cond·8·(k+2)·2^-52
-    (cond = Σ|term| / |Σ term|), and as 4·(k+1)·2^-52 without threshold noise (a product of k+1 kernel
-    values), 0 for an exact zero.  Exponential noise, k = 1, output s_1: every term is positive, cond = 1,
-    so the estimate is exactly 24·2^-52 at every row (also in the log-space rows: q = 400 is beyond the
-    linear-space bound); an exact zero likewise (an empty sum: cond = 1); without threshold noise 12·2^-52
-    for k = 2."""
+    """`FastIntegrator.events` estimates the relative error of each log-probability as
+    cond·(8·(k+2) + 2E)·2^-52 (cond = Σ|term| / |Σ term|), and as (4·(k+1) + 2E)·2^-52 without threshold
+    noise (a product of k+1 kernel values), 0 for an exact zero; E = (k+2)·(2λR + 1)·max(1, ρ) with
+    R = max|q_j| + |t| (+ |cutoff - t|) bounds the exponents, whose arguments are rounded to u·R.
+    Exponential noise, k = 1, output s_1: every term is positive, cond = 1, so the estimate is exactly
+    that multiple at every row (also in the log-space rows: q = 400 is beyond the linear-space bound); an
+    exact zero likewise (an empty sum: cond = 1)."""
     from verify.fast import EPS, FastIntegrator
+
+    def reach(q_row, t, lam, rho, cut=None):
+        k = len(q_row)
+        r = max(abs(x) for x in q_row) + abs(t) + (abs(cut - t) if cut is not None and np.isfinite(cut) else 0)
+        return (k + 2) * (2 * lam * r + 1) * max(1.0, rho)
 
     fi = FastIntegrator(AboveThreshold.with_noise("exponential", 1, 1, F(1, 2), 3, 3))
     q = np.array([[0.0], [2.0], [-3.0], [400.0]])
     assert not fi.linear_safe(q - 0.5, None)[-1]
     r = fi.events(q)
-    assert np.all(r.error_estimate[:, 0] == 24 * EPS)
-    assert np.all(r.error_estimate[:, 1] >= 24 * EPS)
+    want = np.array([(24 + 2 * reach(row, 0.5, 1 / 3, 1.0)) * EPS for row in q])
+    assert np.allclose(r.error_estimate[:, 0], want, rtol=1e-12, atol=0)
+    assert np.all(r.error_estimate[:, 1] >= want * (1 - 1e-12))
     # an exact zero (exponential threshold, no query noise, q_1 < t: s_1 is impossible) is an empty sum, cond 1,
     # in a linear-space row (q = -1) and in a log-space row (q = -400)
     zero = FastIntegrator(AboveThreshold.with_noise("exponential", 1, 1, 0, 3, 0, query_family="none"))
     q = np.array([[-1.0], [-400.0]])
     assert zero.linear_safe(q, None).tolist() == [True, False]
     r = zero.events(q)
-    assert np.all(r.log_probability[:, 0] == -np.inf) and np.all(r.error_estimate[:, 0] == 24 * EPS)
+    want = np.array([(24 + 2 * reach(row, 0.0, 1 / 3, 1.0)) * EPS for row in q])
+    assert np.all(r.log_probability[:, 0] == -np.inf) and np.allclose(r.error_estimate[:, 0], want, rtol=1e-12, atol=0)
     none = FastIntegrator(AboveThreshold.with_noise("laplace", 1, 1, F(1, 2), 0, 3))
     r = none.events(np.array([[0.0, 1.0], [2.0, -1.0]]), np.array([-np.inf, 1.0]))
-    assert np.all(r.error_estimate[0] == 12 * EPS)
+    assert np.allclose(r.error_estimate[0], (12 + 2 * reach([0.0, 1.0], 0.5, 1 / 3, 1.0)) * EPS, rtol=1e-12, atol=0)
     assert np.all(r.log_probability[1] == -np.inf) and np.all(r.error_estimate[1] == 0)
 
 

@@ -41,7 +41,7 @@ from verify.family.fast import (
 )
 from verify.family.integrand import TermKind
 from verify.family.model import ABOVE, Release, SparseVector, ThresholdPolicy
-from verify.noise import Noise
+from verify.noise import Gaussian, Noise
 
 
 def _pieces(mech: SparseVector, outcome: str):
@@ -141,7 +141,7 @@ def argument_rounding(mech: SparseVector, q: np.ndarray, v: np.ndarray, factors:
         if noise is None or noise.is_none:
             continue
         r = reach / float(noise.scale)
-        slope = r * (r + 10) if noise.family == "gaussian" else r
+        slope = r * (r + 10) if isinstance(noise.law, Gaussian) else r
         total = total + slope
     return EPS * (factors + 2) * total
 

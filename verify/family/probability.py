@@ -38,6 +38,7 @@ from verify.family.closed_form import ClosedForm, rates
 from verify.family.integrand import Integrand, Kind
 from verify.family.model import SparseVector
 from verify.family.quadrature import acb_enclosure, mp_quad
+from verify.noise import Gaussian
 from verify.precision import MAX_DIGITS, MIN_DIGITS, MPMATH_LOCK, check_digits  # noqa: F401 (re-exported)
 from verify.probabilities import cancellation_digits, digits_of
 
@@ -127,7 +128,7 @@ def exponent_digits(mech: SparseVector, integ: Integrand) -> int:
         reach = max((abs(x) for x in p.kinks), default=Fraction(0))
         bound += (len(p.terms) + 2) * (2 * lam * reach + 1) * max(Fraction(1), rho)
     for noise, y in integ.constants:
-        if noise.family == "gaussian":
+        if isinstance(noise.law, Gaussian):
             bound += (y / noise.scale) ** 2 / 2 + 1
         elif not noise.is_none:
             bound += abs(y) * noise.rate + 1

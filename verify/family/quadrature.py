@@ -34,7 +34,7 @@ from verify.errors import InputError
 from verify.family.integrand import Integrand, Piece, TermKind
 from verify.family.mass import Segment, Window, locate, panels
 from verify.family.model import SparseVector
-from verify.noise import Noise
+from verify.noise import Gaussian, Noise
 from verify.precision import MPMATH_LOCK
 
 
@@ -287,7 +287,7 @@ def magnitude_digits(mech: SparseVector, integrand: Integrand) -> int:
         if noise.is_none:
             continue
         w = (2 * reach + 1) / noise.scale
-        bound += factors * (w * w / 2 if noise.family == "gaussian" else w)
+        bound += factors * (w * w / 2 if isinstance(noise.law, Gaussian) else w)
     return len(str(math.ceil(bound)))
 
 
