@@ -234,26 +234,18 @@ class SparseVector:
         return f"{self.name}: {text})"
 
     def to_json(self) -> dict[str, Any]:
-        def spec(s: NoiseSpec) -> dict[str, Any]:
-            out: dict[str, Any] = {"family": s.family}
-            if s.multiplier is not None:
-                out["scale_over_delta_over_epsilon"] = _frac(s.multiplier)
-            if s.absolute is not None:
-                out["absolute_scale"] = _frac(s.absolute)
-            return out
-
         out = {
             "name": self.name,
             "source": self.source,
             "epsilon": _frac(self.epsilon),
             "sensitivity": _frac(self.sensitivity),
             "threshold": _frac(self.threshold),
-            "threshold_noise": spec(self.threshold_spec),
-            "query_noise": spec(self.query_spec),
+            "threshold_noise": self.threshold_spec.to_json(),
+            "query_noise": self.query_spec.to_json(),
             "cutoff": "unlimited" if self.cutoff is None else self.cutoff,
             "threshold_policy": self.threshold_policy.value,
             "release": self.release.value,
-            "release_noise": None if self.release_spec is None else spec(self.release_spec),
+            "release_noise": None if self.release_spec is None else self.release_spec.to_json(),
             "description": self.describe(),
         }
         if self.compare is not Comparison.GE:

@@ -61,12 +61,8 @@ def output_json(o: Output) -> int | str:
 
 
 def noise_spec_json(s: NoiseSpec) -> dict[str, Any]:
-    out: dict[str, Any] = {"family": s.family}
-    if s.multiplier is not None:
-        out["scale_over_delta_over_epsilon"] = frac_str(s.multiplier)
-    if s.absolute is not None:
-        out["absolute_scale"] = frac_str(s.absolute)
-    return out
+    """`NoiseSpec.to_json` (one spelling of a noise in JSON)."""
+    return s.to_json()
 
 
 def mechanism_json(m: SparseVector) -> dict[str, Any]:

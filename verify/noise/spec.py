@@ -140,6 +140,14 @@ class NoiseSpec:
     def is_none(self) -> bool:
         return self.law.is_none
 
+    def to_json(self) -> dict[str, object]:
+        """``{"family", "scale_over_delta_over_epsilon" | "absolute_scale"}``, scales as exact ``p/q`` strings."""
+        out: dict[str, object] = {"family": self.family}
+        for key, x in (("scale_over_delta_over_epsilon", self.multiplier), ("absolute_scale", self.absolute)):
+            if x is not None:
+                out[key] = str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+        return out
+
     def resolve(self, epsilon: Fraction, sensitivity: Fraction) -> Noise:
         if self.is_none:
             return Noise(NONE, Fraction(0))
