@@ -4,7 +4,7 @@ For each mechanism: a cold run (every cached 1-D search cleared first, so the
 sympy derivations and the ball-arithmetic branch and bound are all timed) of
 `certify_conditional_ratio` and `certify_factor_bounds` over ε in the range,
 then the median of ``--repeat`` cold runs.  Reported: verdict, boxes, seconds,
-minimum margin (nats, exact), sup |log ratio| / ε.  Target (issue 5): under
+minimum margin (nats, exact), sup |log ratio| / ε.  Target: under
 60 s per seed mechanism on 2 cores.
 
     python benchmarks/bench_certify.py [--epsilon-range 0.01:10] [--repeat 3] [--json]

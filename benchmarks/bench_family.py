@@ -2,7 +2,7 @@
 
 One evaluation = all k+1 halting probabilities of AboveThreshold (Mechanism One,
 Lap(3Δ/ε), ε = Δ = 1, t = 0) for one query vector, queries uniform in [-6, 6]
-(seeded), the setting of issue 10.
+(seeded), the setting of the family's fast-path targets.
 
 * k = 100 and k = 1000: `verify.family.fast_api.fast_log_distribution` (the
   Gauss–Legendre halting path) for one vector, median of ``--reps`` runs; the

@@ -1,4 +1,4 @@
-"""Timings of the family verdicts (issue 11, "Performance"), ratios measured in one run.
+"""Timings of the family verdicts, ratios measured in one run.
 
 * baseline: the seed's `verify.worstcase.worst_case` on Mechanism One at --max-queries 5 (same process);
 * `family_worst_case` for cutoff-1 variants at 5 queries (target <= 1 s) and for lyu-* at c = 2 and

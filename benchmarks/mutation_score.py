@@ -1,4 +1,4 @@
-"""Mutation testing of svt-verify's decision and numerical core (issue 13).
+"""Mutation testing of svt-verify's decision and numerical core.
 
     python benchmarks/mutation_score.py --json                 # every target, every mutant
     python benchmarks/mutation_score.py --targets sampler,sweep --limit 40 --seed 1 --jobs 2
@@ -83,7 +83,7 @@ ORA = "tests/test_oracles.py"
 PRB = "tests/test_probabilities.py"
 KIL = "tests/test_mutation_kills.py"
 
-#: The decision and numerical core of issue 13, each with a fast subset of tests (pytest node ids).
+#: The decision and numerical core, each with a fast subset of tests (pytest node ids).
 TARGETS: tuple[Target, ...] = (
     Target("worstcase-decision", ("verify.worstcase", "verify.family.worstcase"),
            ("worst_case", "family_worst_case", "_decide", "verdict_rule", "guard", "_guard_all", "_tol"),

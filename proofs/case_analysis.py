@@ -19,7 +19,7 @@ certified; its ``coverage`` sentence says why the cases cover every input
 (which index attains a maximum, which branch of max{0, ·}, which sign
 orthant), for every number of queries k.
 
-The lemmas (the seed's implicit steps, issue 13):
+The lemmas (the seed's implicit steps):
 
 * `max_lipschitz`: |max_l a_l - max_l b_l| <= Δ when |a_l - b_l| <= Δ for every l
   (P1.kappa_bound, P2.shift_z.2, M2.kappa_bound), by cases on the indices i, j

@@ -47,7 +47,7 @@ def build_report(epsilon: object = "1", max_queries: int = 5, workers: int | Non
                  family: bool = True) -> dict[str, Any]:
     """The report as a dict (also what ``--json`` prints).
 
-    ``family``: also the SVT family table at DP-Sniper's configuration (`verify.family.table`, issue 11),
+    ``family``: also the SVT family table at DP-Sniper's configuration (`verify.family.table`),
     whose ε, t and query count are its own (the table's), not ``epsilon``/``max_queries``."""
     from verify import validate
     from verify.seed_check import check_seed_mechanisms

@@ -1,4 +1,4 @@
-"""The layout rules of issue 9, checked on the source (parsed with ast, never imported).
+"""The layout rules, checked on the source (parsed with ast, never imported).
 
 * `verify/` never imports `verify.cli` (outside `verify/cli/` itself) or `proofs`;
 * no file in `verify/` or `proofs/` is over 500 lines;

@@ -1,4 +1,4 @@
-"""Every decision rule of proofs/ at its edge (issue 13): each test fails if its rule is changed.
+"""Every decision rule of proofs/ at its edge: each test fails if its rule is changed.
 
 Rules: `proofs.steps.equality_check` (refuted whenever the numbers disagree, whatever the lemmas say; proved
 only with every lemma shown and no gap; the 10^-32 screening / 10^-30 confirmation thresholds),
@@ -38,7 +38,7 @@ def test_equality_with_every_lemma_shown_and_no_gap_is_proved() -> None:
 
 
 def test_equality_that_fails_is_refuted_even_when_the_lemmas_hold() -> None:
-    """The guard of issue 13: returning proved when the lemmas hold, skipping the comparison, must fail here."""
+    """The guard: returning proved when the lemmas hold, skipping the comparison, must fail here."""
     v = equality_check(_eps, lambda pt: 2 * _eps(pt), [("a lemma that holds", True)], points=POINTS)
     assert v.verdict is V.REFUTED
     assert v.evidence.counterexample.confirmed and v.evidence.counterexample.relation == "="

@@ -1,4 +1,4 @@
-"""The engines behind ``certified`` and ``proved`` (issue 13): present in this installation, and when one
+"""The engines behind ``certified`` and ``proved``: present in this installation, and when one
 fails the claim is ``undecided`` with the reason, never silently left at its sampling verdict.
 
 A failing engine is simulated by monkeypatching the function it calls to raise.  The claim under test is

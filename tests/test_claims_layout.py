@@ -1,4 +1,4 @@
-"""The shape of proofs/ (issue 9): no import cycle, no file over 500 lines, no verdict word as a bare string
+"""The shape of proofs/: no import cycle, no file over 500 lines, no verdict word as a bare string
 literal (the words live in verify/verdicts.py), no import of another module's private names, and every
 claim's sides declared with the claim."""
 
@@ -59,7 +59,7 @@ def test_no_file_over_500_lines() -> None:
 def test_no_verdict_word_as_a_string_literal() -> None:
     found = []
     for m, p in MODULES.items():
-        if m == "sweeps":  # owned by the shared screening engine (issue 9), ported separately
+        if m == "sweeps":  # owned by the shared screening engine, ported separately
             continue
         for node in ast.walk(_tree(p)):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in VERDICT_WORDS:

@@ -1,4 +1,4 @@
-"""Every refuted claim's counterexample can be fed back into that claim's own ``check(**params)`` (issue 9).
+"""Every refuted claim's counterexample can be fed back into that claim's own ``check(**params)``.
 
 The counterexample's parameters are exact strings (``p/q``); parsed with `verify.exact.parse_number`
 (`verify.exact.parse_vector` for a comma-separated vector) they must be accepted by the claim's check,

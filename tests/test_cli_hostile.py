@@ -1,4 +1,4 @@
-"""Hostile input to every command (issue 12): one test per item of the issue, each failed before the fix.
+"""Hostile input to every command: one test per item of the issue, each failed before the fix.
 
 Every refusal is exit status 2 with exactly one line on stderr and no traceback.
 Network tests use listeners on 127.0.0.1 only; each listener stops itself.

@@ -1,4 +1,4 @@
-"""Every decision rule of verify/ tested at its edge (issue 13: "decisions that no test guards").
+"""Every decision rule of verify/ tested at its edge ("decisions that no test guards").
 
 Each test sits where a rule flips, so that moving the rule (a threshold, a
 comparison's strictness, a tolerance) makes it fail:

@@ -1,4 +1,4 @@
-"""Gaussian SVT probabilities at far-pushed queries (issue 10 follow-up).
+"""Gaussian SVT probabilities at far-pushed queries.
 
 Before the mass window (`verify.family.mass`) the quadrature split only at the kinks: at
 q = (1601, -1599), output BA (gaussian-svt, ε = 1/10, Δ = 1, t = 1) it returned

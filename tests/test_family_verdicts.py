@@ -1,7 +1,7 @@
-"""Tests that would fail if a family verdict were unsound (issue 11).
+"""Tests that would fail if a family verdict were unsound.
 
 * every `not_private` witness is recomputed by an independent exact path (the
-  family model's `verify.family.probability.mp_probability`, issue 10's engine,
+  family model's `verify.family.probability.mp_probability`, the family engine,
   not the verdicts' own oracle) at 50 digits;
 * every `private` row is checked against a seeded sweep of random neighbour
   pairs and outputs: no sampled loss may exceed the proven bound (float64 fast
@@ -56,7 +56,7 @@ def _mpf(x: Fraction) -> mpmath.mpf:
 
 
 def _independent_log_ratio(mech, w, digits=50):
-    """The witness's log ratio by issue 10's engine (not the verdicts' oracle)."""
+    """The witness's log ratio by the family engine (not the verdicts' oracle)."""
     rel = list(w.released) or None
     with mpmath.workdps(digits + 20):
         p = mp_probability(mech, list(w.queries), w.outcome, rel, digits)
@@ -219,7 +219,7 @@ def test_gaussian_tail_growth_lower_bound_holds():
 
 
 # --------------------------------------------------------------------------------------------------
-# oracle against issue 10's engine; δ; RDP
+# oracle against the family engine; δ; RDP
 # --------------------------------------------------------------------------------------------------
 @settings(max_examples=25, deadline=None, derandomize=True)
 @given(st.sampled_from(["lyu-1", "lyu-2", "lyu-3", "lyu-6", "numeric-svt", "gap-svt", "seed-m2"]),
@@ -327,7 +327,7 @@ def test_delta_cli(capsys, tmp_path):
 
 
 def test_witness_reproducible_with_ratio(capsys):
-    """Issue 11: every verdict is reproducible from its witness with `svt-verify ratio` (issue 10's flags)."""
+    """every verdict is reproducible from its witness with `svt-verify ratio` (the family flags)."""
     import shlex
 
     from verify.cli.main import main

@@ -1,4 +1,4 @@
-"""Rules of the decision and numerical core that the older tests left unguarded (issue 13, mutation testing).
+"""Rules of the decision and numerical core that the older tests left unguarded (mutation testing).
 
 Each test here was written because `benchmarks/mutation_score.py` changed the rule it states and no test
 noticed; the docstring of each test says the rule.  They are small and fast, so that the mutation runner
@@ -512,7 +512,7 @@ def test_an_infinite_loss_is_unbounded_with_a_zero_side():
     assert r.verdict == MechanismVerdict.NOT_PRIVATE and r.unbounded and "exactly 0" in r.unbounded_evidence
 
 
-# --- interval arithmetic: zero, log at 0, expm1 at -∞ (issue 13, second round) ---------------------------
+# --- interval arithmetic: zero, log at 0, expm1 at -∞ (second round) ---------------------------
 def test_interval_is_zero_only_for_the_exact_point_zero():
     """`Interval.is_zero` is true exactly for [0, 0]: not for [-1, 0], [0, 1] or an interval with an infinite
     end.  It decides `__mul__`'s shortcut 0·x = 0 (even for x = (-∞, ∞)), so [0, 0]·(-∞, ∞) = [0, 0] while

@@ -1,4 +1,4 @@
-"""The teaching notebooks (issue 6) run top to bottom, headless, and are committed clean.
+"""The teaching notebooks run top to bottom, headless, and are committed clean.
 
 Every ``notebooks/*.ipynb`` is collected, so a notebook added later is covered
 without editing this file.  Execution uses nbclient with a kernel spec written
@@ -127,7 +127,7 @@ def test_committed_state_classifies(counts: list, outputs: list, expected: str) 
 
 
 def test_every_notebook_is_listed_in_the_docs() -> None:
-    """Issue 6: the README (merged from docs/notebooks.md) lists every notebook with one line."""
+    """the README (merged from docs/notebooks.md) lists every notebook with one line."""
     docs = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "docs" / "notebooks.md", ROOT / "README.md") if p.exists())
     missing = [p.name for p in NOTEBOOKS if p.name not in docs]
     assert not missing, f"notebooks not listed in docs/notebooks.md or README.md: {missing}"

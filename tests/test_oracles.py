@@ -1,4 +1,4 @@
-"""Independent oracles for the output probabilities (issue 13).
+"""Independent oracles for the output probabilities.
 
 The library's three paths share one closed form (`verify.piecewise`).  Here the
 probabilities are recomputed without it:

@@ -1,4 +1,4 @@
-"""Numbers that round-trip (issue 9): everything printed as an exact value parses back to it.
+"""Numbers that round-trip: everything printed as an exact value parses back to it.
 
 * `verify.exact.fmt` (exact decimals or p/q) and `verify.serialize.frac_str`
   parse back (`verify.exact.parse_number`) to the identical Fraction; before
@@ -54,7 +54,7 @@ def test_decimals_print_back_exactly(d: Decimal):
 
 
 def test_fmt_regression_dyadic_value():
-    """The value of issue 9: printed through float repr it parsed back to a different number."""
+    """The rule: printed through float repr it parsed back to a different number."""
     x = Fraction(1, 2**39)
     assert fmt(x) == "1/549755813888"
     assert parse_number("1.8189894035458565e-12") != x  # what the old fmt printed

@@ -1,6 +1,6 @@
 """Text for exact and high-precision numbers, below the CLI (every command and result type uses it).
 
-Rules (issue 9, "numbers that round-trip"):
+Rules ("numbers that round-trip"):
 
 * an exact rational is printed so that `verify.exact.parse_number` gives back
   the identical value: an integer, a terminating decimal written exactly, or

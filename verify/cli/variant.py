@@ -34,7 +34,7 @@ from verify.cli.common import (
 from verify.comparison import Comparison
 from verify.errors import InputError
 from verify.family import NAMES, PRESETS, Release, SparseVector, ThresholdPolicy, preset
-from verify.mechanism import NO_HALT, Output
+from verify.mechanism import NO_HALT, SEED_NAME, SEED_SOURCE, Output
 from verify.noise import ALL_FAMILIES, NoiseSpec, family_type
 
 #: Flags that only a member of the SVT family has (the seed's AboveThreshold has none of them).
@@ -117,7 +117,11 @@ def variant_from_args(args: argparse.Namespace) -> SparseVector:
         modified.insert(0, "--cutoff")
     if name is not None and modified:
         changes["name"] = f"{name}, modified by {' '.join(modified)}"
-    return mech.with_changes(**changes)
+    out = mech.with_changes(**changes)
+    if name is None and not given(args, *FAMILY_DESTS) and out.is_above_threshold:
+        # the seed's AboveThreshold with the noises of the flags and no family flag: in the seed's words
+        out = out.with_changes(name=SEED_NAME, source=SEED_SOURCE)
+    return out
 
 
 def _noise(args: argparse.Namespace, base: NoiseSpec, which: str, origin: str, from_preset: bool) -> NoiseSpec:

@@ -1,4 +1,4 @@
-"""The Sparse Vector family (issue 10): one model for every SVT variant, its presets,
+"""The Sparse Vector family: one model for every SVT variant, its presets,
 exact output probabilities and a seeded sampler.
 
 `verify.family.model` the mechanism (`SparseVector`), `verify.family.presets` the named

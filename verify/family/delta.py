@@ -1,6 +1,6 @@
 """Approximate DP where pure DP fails: the exact δ(ε') of a pair of neighbours and the worst one found.
 
-For neighbouring query vectors q(D), q(D') and ε' >= 0 (issue 11, Deliver 2),
+For neighbouring query vectors q(D), q(D') and ε' >= 0 (Deliver 2),
 
     δ(ε') = Σ_s max(0, Pr[A(D) = s] - e^{ε'} Pr[A(D') = s])
 

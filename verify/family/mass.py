@@ -22,7 +22,7 @@ support (an interval), and:
 Far-pushed queries put the mass in a narrow peak hundreds of widths away
 from the kinks, so panels split only at the kinks leave tanh-sinh (and
 ``acb.integral`` with its default absolute tolerance) blind to it: 0.7% to 98%
-error and useless balls were seen before this window existed (issue 10 follow-up,
+error and useless balls were seen before this window existed (a follow-up,
 tests/test_family_gaussian.py).
 """
 

@@ -2,10 +2,10 @@
 
 This is the verdicts' own, deliberately plain path: one 1-D integral per
 threshold segment, ``mpmath.quad`` split at every kink, at the digits asked.
-It serves as the independent re-check of every witness (issue 11: "every
+It serves as the independent re-check of every witness ("every
 not_private witness re-checked by an independent path").
 
-Formula (issue 10, "Probabilities"; seed, Proof 1, conditioning on Z): for a
+Formula ("Probabilities"; seed, Proof 1, conditioning on Z): for a
 segment of the run that uses one threshold draw Z (the whole run for a shared
 threshold; the stretch up to and including each A for a resampled one, Lyu
 Alg. 2), the answers are independent given Z = z, so
@@ -207,7 +207,7 @@ def segments(shape: SparseVector, outcome: str) -> list[list[int]]:
 
 
 def check_output(shape: SparseVector, k: int, outcome: str, released: Sequence[Fraction]) -> None:
-    """The rules of a complete output (issue 10): letters A/B, at most c A's and halt at the c-th, else k letters."""
+    """The rules of a complete output: letters A/B, at most c A's and halt at the c-th, else k letters."""
     if not outcome or set(outcome) - {"A", "B"}:
         raise InputError(f"outcome: {outcome!r} must be a non-empty string of A and B")
     n_a = outcome.count("A")

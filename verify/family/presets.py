@@ -26,7 +26,7 @@ queries'; the table resolves them (Algorithms 1-3, 5, 6: ε₁ = ε/2; Algorithm
 ``dpsniper/mechanisms/sparse_vector_technique.py``) uses the same scales with Δ = 1.
 Lyu et al. (Section 4) find Algorithms 1 and 2 ε-DP, Algorithm 4 only
 ((1 + 6c)/4)ε-DP, and Algorithms 3, 5 and 6 not ε-DP: those are kept as
-negative controls (the verdicts are issue 11's, not asserted here).
+negative controls (the verdicts are the worst-case search's, not asserted here).
 """
 
 from __future__ import annotations

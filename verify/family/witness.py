@@ -53,7 +53,7 @@ class FamilyWitness:
                 f"output {self.outcome}{rel}")
 
     def ratio_command(self, preset_flags: str) -> str:
-        """The `svt-verify ratio` command line that recomputes this witness (issue 10's flags)."""
+        """The `svt-verify ratio` command line that recomputes this witness (the family flags)."""
         rel = f" --released={','.join(fmt(x) for x in self.released)}" if self.released else ""
         return (f"svt-verify ratio {preset_flags} --queries={','.join(fmt(x) for x in self.queries)} "
                 f"--neighbour-queries={','.join(fmt(x) for x in self.neighbour)} --outcomes {self.outcome}{rel} --digits {self.digits}")

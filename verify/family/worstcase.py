@@ -1,4 +1,4 @@
-"""Worst-case privacy loss of an SVT variant (issue 11), with a verdict that says how it knows.
+"""Worst-case privacy loss of an SVT variant, with a verdict that says how it knows.
 
 Search (`family_worst_case`): over the structured families of
 `verify.family.structured` (letter counts instead of 2^k strings, the
