@@ -18,7 +18,7 @@ The public API, importable from ``verify`` (docs/api.md is generated from these 
   one is proven, an upper bound;
 - approximate DP: `exact_delta` (δ(ε′) of a pair of neighbours) and `worst_delta` (the largest over the
   search's pairs), results `DeltaResult`;
-- auditing an implementation: `audit` (samples a user's implementation at the pairs that matter and tests
+- auditing an implementation: `audit_implementation` (`verify.audit.audit`: samples a user's implementation at the pairs that matter and tests
   its frequencies against the exact law, `AuditResult`), `assert_implements` (one line for a test suite),
   and the adapters `from_stream`, `from_vector`;
 - `InputError`, raised for every invalid value (one line naming the value and the rule).
@@ -35,7 +35,8 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the names of _LAZY, for type checkers and documentation tools
-    from verify.audit import AuditResult, assert_implements, audit, from_stream, from_vector
+    from verify.audit import AuditResult, assert_implements, from_stream, from_vector
+    from verify.audit import audit as audit_implementation
     from verify.errors import InputError
     from verify.family.delta import DeltaResult, exact_delta, worst_delta
     from verify.family.fast_api import fast_log_probability as family_fast_log_probability
@@ -101,7 +102,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "worst_delta": ("verify.family.delta", "worst_delta"),
     "DeltaResult": ("verify.family.delta", "DeltaResult"),
     # auditing an implementation against the exact law
-    "audit": ("verify.audit", "audit"),
+    "audit_implementation": ("verify.audit", "audit"),
     "assert_implements": ("verify.audit", "assert_implements"),
     "AuditResult": ("verify.audit", "AuditResult"),
     "from_stream": ("verify.audit", "from_stream"),
@@ -163,8 +164,8 @@ __all__ = [
     "exact_delta",
     "worst_delta",
     "DeltaResult",
-    # auditing an implementation
-    "audit",
+    # auditing an implementation (`verify.audit` is the package; its `audit` is exported under this name)
+    "audit_implementation",
     "assert_implements",
     "AuditResult",
     "from_stream",
