@@ -25,6 +25,7 @@ import numpy as np
 from verify.discrete.fast import fast_log_probability
 from verify.discrete.probability import mp_probability
 from verify.errors import InputError
+from verify.ratio import log_ratio, log_ratio_from_logs
 
 #: The search refuses boxes with more query vectors than this (k·outcomes fast evaluations each).
 MAX_VECTORS = 20_000
@@ -50,6 +51,12 @@ def _log_table(mech: Any, vectors: list[tuple[int, ...]], outcomes: list[str]) -
         for j, s in enumerate(outcomes):
             table[i, j] = fast_log_probability(mech, list(v), s).log_value
     return table
+
+
+def _confirm(mech: Any, q: tuple[int, ...], qn: tuple[int, ...], outcome: str, digits: int) -> mpmath.mpf:
+    """The pair's log ratio on the exact path (`verify.ratio.log_ratio`: the one 0/0 rule, no cancellation)."""
+    with mpmath.workdps(digits + 10):
+        return log_ratio(mp_probability(mech, list(q), outcome, digits=digits), mp_probability(mech, list(qn), outcome, digits=digits))
 
 
 def search_worst_case(mech: Any, max_queries: int = 2, width: int = 8, digits: int = 50) -> SearchResult:
@@ -79,15 +86,12 @@ def search_worst_case(mech: Any, max_queries: int = 2, width: int = 8, digits: i
                 if not any(d):
                     continue
                 w = tuple(a + b for a, b in zip(v, d))
-                a, b = logs[i], logs[index[w]]
-                with np.errstate(invalid="ignore"):
-                    gap = np.where((a == -math.inf) & (b == -math.inf), 0.0, a - b)  # both impossible: ratio 1
+                gap = log_ratio_from_logs(logs[i], logs[index[w]])  # both impossible: ratio 1
                 j = int(np.argmax(gap))
                 if gap[j] > best[0]:
                     best = (float(gap[j]), v, w, outcomes[j])
     loss, q, qn, s = best
-    with mpmath.workdps(digits + 10):
-        conf = mpmath.log(mp_probability(mech, list(q), s, digits=digits)) - mpmath.log(mp_probability(mech, list(qn), s, digits=digits))
+    conf = _confirm(mech, q, qn, s, digits)
     domain = f"q - t in [-{width}, {width}]^k, q' = q + d with d in {{-{delta}..{delta}}}^k, k = 1..{max_queries}, every outcome"
     return SearchResult(loss, q, qn, s, conf, digits, domain, total)
 
@@ -125,15 +129,12 @@ def structured_search(mech: Any, max_queries: int = 5, width: int = 10, digits: 
                 if k == 1 and s != 0:
                     continue
                 w = tuple(x + s for x in v[:-1]) + (v[-1] + s2,)
-                a, b = logs[i], logs[index[w]]
-                with np.errstate(invalid="ignore"):
-                    gap = np.where((a == -math.inf) & (b == -math.inf), 0.0, a - b)
+                gap = log_ratio_from_logs(logs[i], logs[index[w]])
                 j = int(np.argmax(gap))
                 if gap[j] > best[0]:
                     best = (float(gap[j]), v, w, outcomes[j])
     loss, q, qn, s = best
-    with mpmath.workdps(digits + 10):
-        conf = mpmath.log(mp_probability(mech, list(q), s, digits=digits)) - mpmath.log(mp_probability(mech, list(qn), s, digits=digits))
+    conf = _confirm(mech, q, qn, s, digits)
     domain = (f"structured: q = (a, ..., a, c), a - t, c - t in [-{width}, {width}], q' = q + (s, ..., s, s') "
               f"with s, s' in {{-{delta}, 0, {delta}}}, k = 1..{max_queries}, every outcome")
     return SearchResult(loss, q, qn, s, conf, digits, domain, total)
