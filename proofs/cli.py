@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import fnmatch
-import sys
 import textwrap
 from collections import Counter
 from typing import Any
@@ -41,6 +40,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     from verify.verdicts import ClaimVerdict
 
     add_fail_on(p, (ClaimVerdict.REFUTED, ClaimVerdict.UNDECIDED), "the verdict of any claim checked")
+    from verify.cli.progress import add_progress_flag
+
+    add_progress_flag(p)
     p.set_defaults(func=run)
 
 
@@ -176,27 +178,49 @@ def run(args: argparse.Namespace) -> int:
             for c in claims:
                 print(f"{c.id:34s} {c.title}")
         return 0
-    from tqdm import tqdm
+    from verify.cli.progress import Staged
 
-    # checking every claim takes ~30 s: a progress bar on a terminal
-    bar = tqdm(claims, unit="claim", desc="proofs", leave=False, disable=not sys.stderr.isatty())
-    verdicts = [(c, c.check()) for c in bar]
+    verdicts: list[tuple[Any, Any]] = []
+    w = max(len(c.id) for c in claims)
+    with Staged("proofs", ["claims"], args) as run:
+        run.partial = lambda: _partial(args, claims, verdicts, run)
+        if not args.json and not args.show:
+            run.section(f"{'ID':<{w}}  {'verdict':<10}  evidence / method")
+        # checking every claim takes ~30 s: each row is printed as soon as its claim is checked
+        with run.stage("claims", total=len(claims), unit="claim") as bar:
+            for c in claims:
+                verdicts.append((c, c.check()))
+                bar.update(1)
+                if not args.json:
+                    run.section(_claim_text(args, *verdicts[-1], len(verdicts) == 1, w))
     summary = dict(Counter(v.verdict for _, v in verdicts))
     code = exit_status(args, summary)
     if args.json:
         emit_json({"claims": [claim_json(c, v) for c, v in verdicts], "summary": summary})
         return code
     if args.show:
-        for n, (c, v) in enumerate(verdicts):
-            if n:
-                print()
-            print("\n".join(full_evidence(c, v)))
         print()
     else:
-        w = max(len(c.id) for c in claims)
-        print(f"{'ID':<{w}}  {'verdict':<10}  evidence / method")
-        for c, v in verdicts:
-            print(f"{c.id:<{w}}  {v.verdict:<10}  {short_evidence(v)}  [{shorten(v.method)}]")
         print("(evidence abridged: --show ID prints all of it)")
     print("summary: " + ", ".join(f"{k} {n}" for k, n in sorted(summary.items())))
     return code
+
+
+def _claim_text(args: argparse.Namespace, claim: Any, verdict: Any, first: bool, width: int) -> str:
+    """A checked claim as printed: its row of the table, or its full evidence (``--show``)."""
+    if args.show:
+        return ("" if first else "\n") + "\n".join(full_evidence(claim, verdict))
+    return f"{claim.id:<{width}}  {verdict.verdict:<10}  {short_evidence(verdict)}  [{shorten(verdict.method)}]"
+
+
+def _partial(args: argparse.Namespace, claims: list, verdicts: list[tuple[Any, Any]], run: Any) -> None:
+    """What Ctrl-C leaves: the claims checked so far (already printed in text mode), marked partial."""
+    from verify.cli.common import emit_json
+
+    summary = dict(Counter(v.verdict for _, v in verdicts))
+    if args.json:
+        emit_json({"partial": True, "checked": len(verdicts), "of": len(claims),
+                   "claims": [claim_json(c, v) for c, v in verdicts], "summary": summary})
+        return
+    run.section(f"partial (interrupted): {len(verdicts)} of {len(claims)} claims checked; summary so far: "
+                + (", ".join(f"{k} {n}" for k, n in sorted(summary.items())) or "none"))

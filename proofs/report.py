@@ -15,11 +15,14 @@ from __future__ import annotations
 import argparse
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict
 from typing import Any
 
 from verify.cli import flags, limits
 from verify.cli.common import emit_json
+from verify.cli.progress import add_progress_flag
 from verify.verdicts import CLAIM_VERDICT_ORDER, ClaimVerdict
 
 
@@ -40,15 +43,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-claims", action="store_true", help="skip the claims of the proofs (mechanism checks only)")
     p.add_argument("--no-family", action="store_true", help="skip the SVT family table (svt-verify family; about 30 s)")
     p.add_argument("--json", action="store_true", help="print one JSON object: mechanisms, claims, summary, seconds")
+    add_progress_flag(p)
     p.set_defaults(func=run)
 
 
 def build_report(epsilon: object = "1", max_queries: int = 5, workers: int | None = None, claims: bool = True,
-                 family: bool = True) -> dict[str, Any]:
+                 family: bool = True, run: Any = None) -> dict[str, Any]:
     """The report as a dict (also what ``--json`` prints).
 
     ``family``: also the SVT family table at DP-Sniper's configuration (`verify.family.table`),
-    whose ε, t and query count are its own (the table's), not ``epsilon``/``max_queries``."""
+    whose ε, t and query count are its own (the table's), not ``epsilon``/``max_queries``.
+    ``run``: a `verify.cli.progress.Staged` whose bars and sections show each part as it is done."""
     from verify import validate
     from verify.seed_check import check_seed_mechanisms
 
@@ -56,20 +61,27 @@ def build_report(epsilon: object = "1", max_queries: int = 5, workers: int | Non
     validate.integer_in(max_queries, "--max-queries", 1, limits.REPORT_MAX_QUERIES)
     if workers is not None:
         validate.integer_in(workers, "--workers", 1, limits.MAX_WORKERS)
+    show = _Sections(run, eps)
     t0 = time.perf_counter()
-    rows = check_seed_mechanisms(eps, max_queries=max_queries, workers=workers)
+    with show.stage("mechanisms"):
+        rows = check_seed_mechanisms(eps, max_queries=max_queries, workers=workers)
+    show.mechanisms(rows)
     t1 = time.perf_counter()
     claim_rows: list[dict[str, Any]] = []
     if claims:
         from proofs.findings import verdict_rows
 
-        claim_rows = verdict_rows()
+        with show.stage("claims"):
+            claim_rows = verdict_rows()
+        show.claims(claim_rows)
     t2 = time.perf_counter()
     family_rows = []
     if family:
         from verify.family.table import family_table
 
-        family_rows = family_table()
+        with show.stage("family"):
+            family_rows = family_table()
+        show.family(family_rows)
     t3 = time.perf_counter()
     return {
         "epsilon": str(eps),
@@ -83,44 +95,69 @@ def build_report(epsilon: object = "1", max_queries: int = 5, workers: int | Non
     }
 
 
-def run(args: argparse.Namespace) -> int:
-    from verify.cli.progress import stages
-    from verify.seed_check import render_table
+def stage_names(args: argparse.Namespace) -> list[str]:
+    """The stages of this report: mechanisms, then claims and family unless skipped."""
+    return ["mechanisms"] + ["claims"] * (not args.no_claims) + ["family"] * (not args.no_family)
 
-    with stages("report", 1) as bar:  # ~10-60 s: the elapsed time on a terminal
-        rep = build_report(args.epsilon, args.max_queries, args.workers, claims=not args.no_claims, family=not args.no_family)
-        bar.update(1)
-    rows = rep.pop("mechanism_rows")
-    family_rows = rep.pop("family_rows")
-    if args.json:
-        emit_json(rep)
-        return 0
-    print(f"svt-verify report: AboveThreshold as stated in the seed (ε = {rep['epsilon']}, Δ = 1, t = 0)")
-    print()
-    print("1. Privacy ratio Pr[A(D)=s]/Pr[A(D')=s] against [e^-ε, e^ε]: grid sweep, conditional sweep, worst-case search")
-    print()
-    print(render_table(rows))
-    print()
-    if rep["claims"]:
-        print("2. The seed's claims (svt-verify proofs shows the evidence of each)")
-        print()
-        w = max(len(r["id"]) for r in rep["claims"])
-        for r in rep["claims"]:
-            print(f"  {r['id']:<{w}}  {r['verdict']:<10}  {r['title']}")
-        print()
-        counts = rep["summary"]
-        print("  " + ", ".join(f"{counts[v]} {v}" for v in CLAIM_VERDICT_ORDER if counts.get(v)))
-        refuted = [r for r in rep["claims"] if r["verdict"] == ClaimVerdict.REFUTED]
+
+def run(args: argparse.Namespace) -> int:
+    from verify.cli.progress import Staged
+
+    with Staged("report", stage_names(args), args, quiet_partial=args.json) as staged:
+        rep = build_report(args.epsilon, args.max_queries, args.workers, claims=not args.no_claims,
+                           family=not args.no_family, run=None if args.json else staged)
+        if args.json:
+            rep.pop("mechanism_rows")
+            rep.pop("family_rows")
+            emit_json(rep)
+            return 0
+        s = rep["seconds"]
+        staged.section(f"time: mechanisms {s['mechanisms']:.1f} s, claims {s['claims']:.1f} s, family {s['family']:.1f} s, "
+                       f"total {s['total']:.1f} s")
+    return 0
+
+
+class _Sections:
+    """The report's sections, each printed and flushed as soon as it is computed (text mode); with no
+    `Staged` run (``--json``, or a caller of `build_report`) the stages are silent and nothing is printed."""
+
+    def __init__(self, run: Any, eps: Any) -> None:
+        self.run, self.eps = run, eps
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        if self.run is None:
+            yield
+            return
+        with self.run.stage(name):  # one long step: the bar shows the stage's name and elapsed time
+            yield
+
+    def mechanisms(self, rows: list) -> None:
+        if self.run is None:
+            return
+        from verify.seed_check import render_table
+
+        self.run.section(f"svt-verify report: AboveThreshold as stated in the seed (ε = {self.eps}, Δ = 1, t = 0)\n\n"
+                         "1. Privacy ratio Pr[A(D)=s]/Pr[A(D')=s] against [e^-ε, e^ε]: grid sweep, conditional sweep, "
+                         f"worst-case search\n\n{render_table(rows)}\n")
+
+    def claims(self, claim_rows: list[dict[str, Any]]) -> None:
+        if self.run is None or not claim_rows:
+            return
+        lines = ["2. The seed's claims (svt-verify proofs shows the evidence of each)", ""]
+        w = max(len(r["id"]) for r in claim_rows)
+        lines += [f"  {r['id']:<{w}}  {r['verdict']:<10}  {r['title']}" for r in claim_rows]
+        counts = Counter(r["verdict"] for r in claim_rows)
+        lines += ["", "  " + ", ".join(f"{counts[v]} {v}" for v in CLAIM_VERDICT_ORDER if counts.get(v))]
+        refuted = [r for r in claim_rows if r["verdict"] == ClaimVerdict.REFUTED]
         if refuted:
-            print("  refuted (counterexamples confirmed at >= 30 digits): " + ", ".join(r["id"] for r in refuted))
-        print()
-    if family_rows:
+            lines.append("  refuted (counterexamples confirmed at >= 30 digits): " + ", ".join(r["id"] for r in refuted))
+        self.run.section("\n".join(lines) + "\n")
+
+    def family(self, family_rows: list) -> None:
+        if self.run is None or not family_rows:
+            return
         from verify.family.table import render
 
-        print("3. The SVT family (svt-verify family): exact verdicts beside the sampling tools' published lower bounds")
-        print()
-        print(render(family_rows))
-        print()
-    s = rep["seconds"]
-    print(f"time: mechanisms {s['mechanisms']:.1f} s, claims {s['claims']:.1f} s, family {s['family']:.1f} s, total {s['total']:.1f} s")
-    return 0
+        self.run.section("3. The SVT family (svt-verify family): exact verdicts beside the sampling tools' published "
+                         f"lower bounds\n\n{render(family_rows)}\n")

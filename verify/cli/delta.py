@@ -6,6 +6,7 @@ import argparse
 
 from verify.cli import flags
 from verify.cli.common import EXIT_CODES_NO_FINDING, add_mechanism_flags, emit_json
+from verify.cli.progress import Staged, add_progress_flag
 from verify.cli.variant import add_variant_flags, variant_from_args
 from verify.errors import InputError
 
@@ -33,6 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--digits", type=flags.integer(5, 60), default="20", help="significant digits of the exact δ (5..60, default 20)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plot", type=flags.output_file(".png"), metavar="FILE.png", help="draw δ(ε') of the pair for ε' from 0 to 2ε' (13 points), RDP bound beside it")
+    add_progress_flag(p)
     p.set_defaults(func=run)
 
 
@@ -45,8 +47,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--queries and --neighbour-queries: give both (an exact pair) or neither (a search)")
     if args.queries is not None and args.max_queries is not None:
         raise InputError("--max-queries and --queries: --max-queries bounds the search, which a given pair replaces (drop one)")
+    staged = Staged("delta", ["exact pair" if args.queries is not None else "search"] + ["plot"] * bool(args.plot), args)
     if args.queries is not None:
-        res = exact_delta(mech, list(args.queries), list(args.neighbour_queries), ep, args.digits)
+        with staged.stage("exact pair"):
+            res = exact_delta(mech, list(args.queries), list(args.neighbour_queries), ep, args.digits)
         how = "exact δ of the given pair"
     else:
         gaussian = not (mech.threshold_spec.law.piecewise and mech.query_spec.law.piecewise)
@@ -55,10 +59,12 @@ def run(args: argparse.Namespace) -> int:
         if gaussian and args.max_queries > MAX_GAUSSIAN_DELTA_QUERIES:
             raise InputError(f"--max-queries: {args.max_queries} is above {MAX_GAUSSIAN_DELTA_QUERIES} for Gaussian noise "
                              "(the search runs on quadrature; give --queries/--neighbour-queries for an exact pair)")
-        res = worst_delta(mech, ep, max_queries=args.max_queries, digits=args.digits)
+        with staged.stage("search"):
+            res = worst_delta(mech, ep, max_queries=args.max_queries, digits=args.digits)
         how = f"largest exact δ over the structured pairs with up to {args.max_queries} queries"
     if args.plot:
-        _plot(mech, res, ep, args.plot)
+        with staged.stage("plot"):
+            _plot(mech, res, ep, args.plot)
     j = res.to_json()
     j["variant"] = mech.describe()
     j["method"] = how

@@ -6,6 +6,7 @@ import argparse
 
 from verify.cli import flags
 from verify.cli.common import EXIT_CODES, add_fail_on, emit_json, exit_status
+from verify.cli.progress import Staged, add_progress_flag
 from verify.errors import InputError
 from verify.exact import fmt
 from verify.verdicts import MechanismVerdict
@@ -36,6 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "shown by default at ε = 1, Δ = 1, t = 0, or at the --epsilon/--sensitivity/--threshold given)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_fail_on(p, FINDINGS, "the verdict of any row")
+    add_progress_flag(p)
     p.set_defaults(func=run)
 
 
@@ -61,7 +63,9 @@ def parse_rows(text: str | None):
 
 
 def run(args: argparse.Namespace) -> int:
-    from verify.family.table import DP_SNIPER, TableConfig, render, timed_table
+    import time
+
+    from verify.family.table import DP_SNIPER, TableConfig, family_table, render
 
     config = TableConfig(epsilon=DP_SNIPER.epsilon if args.epsilon is None else args.epsilon,
                          sensitivity=DP_SNIPER.sensitivity if args.sensitivity is None else args.sensitivity,
@@ -72,8 +76,30 @@ def run(args: argparse.Namespace) -> int:
     chosen = parse_rows(args.rows)
     for name, cutoff in chosen:  # the search's limit on the noise scale (see limits.check_worst_case_scales)
         limits.check_worst_case_scales(row_mechanism(name, cutoff, config))
-    discrete = _discrete_rows(args)
-    rows, seconds = timed_table(rows=chosen, max_queries=args.max_queries, monotone=args.monotone, config=config)
+    with_discrete = _check_discrete(args)
+    rows: list = []
+    discrete = None
+    with Staged("family", ["rows"] + ["discrete rows"] * with_discrete, args, quiet_partial=args.json) as staged:
+        staged.partial = lambda: _partial(args, rows, staged)
+        t0 = time.perf_counter()
+        with staged.stage("rows", total=len(chosen), unit="row") as bar:
+            for row in chosen:  # one row at a time, so that the bar moves and Ctrl-C keeps the rows done
+                bar.set_postfix_str(f"{row[0]}:{'∞' if row[1] is None else row[1]}")
+                rows += family_table(rows=(row,), max_queries=args.max_queries, monotone=args.monotone, config=config)
+                bar.update(1)
+        seconds = time.perf_counter() - t0
+        if not args.json:
+            staged.section(f"{render(rows)}\nwhole table: {seconds:.1f} s")
+        if with_discrete:
+            from verify.discrete.table import render as render_discrete
+
+            with staged.stage("discrete rows"):
+                discrete = _discrete_rows(args)
+            if not args.json:
+                staged.section(f"\nDiscrete noise (ties have mass; {_discrete_config(args)}; cutoff-1 rows searched up to "
+                               f"{min(args.max_queries, 5)} queries, the others over every integer pair of up to "
+                               f"{min(args.max_queries, 2)} queries in a box; losses confirmed at 50 digits):\n"
+                               f"{render_discrete(discrete)}")
     code = exit_status(args, [r.result.verdict for r in rows] + [r.result.verdict for r in discrete or []])
     if args.json:
         j = {"rows": [r.to_json() for r in rows], "monotone": args.monotone, "max_queries": args.max_queries,
@@ -83,18 +109,22 @@ def run(args: argparse.Namespace) -> int:
         if discrete is not None:
             j["discrete_rows"] = [r.to_json() for r in discrete]
         emit_json(j)
-        return code
-    print(render(rows))
-    print(f"whole table: {seconds:.1f} s")
-    if discrete is not None:
-        from verify.discrete.table import render as render_discrete
-
-        print()
-        print(f"Discrete noise (ties have mass; {_discrete_config(args)}; cutoff-1 rows searched up to "
-              f"{min(args.max_queries, 5)} queries, the others over every integer pair of up to {min(args.max_queries, 2)} "
-              "queries in a box; losses confirmed at 50 digits):")
-        print(render_discrete(discrete))
     return code
+
+
+def _partial(args: argparse.Namespace, rows: list, staged: Staged) -> None:
+    """Ctrl-C: the rows finished so far, marked partial (text: the rows table if it was not printed yet)."""
+    if args.json:
+        emit_json({"partial": True, "rows": [r.to_json() for r in rows]})
+        return
+    from verify.family.table import render
+
+    if staged.current == "rows":
+        if rows:
+            staged.section(render(rows))
+        staged.section(f"(partial: family interrupted; {len(rows)} row(s) done, the rest not computed)")
+    else:
+        staged.section("(partial: family interrupted during the discrete rows; the rows above are complete)")
 
 
 def _discrete_config(args: argparse.Namespace) -> str:
@@ -104,16 +134,22 @@ def _discrete_config(args: argparse.Namespace) -> str:
     return f"ε = {fmt(eps)}, Δ = {fmt(sens)}, t = {fmt(t)}"
 
 
-def _discrete_rows(args: argparse.Namespace):
-    """The discrete rows (None when --no-discrete, or when --rows names the continuous rows to run)."""
+def _check_discrete(args: argparse.Namespace) -> bool:
+    """Whether the discrete rows are shown (not with --no-discrete, nor when --rows names the continuous rows
+    to run); their integer flags are checked here, before any row runs."""
     if args.no_discrete or args.rows is not None:
-        return None
-    from verify.discrete.table import discrete_table
-
+        return False
     for flag, value in (("--sensitivity", args.sensitivity), ("--threshold", args.threshold)):
         if value is not None and value.denominator != 1:
             raise InputError(f"{flag} {fmt(value)}: the discrete rows need an integer (ties on the lattice ℤ); "
                              "give an integer or --no-discrete")
+    return True
+
+
+def _discrete_rows(args: argparse.Namespace):
+    """The discrete rows (`verify.discrete.table.discrete_table`) at the flags' ε, Δ, t."""
+    from verify.discrete.table import discrete_table
+
     return discrete_table(epsilon=1 if args.epsilon is None else args.epsilon,
                           sensitivity=1 if args.sensitivity is None else args.sensitivity,
                           threshold=0 if args.threshold is None else args.threshold, max_queries=args.max_queries)

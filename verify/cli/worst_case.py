@@ -15,7 +15,7 @@ import argparse
 
 from verify.cli import flags, limits
 from verify.cli.common import EXIT_CODES, add_fail_on, add_mechanism_flags, emit_json, exit_status
-from verify.cli.progress import stages
+from verify.cli.progress import Staged, add_progress_flag
 from verify.cli.variant import FAMILY_DESTS, add_variant_flags, variant_from_args
 from verify.errors import InputError
 from verify.exact import fmt
@@ -40,6 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--plot", type=flags.output_file(".png"), metavar="FILE.png",
                    help="draw the loss against k and against how far the queries are pushed (the seed's search)")
     add_fail_on(p, FINDINGS, "the verdict")
+    add_progress_flag(p)
     p.set_defaults(func=run)
 
 
@@ -48,12 +49,13 @@ def uses_seed_search(args: argparse.Namespace, mech) -> bool:
     return mech.is_above_threshold and not any(getattr(args, d, None) is not None for d in FAMILY_DESTS)
 
 
-def search(args: argparse.Namespace, mech, progress):
-    """The worst-case result of ``mech`` (a `SparseVector`): the one switch between the two searches."""
+def search(args: argparse.Namespace, mech, progress, on_best=None):
+    """The worst-case result of ``mech`` (a `SparseVector`): the one switch between the two searches.
+    ``on_best``: told the best pair so far (`verify.family.witness.BestSoFar`; not for discrete noise)."""
     if uses_seed_search(args, mech):
         from verify.worstcase import worst_case
 
-        return worst_case(mech, max_queries=args.max_queries, progress=progress)
+        return worst_case(mech, max_queries=args.max_queries, progress=progress, on_best=on_best)
     from verify.family.worstcase import family_worst_case
 
     if args.plot is not None:
@@ -61,7 +63,7 @@ def search(args: argparse.Namespace, mech, progress):
                          "(no plot)")
     if mech.is_discrete:
         return _discrete(mech, args.max_queries)
-    return family_worst_case(mech, max_queries=args.max_queries)
+    return family_worst_case(mech, max_queries=args.max_queries, on_best=on_best)
 
 
 def _discrete(mech, max_queries: int):
@@ -82,10 +84,17 @@ def run(args: argparse.Namespace) -> int:
     mech = variant_from_args(args)
     limits.check_worst_case_scales(mech)
     seed_path = uses_seed_search(args, mech)
-    # one stage per k, and one for the decision and the tightness study
-    with stages(f"worst-case (k = 1..{args.max_queries})", args.max_queries + 1, unit="k") as bar:
-        res = search(args, mech, lambda k: bar.update(1))
-        bar.update(bar.total - bar.n)
+    best: list = []  # the best pair so far, shown if Ctrl-C comes before the verdict
+
+    def found(b) -> None:
+        best[:] = [b]
+        bar.set_postfix_str(f"best loss so far {b.loss:.6g}")
+
+    with Staged("worst-case", [f"search k = 1..{args.max_queries}"], args, quiet_partial=args.json) as staged:
+        staged.partial = lambda: _partial(args, mech, best[0] if best else None, staged)
+        # one step per k, and one for the decision and the tightness study
+        with staged.stage(staged.names[0], args.max_queries + 1, unit="k") as bar:
+            res = search(args, mech, lambda k: bar.update(1), found)
     code = exit_status(args, [res.verdict])
     if args.plot:
         from verify.plots import plot_worst_case
@@ -104,6 +113,18 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print_family(res, mech)
     return code
+
+
+def _partial(args: argparse.Namespace, mech, best, run) -> None:
+    """Ctrl-C before the verdict: the best pair found so far, marked partial (a lower bound on the loss
+    at best, never a verdict)."""
+    if args.json:
+        emit_json({"partial": True, "verdict": None, "variant": mech.describe(),
+                   "best_so_far": None if best is None else best.to_json()})
+        return
+    text = "no pair searched yet" if best is None else best.describe()
+    run.section(f"{mech.describe()}\npartial result (interrupted before the verdict; not a verdict): best pair so far\n"
+                f"  {text}")
 
 
 def _print_discrete(res, mech) -> None:

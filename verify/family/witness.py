@@ -83,3 +83,48 @@ def confirm(shape: SparseVector, queries, neighbour, outcome: str, released=(), 
     p = output_probability(shape, q, outcome, rel, digits)
     pn = output_probability(shape, qn, outcome, rel, digits)
     return FamilyWitness(q, qn, outcome, rel, p, pn, digits)
+
+
+def structured_pair(shape: SparseVector, outcome: str, point: tuple[float, float, float], shifts: tuple[float, float],
+                    unit: Fraction) -> tuple[tuple[Fraction, ...], tuple[Fraction, ...], str, tuple[Fraction, ...]]:
+    """q(D), q(D'), ``outcome`` and the released values of a structured search point (u, v, r) with shifts
+    (σ_B, σ_A) (`verify.family.structured`): every B query at t + u, every A query at t + v, the released
+    value r (the gap itself, else t + r); u, v, r rounded to multiples of ``unit``/1000, shifts to multiples of Δ."""
+    t, d = shape.threshold, shape.sensitivity
+    step = unit / 1000
+    u, v, r = (round(Fraction(x) / step) * step for x in point)
+    sb, sa = (round(s / float(d)) * d for s in shifts)
+    q = tuple(t + (u if ch == "B" else v) for ch in outcome)
+    qn = tuple(t + (u + sb if ch == "B" else v + sa) for ch in outcome)
+    rel: tuple[Fraction, ...] = ()
+    if shape.releases_values:
+        rel = (r if shape.release == "gap" else t + r,) * outcome.count("A")
+    return q, qn, outcome, rel
+
+
+@dataclass(frozen=True)
+class BestSoFar:
+    """The best pair a search has found so far: a partial result, not a verdict.
+
+    ``loss`` is the float64 search value of |log Pr[A(D)=o] - log Pr[A(D')=o]| at the search point (an
+    estimate; the pair is that point rounded to short rationals), unless ``confirmed`` (then the loss of
+    the witness confirmed by the exact path).  ``stage`` names the search phase that found it."""
+
+    loss: float
+    queries: tuple[Fraction, ...]
+    neighbour: tuple[Fraction, ...]
+    outcome: str
+    released: tuple[Fraction, ...]
+    stage: str
+    confirmed: bool = False
+
+    def describe(self) -> str:
+        rel = f", released ({', '.join(fmt(x) for x in self.released)})" if self.released else ""
+        how = "confirmed by the exact path" if self.confirmed else f"float64 search estimate ({self.stage}), not confirmed"
+        return (f"loss {self.loss:.12g} nats ({how}) at q(D) = ({', '.join(fmt(x) for x in self.queries)}), "
+                f"q(D') = ({', '.join(fmt(x) for x in self.neighbour)}), output {self.outcome}{rel}")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"loss": "inf" if self.loss == float("inf") else self.loss, "confirmed": self.confirmed, "stage": self.stage,
+                "queries": [fmt(x) for x in self.queries], "neighbour_queries": [fmt(x) for x in self.neighbour],
+                "outcomes": self.outcome, "released": [fmt(x) for x in self.released]}

@@ -58,7 +58,7 @@ from verify.errors import InputError
 from verify.exact import fmt
 from verify.family.bounds import ProvenBound, growth, growth_witness, proven_upper_bound, upper_bound_at, why_no_bound
 from verify.family.structured import Layout, family_log_ratio, layouts
-from verify.family.witness import VIOLATION_DIGITS, FamilyWitness, confirm
+from verify.family.witness import VIOLATION_DIGITS, BestSoFar, FamilyWitness, confirm, structured_pair
 from verify.mechanism import SparseVector, as_variant
 from verify.precision import MPMATH_LOCK
 from verify.verdicts import MechanismVerdict, Tightness
@@ -231,11 +231,6 @@ def _refine_once(shape: SparseVector, p: _Point, scale: float, free_release: boo
     return p
 
 
-def _nice(x: float, unit: Fraction) -> Fraction:
-    step = unit / 1000
-    return round(Fraction(x) / step) * step
-
-
 #: Gaussian noise has no closed form: its witnesses are confirmed by quadrature at this many digits
 #: (two panel layouts must agree), and `not_private` also rests on `bounds.gaussian_tail_growth`.
 GAUSSIAN_DIGITS = 20
@@ -245,22 +240,18 @@ def _witness(shape: SparseVector, p: _Point, unit: Fraction, digits: int | None 
     if digits is None:
         gauss = not (shape.threshold_noise.law.piecewise and shape.query_noise.law.piecewise) and len(p.lay.string(shape)) > 1
         digits = GAUSSIAN_DIGITS if gauss else VIOLATION_DIGITS
-    t, d = shape.threshold, shape.sensitivity
-    u, v, r = _nice(p.u, unit), _nice(p.v, unit), _nice(p.r, unit)
-    sb, sa = round(p.s_b / float(d)) * d, round(p.s_a / float(d)) * d
-    out = p.lay.string(shape)
-    q = tuple(t + (u if ch == "B" else v) for ch in out)
-    qn = tuple(t + (u + sb if ch == "B" else v + sa) for ch in out)
-    n_a = out.count("A")
-    rel: tuple[Fraction, ...] = ()
-    if shape.releases_values:
-        rel = (r if shape.release == "gap" else t + r,) * n_a
-    return confirm(shape, q, qn, out, rel, digits)
+    return confirm(shape, *_pair(shape, p, unit), digits)
+
+
+def _pair(shape: SparseVector, p: _Point, unit: Fraction) -> tuple[tuple[Fraction, ...], ...]:
+    """q(D), q(D'), the outcome and the released values of a search point, rounded to short rationals."""
+    return structured_pair(shape, p.lay.string(shape), (p.u, p.v, p.r), (p.s_b, p.s_a), unit)
 
 
 def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, starts: int = 4,
                       tightness_study: bool = True, digits: int | None = None, rows: bool = False,
-                      push_table: bool = False, progress: Callable[[int], None] | None = None) -> FamilyWorstCase:
+                      push_table: bool = False, progress: Callable[[int], None] | None = None,
+                      on_best: Callable[[BestSoFar], None] | None = None) -> FamilyWorstCase:
     """Search, confirm and decide (module docstring).  ``mech``: a family model object, a seed
     `AboveThreshold` or a `SparseVector`.
 
@@ -268,7 +259,8 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
     exceeds ε is re-confirmed at 50.  ``rows``: search every layout for every k <= ``max_queries`` (not
     only the dominating ones) and confirm the best point of each.  ``push_table``: the tightness study
     also tabulates the confirmed loss along the best layout pushed out.  ``progress(k)``: called when
-    the layouts with k queries are searched."""
+    the layouts with k queries are searched.  ``on_best(BestSoFar)``: called whenever the search's best pair
+    improves, and with the confirmed witness (what a caller interrupted by Ctrl-C can show)."""
     if isinstance(max_queries, bool) or not isinstance(max_queries, int) or not 1 <= max_queries <= 64:
         raise InputError(f"--max-queries: {max_queries!r} must be an integer from 1 to 64")
     if isinstance(starts, bool) or not isinstance(starts, int) or starts < 1:
@@ -289,7 +281,13 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
     unit = Fraction(scale).limit_denominator(1000)
     by_k: dict[int, float] = {}
     cands: list[_Point] = []
-    done = 0
+    done, top = 0, -math.inf
+
+    def tell(p: _Point, stage: str) -> None:
+        nonlocal top
+        if on_best is not None and p.value > top:
+            top = p.value
+            on_best(BestSoFar(p.value, *_pair(shape, p, unit), stage))
     for lay in layouts(shape, max_queries, every_k=rows):
         if progress is not None and shape.threshold_policy == "shared":
             while done < lay.k - 1:
@@ -297,11 +295,14 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
                 progress(done)
         pts = _grid_layout(shape, lay, monotone, scale)
         cands += pts
+        tell(max(pts, key=lambda p: p.value), f"grid at k = {lay.k}")
         if any(math.isinf(p.value) for p in pts):
             notes.append(f"infinite loss at {lay.string(shape)}: the search stopped there")
             break
     cands.sort(key=lambda p: -p.value)
     refined = [_refine(shape, p, scale) for p in cands[:starts]]
+    for p in refined:
+        tell(p, "refined")
     best_of: dict[Layout, _Point] = {}
     for p in cands[starts:] + refined:
         by_k[p.lay.k] = max(by_k.get(p.lay.k, -math.inf), p.value)
@@ -326,6 +327,9 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
             if top_w.loss > witness.loss:
                 best, witness = top_p, top_w
         res = _decide(shape, monotone, max_queries, witness, by_k, notes)
+        if on_best is not None:
+            w = res.witness
+            on_best(BestSoFar(float(w.loss), w.queries, w.neighbour, w.outcome, w.released, "confirmed", confirmed=True))
         res.rows = {out: w for out, (_, w) in confirmed.items()}
         _guard_all(res, best_of, unit)
     if tightness_study and res.verdict is MechanismVerdict.PRIVATE:

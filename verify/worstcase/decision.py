@@ -21,14 +21,15 @@ from collections.abc import Callable
 import mpmath
 
 from verify.errors import InputError
-from verify.family.witness import FamilyWitness
+from verify.family.witness import BestSoFar, FamilyWitness
 from verify.family.worstcase import family_worst_case
 from verify.mechanism import NO_HALT, AboveThreshold, Output
 from verify.worstcase.results import DEFAULT_DIGITS, VIOLATION_DIGITS, KRow, LossWitness, WorstCaseResult
 
 
 def worst_case(mech: AboveThreshold, max_queries: int = 10, seed: int = 0, starts: int = 4, push_study: bool = True,
-               digits: int = DEFAULT_DIGITS, progress: Callable[[int], None] | None = None) -> WorstCaseResult:
+               digits: int = DEFAULT_DIGITS, progress: Callable[[int], None] | None = None,
+               on_best: Callable[[BestSoFar], None] | None = None) -> WorstCaseResult:
     """Search for sup |log ratio| of ``mech``'s variant for k = 1..``max_queries`` and decide.
 
     Verdicts: ``not_private`` (a confirmed witness with loss > ε at 50 digits),
@@ -36,7 +37,8 @@ def worst_case(mech: AboveThreshold, max_queries: int = 10, seed: int = 0, start
     else ``undecided``.  Raises RuntimeError if a confirmed loss exceeds a proven
     bound (a bug in the bound or in the numerics).  The search is deterministic:
     ``seed`` must be 0 (there are no random starts to seed).  ``progress``, if
-    given, is called with k after the search at k queries is done.
+    given, is called with k after the search at k queries is done; ``on_best``, if given, with the
+    best pair so far (`verify.family.witness.BestSoFar`) whenever it improves.
 
     >>> r = worst_case(AboveThreshold.with_noise("laplace", 1, threshold_multiplier=0), max_queries=4, push_study=False)
     >>> str(r.verdict), r.unbounded
@@ -47,7 +49,8 @@ def worst_case(mech: AboveThreshold, max_queries: int = 10, seed: int = 0, start
     if isinstance(digits, bool) or not isinstance(digits, int) or not 15 <= digits <= VIOLATION_DIGITS:
         raise InputError(f"digits: {digits!r} must be an integer from 15 to {VIOLATION_DIGITS}")
     fam = family_worst_case(mech, max_queries=max_queries, starts=starts, tightness_study=push_study, digits=digits,
-                            rows=True, push_table=push_study, progress=progress)
+                            rows=True, push_table=push_study, progress=progress,
+                            on_best=on_best)
     with mpmath.workdps(VIOLATION_DIGITS + 10):
         rows = []
         for k in range(1, fam.max_queries + 1):
