@@ -94,6 +94,11 @@ class Verdict:
     def holds(self) -> bool:
         return self.outcome.holds
 
+    def _repr_markdown_(self) -> str:
+        from verify.notebook import claim_verdict_markdown
+
+        return claim_verdict_markdown(self)
+
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.claim_id, "verdict": str(self.verdict), "method": self.method, "evidence": self.evidence.as_dict()}
 

@@ -55,6 +55,11 @@ class RatioReport:
     def max_abs_log_ratio(self) -> mpmath.mpf:
         return max(abs(o.log_ratio) for o in self.outputs)
 
+    def _repr_markdown_(self) -> str:
+        from verify.notebook import ratio_markdown
+
+        return ratio_markdown(self)
+
     def to_json(self) -> dict[str, Any]:
         """The report as ``svt-verify ratio --json`` prints it: exact queries (p/q), values at ``digits`` digits."""
         rows = [

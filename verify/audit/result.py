@@ -77,6 +77,11 @@ class AuditResult:
         """The level of each test: α over the number of tests (Bonferroni)."""
         return self.false_alarm / max(self.tests, 1)
 
+    def _repr_markdown_(self) -> str:
+        from verify.notebook import audit_markdown
+
+        return audit_markdown(self)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "implementation": self.implementation,

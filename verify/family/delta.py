@@ -71,6 +71,11 @@ class DeltaResult:
     rdp_delta: mpmath.mpf | None = None
     rdp_alpha: mpmath.mpf | None = None
 
+    def _repr_markdown_(self) -> str:
+        from verify.notebook import delta_markdown
+
+        return delta_markdown(self)
+
     def to_json(self) -> dict[str, Any]:
         with MPMATH_LOCK, mpmath.workdps(self.digits + 10):
             return {

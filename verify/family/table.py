@@ -89,6 +89,11 @@ class FamilyRow:
     result: FamilyWorstCase
     config: TableConfig = DP_SNIPER
 
+    def _repr_markdown_(self) -> str:
+        from verify.notebook import family_row_markdown
+
+        return family_row_markdown(self)
+
     def to_json(self) -> dict[str, Any]:
         r = self.result
         j = r.to_json()

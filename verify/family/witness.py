@@ -118,6 +118,11 @@ class BestSoFar:
     stage: str
     confirmed: bool = False
 
+    @classmethod
+    def of_witness(cls, w: FamilyWitness) -> BestSoFar:
+        """The confirmed witness ``w`` as the search's last best pair."""
+        return cls(float(w.loss), w.queries, w.neighbour, w.outcome, w.released, "confirmed", confirmed=True)
+
     def describe(self) -> str:
         rel = f", released ({', '.join(fmt(x) for x in self.released)})" if self.released else ""
         how = "confirmed by the exact path" if self.confirmed else f"float64 search estimate ({self.stage}), not confirmed"

@@ -105,6 +105,10 @@ class FamilyWorstCase:
             e = self.shape.epsilon
             return self.loss / (mpmath.mpf(e.numerator) / e.denominator)
 
+    def _repr_markdown_(self) -> str:
+        from verify.notebook import worst_case_markdown
+        return worst_case_markdown(self)
+
     def to_json(self) -> dict[str, Any]:
         with MPMATH_LOCK, mpmath.workdps(VIOLATION_DIGITS + 15):
             loss = self.loss
@@ -140,6 +144,10 @@ class _Point:
     r: float
     s_b: float
     s_a: float
+
+    def pair(self, shape: SparseVector, unit: Fraction) -> tuple:
+        """q(D), q(D'), the outcome and the released values of this point, rounded to short rationals."""
+        return structured_pair(shape, self.lay.string(shape), (self.u, self.v, self.r), (self.s_b, self.s_a), unit)
 
 
 def _patterns(shape: SparseVector, lay: Layout, monotone: bool, moves: bool = False) -> list[tuple[int, int]]:
@@ -240,12 +248,7 @@ def _witness(shape: SparseVector, p: _Point, unit: Fraction, digits: int | None 
     if digits is None:
         gauss = not (shape.threshold_noise.law.piecewise and shape.query_noise.law.piecewise) and len(p.lay.string(shape)) > 1
         digits = GAUSSIAN_DIGITS if gauss else VIOLATION_DIGITS
-    return confirm(shape, *_pair(shape, p, unit), digits)
-
-
-def _pair(shape: SparseVector, p: _Point, unit: Fraction) -> tuple[tuple[Fraction, ...], ...]:
-    """q(D), q(D'), the outcome and the released values of a search point, rounded to short rationals."""
-    return structured_pair(shape, p.lay.string(shape), (p.u, p.v, p.r), (p.s_b, p.s_a), unit)
+    return confirm(shape, *p.pair(shape, unit), digits)
 
 
 def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, starts: int = 4,
@@ -283,11 +286,12 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
     cands: list[_Point] = []
     done, top = 0, -math.inf
 
-    def tell(p: _Point, stage: str) -> None:
+    def tell(points: list[_Point], stage: str) -> None:
         nonlocal top
+        p = max(points, key=lambda q: q.value)
         if on_best is not None and p.value > top:
             top = p.value
-            on_best(BestSoFar(p.value, *_pair(shape, p, unit), stage))
+            on_best(BestSoFar(p.value, *p.pair(shape, unit), stage))
     for lay in layouts(shape, max_queries, every_k=rows):
         if progress is not None and shape.threshold_policy == "shared":
             while done < lay.k - 1:
@@ -295,14 +299,13 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
                 progress(done)
         pts = _grid_layout(shape, lay, monotone, scale)
         cands += pts
-        tell(max(pts, key=lambda p: p.value), f"grid at k = {lay.k}")
+        tell(pts, f"grid at k = {lay.k}")
         if any(math.isinf(p.value) for p in pts):
             notes.append(f"infinite loss at {lay.string(shape)}: the search stopped there")
             break
     cands.sort(key=lambda p: -p.value)
     refined = [_refine(shape, p, scale) for p in cands[:starts]]
-    for p in refined:
-        tell(p, "refined")
+    tell(refined, "refined")
     best_of: dict[Layout, _Point] = {}
     for p in cands[starts:] + refined:
         by_k[p.lay.k] = max(by_k.get(p.lay.k, -math.inf), p.value)
@@ -328,8 +331,7 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
                 best, witness = top_p, top_w
         res = _decide(shape, monotone, max_queries, witness, by_k, notes)
         if on_best is not None:
-            w = res.witness
-            on_best(BestSoFar(float(w.loss), w.queries, w.neighbour, w.outcome, w.released, "confirmed", confirmed=True))
+            on_best(BestSoFar.of_witness(res.witness))
         res.rows = {out: w for out, (_, w) in confirmed.items()}
         _guard_all(res, best_of, unit)
     if tightness_study and res.verdict is MechanismVerdict.PRIVATE:

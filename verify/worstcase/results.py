@@ -101,6 +101,11 @@ class WorstCaseResult:
         with mpmath.workdps(VIOLATION_DIGITS + 10):
             return self._json()
 
+    def _repr_markdown_(self) -> str:
+        from verify.notebook import worst_case_markdown
+
+        return worst_case_markdown(self)
+
     def _json(self) -> dict[str, Any]:
         return {
             "mechanism": mechanism_json(self.mechanism),
