@@ -112,3 +112,88 @@ def test_ctrl_c_at_any_moment_is_130_without_traceback(command, delay):
     assert r.returncode in (130, -signal.SIGINT, 0), (r.returncode, err)
     if r.returncode != 0:
         assert "interrupted" in err
+
+
+class _Watched:
+    """A command as a process whose stdout and stderr are read as they arrive, so that a test can wait for a
+    marker (a printed section, a bar's postfix) instead of sleeping a fixed delay."""
+
+    def __init__(self, args):
+        import threading
+
+        self.p = subprocess.Popen([sys.executable, "-m", "verify", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        self.data = {"out": bytearray(), "err": bytearray()}
+        self.pumps = [threading.Thread(target=self._pump, args=(name, f), daemon=True)
+                      for name, f in (("out", self.p.stdout), ("err", self.p.stderr))]
+        for t in self.pumps:
+            t.start()
+
+    def _pump(self, name, f):
+        while chunk := os.read(f.fileno(), 65536):
+            self.data[name] += chunk
+
+    def text(self, name: str) -> str:
+        return bytes(self.data[name]).decode(errors="replace")
+
+    def wait_for(self, name: str, marker: str, timeout: float = 400) -> bool:
+        """True once ``marker`` has arrived on ``name`` (out/err) while the process still runs."""
+        end = time.monotonic() + timeout
+        while marker not in self.text(name):
+            if self.p.poll() is not None or time.monotonic() > end:
+                return False
+            time.sleep(0.05)
+        return self.p.poll() is None
+
+    def interrupt(self) -> int:
+        self.p.send_signal(signal.SIGINT)
+        code = self.p.wait(timeout=120)
+        for t in self.pumps:
+            t.join(timeout=10)
+        return code
+
+
+@pytest.mark.slow
+def test_ctrl_c_in_worst_case_prints_the_best_pair_so_far():
+    w = _Watched(["worst-case", "--max-queries", "12", "--progress", "always"])
+    assert w.wait_for("err", "best loss so far"), w.text("err")[-500:]  # the search has a best pair
+    assert w.interrupt() == 130
+    out, err = w.text("out"), w.text("err")
+    assert "partial result (interrupted before the verdict; not a verdict): best pair so far" in out
+    assert "q(D) = (" in out and "float64 search estimate" in out and "verdict:" not in out
+    assert "Traceback" not in err and "svt-verify: interrupted" in err
+
+
+@pytest.mark.slow
+def test_ctrl_c_in_proofs_keeps_the_claims_checked():
+    w = _Watched(["proofs", "--progress", "never"])
+    second = None
+
+    def rows() -> list[str]:
+        return [x for x in w.text("out").splitlines()[1:] if x and not x.startswith("(")]
+
+    end = time.monotonic() + 400
+    while len(rows()) < 2 and w.p.poll() is None and time.monotonic() < end:  # two claims checked and printed
+        time.sleep(0.05)
+    assert len(rows()) >= 2 and w.p.poll() is None, w.text("err")[-500:]
+    second = rows()[1].split()[0]
+    assert w.interrupt() == 130
+    out, err = w.text("out"), w.text("err")
+    assert second in out and "partial (interrupted): " in out and " claims checked; summary so far: " in out
+    done = int(out.split("partial (interrupted): ")[1].split()[0])
+    assert done == len(rows()) >= 2  # every claim counted was printed with its verdict
+    assert "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_report_first_section_reaches_a_pipe_before_the_end():
+    """``svt-verify report | tee`` shows section 1 while the claims are still being checked; Ctrl-C then keeps it."""
+    w = _Watched(["report", "--no-family", "--max-queries", "1", "--workers", "1", "--progress", "never"])
+    # the section's last line: the whole section was flushed, and the process has not ended
+    assert w.wait_for("out", "Exp(2Δ/ε) both: witness"), (w.text("out"), w.text("err")[-500:])
+    assert "2. The seed's claims" not in w.text("out")
+    assert w.interrupt() == 130
+    out = w.text("out")
+    assert out.startswith("svt-verify report: AboveThreshold as stated in the seed")
+    assert "(partial: report interrupted during stage 'claims'; the sections above are complete" in out
+    assert "Traceback" not in w.text("err")

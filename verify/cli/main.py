@@ -112,13 +112,14 @@ EPILOG = """exit status:
   0    done
   1    the finding named by --fail-on occurred (where a command offers it)
   2    bad input, or an output that cannot be written (one line on standard error)
-  130  interrupted (Ctrl-C)
+  130  interrupted (Ctrl-C); report, proofs, family and worst-case first print what they finished, marked partial
   141  standard output closed by its reader (a pipe into head)"""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns the exit status: 0 done, 2 bad input or an output that cannot be
-    written (one line on stderr), 130 interrupted, 141 stdout closed by its reader (quietly)."""
+    written (one line on stderr), 130 interrupted (report, proofs, family and worst-case first print what they
+    finished, marked partial), 141 stdout closed by its reader (quietly)."""
     stdout_closed = sys.stdout is None
     _usable_streams()
     if stdout_closed:  # ``>&-``: every command writes its result there

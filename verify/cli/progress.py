@@ -112,6 +112,7 @@ class Staged:
         with stages(desc, total, self.enabled, unit) as bar:
             yield bar
             bar.update(bar.total - bar.n)
+            bar.refresh()  # drawn full before it is cleared, however fast the stage was
 
     def section(self, text: str) -> None:
         """Print a finished section and flush it (bars on the same terminal are cleared first)."""
