@@ -29,10 +29,11 @@ REDRAW_SECONDS = 1.0
 
 
 @contextmanager
-def stages(desc: str, total: int, enabled: bool | None = None, unit: str = "stage") -> Iterator[tqdm]:
+def stages(desc: str, total: int, enabled: bool | None = None, unit: str = "stage",
+           bar_format: str | None = None) -> Iterator[tqdm]:
     """A bar with ``total`` stages; call ``bar.update(1)`` after each."""
     show = sys.stderr.isatty() if enabled is None else enabled
-    bar = tqdm(total=total, desc=desc, unit=unit, leave=False, disable=not show, file=sys.stderr)
+    bar = tqdm(total=total, desc=desc, unit=unit, leave=False, disable=not show, file=sys.stderr, bar_format=bar_format)
     stop = threading.Event()
 
     def redraw() -> None:
@@ -50,6 +51,9 @@ def stages(desc: str, total: int, enabled: bool | None = None, unit: str = "stag
             ticker.join()
         bar.close()
 
+
+#: The bar of a stage with one step: its name and the elapsed time.
+ONE_STEP_FORMAT = "{desc} ... {elapsed}{postfix}"
 
 #: Values of ``--progress``: bars when stderr is a terminal (auto), always, never.
 PROGRESS_MODES = ("auto", "always", "never")
@@ -109,7 +113,8 @@ class Staged:
             raise ValueError(f"stage {name!r} is not one of {self.names}")
         self.current = name
         desc = f"{self.command} {self.names.index(name) + 1}/{len(self.names)}: {name}"
-        with stages(desc, total, self.enabled, unit) as bar:
+        # a stage of one long step shows its name and the elapsed time, not a count stuck at 0/1
+        with stages(desc, total, self.enabled, unit, ONE_STEP_FORMAT if total == 1 else None) as bar:
             yield bar
             bar.update(bar.total - bar.n)
             bar.refresh()  # drawn full before it is cleared, however fast the stage was
