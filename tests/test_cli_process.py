@@ -84,9 +84,19 @@ def test_fast_probability_of_one_at_1e17_prints_one():
     assert float(line.split("=")[1]) == 1.0
 
 
+#: ``python -m verify`` preceded by a line on stderr once the interpreter has started: a signal during the
+#: interpreter's own start-up (its ``site`` import) is "Fatal Python error" whatever the program does, and
+#: on a loaded machine start-up alone can take longer than the shortest delay.
+STARTED = "[interpreter started]"
+_RUN_AFTER_MARKER = (f"import runpy, sys; sys.stderr.write({STARTED!r} + '\\n'); sys.stderr.flush(); "
+                     "runpy.run_module('verify', run_name='__main__', alter_sys=True)")
+
+
 def _sigint_after(args, delay: float) -> subprocess.CompletedProcess:
-    p = subprocess.Popen([sys.executable, "-m", "verify", *args], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    """Ctrl-C ``delay`` seconds after the interpreter started running (then the program's imports, its work)."""
+    p = subprocess.Popen([sys.executable, "-c", _RUN_AFTER_MARKER, *args], cwd=ROOT, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert p.stderr.readline().decode().strip() == STARTED
     time.sleep(delay)
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=120)

@@ -122,7 +122,10 @@ def _partial(args: argparse.Namespace, mech, best, run) -> None:
         emit_json({"partial": True, "verdict": None, "variant": mech.describe(),
                    "best_so_far": None if best is None else best.to_json()})
         return
-    text = "no pair searched yet" if best is None else best.describe()
+    if best is not None:
+        text = best.describe()
+    else:
+        text = "none: the discrete search reports its pair only at the end" if mech.is_discrete else "no pair searched yet"
     run.section(f"{mech.describe()}\npartial result (interrupted before the verdict; not a verdict): best pair so far\n"
                 f"  {text}")
 
