@@ -182,17 +182,17 @@ def run(args: argparse.Namespace) -> int:
 
     verdicts: list[tuple[Any, Any]] = []
     w = max(len(c.id) for c in claims)
-    with Staged("proofs", ["claims"], args) as run:
-        run.partial = lambda: _partial(args, claims, verdicts, run)
+    with Staged("proofs", ["claims"], args) as staged:
+        staged.partial = lambda: _partial(args, claims, verdicts, staged)
         if not args.json and not args.show:
-            run.section(f"{'ID':<{w}}  {'verdict':<10}  evidence / method")
+            staged.section(f"{'ID':<{w}}  {'verdict':<10}  evidence / method")
         # checking every claim takes ~30 s: each row is printed as soon as its claim is checked
-        with run.stage("claims", total=len(claims), unit="claim") as bar:
+        with staged.stage("claims", total=len(claims), unit="claim") as bar:
             for c in claims:
                 verdicts.append((c, c.check()))
                 bar.update(1)
                 if not args.json:
-                    run.section(_claim_text(args, *verdicts[-1], len(verdicts) == 1, w))
+                    staged.section(_claim_text(args, *verdicts[-1], len(verdicts) == 1, w))
     summary = dict(Counter(v.verdict for _, v in verdicts))
     code = exit_status(args, summary)
     if args.json:
@@ -213,7 +213,7 @@ def _claim_text(args: argparse.Namespace, claim: Any, verdict: Any, first: bool,
     return f"{claim.id:<{width}}  {verdict.verdict:<10}  {short_evidence(verdict)}  [{shorten(verdict.method)}]"
 
 
-def _partial(args: argparse.Namespace, claims: list, verdicts: list[tuple[Any, Any]], run: Any) -> None:
+def _partial(args: argparse.Namespace, claims: list, verdicts: list[tuple[Any, Any]], staged: Any) -> None:
     """What Ctrl-C leaves: the claims checked so far (already printed in text mode), marked partial."""
     from verify.cli.common import emit_json
 
@@ -222,5 +222,5 @@ def _partial(args: argparse.Namespace, claims: list, verdicts: list[tuple[Any, A
         emit_json({"partial": True, "checked": len(verdicts), "of": len(claims),
                    "claims": [claim_json(c, v) for c, v in verdicts], "summary": summary})
         return
-    run.section(f"partial (interrupted): {len(verdicts)} of {len(claims)} claims checked; summary so far: "
+    staged.section(f"partial (interrupted): {len(verdicts)} of {len(claims)} claims checked; summary so far: "
                 + (", ".join(f"{k} {n}" for k, n in sorted(summary.items())) or "none"))
