@@ -197,7 +197,7 @@ def test_ctrl_c_in_proofs_keeps_the_claims_checked():
 @pytest.mark.slow
 def test_report_first_section_reaches_a_pipe_before_the_end():
     """``svt-verify report | tee`` shows section 1 while the claims are still being checked; Ctrl-C then keeps it."""
-    w = _Watched(["report", "--no-family", "--max-queries", "1", "--workers", "1", "--progress", "never"])
+    w = _Watched(["report", "--no-family", "--max-queries", "1", "--workers", "1", "--progress", "always"])
     # the section's last line: the whole section was flushed, and the process has not ended
     assert w.wait_for("out", "Exp(2Δ/ε) both: witness"), (w.text("out"), w.text("err")[-500:])
     assert "2. The seed's claims" not in w.text("out")
@@ -205,4 +205,6 @@ def test_report_first_section_reaches_a_pipe_before_the_end():
     out = w.text("out")
     assert out.startswith("svt-verify report: AboveThreshold as stated in the seed")
     assert "(partial: report interrupted during stage 'claims'; the sections above are complete" in out
-    assert "Traceback" not in w.text("err")
+    err = w.text("err")
+    assert "report 1/2: mechanisms" in err and "report 2/2: claims" in err  # a named bar per stage
+    assert "Traceback" not in err

@@ -162,3 +162,21 @@ def test_family_prints_the_table_before_the_discrete_rows(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "lyu-1 " in out and "whole table:" in out
     assert "(partial: family interrupted during the discrete rows; the rows above are complete)" in out
+
+
+@pytest.mark.parametrize("argv, desc", [
+    (["family", "--rows", "lyu-1:1", "--max-queries", "1"], "family 1/1: rows"),
+    (["delta", "--epsilon-prime", "0", "--queries", "0", "--neighbour-queries", "1"], "delta 1/1: exact pair"),
+    (["proofs", "P1.event"], "proofs 1/1: claims"),
+    (["worst-case", "--max-queries", "1"], "worst-case 1/1: search k = 1..1"),
+])
+def test_staged_commands_name_their_stage_on_a_terminal(monkeypatch, capsys, argv, desc):
+    term = _Terminal()
+    monkeypatch.setattr(sys, "stderr", term)
+    assert main(argv) == 0
+    assert desc in term.getvalue()
+    capsys.readouterr()
+    monkeypatch.setattr(sys, "stderr", _Terminal())
+    assert main([*argv, "--progress", "never"]) == 0
+    assert desc not in sys.stderr.getvalue()
+    capsys.readouterr()
