@@ -65,6 +65,11 @@ def test_interrupt_prints_the_partial_result_and_goes_on(capsys):
         with run.stage("b"):
             raise KeyboardInterrupt
     assert "(partial: demo interrupted during stage 'b'" in capsys.readouterr().out
+    with pytest.raises(KeyboardInterrupt), Staged("demo", ["a", "b"]) as run:
+        with run.stage("a"):
+            pass
+        raise KeyboardInterrupt  # between the stages: stage a is finished, b not begun
+    assert "(partial: demo interrupted after stage 'a'" in capsys.readouterr().out
 
 
 def _interrupt_after(n: int):

@@ -79,8 +79,9 @@ def run(args: argparse.Namespace) -> int:
     with_discrete = _check_discrete(args)
     rows: list = []
     discrete = None
+    shown: list[str] = []  # the sections printed
     with Staged("family", ["rows"] + ["discrete rows"] * with_discrete, args, quiet_partial=args.json) as staged:
-        staged.partial = lambda: _partial(args, rows, staged)
+        staged.partial = lambda: _partial(args, rows, "rows" in shown)
         t0 = time.perf_counter()
         with staged.stage("rows", total=len(chosen), unit="row") as bar:
             for row in chosen:  # one row at a time, so that the bar moves and Ctrl-C keeps the rows done
@@ -90,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
         seconds = time.perf_counter() - t0
         if not args.json:
             staged.section(f"{render(rows)}\nwhole table: {seconds:.1f} s")
+            shown.append("rows")
         if with_discrete:
             from verify.discrete.table import render as render_discrete
 
@@ -112,19 +114,19 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
-def _partial(args: argparse.Namespace, rows: list, staged: Staged) -> None:
+def _partial(args: argparse.Namespace, rows: list, table_shown: bool) -> None:
     """Ctrl-C: the rows finished so far, marked partial (text: the rows table if it was not printed yet)."""
     if args.json:
         emit_json({"partial": True, "rows": [r.to_json() for r in rows]})
         return
     from verify.family.table import render
 
-    if staged.current == "rows":
+    if not table_shown:
         if rows:
-            staged.section(render(rows))
-        staged.section(f"(partial: family interrupted; {len(rows)} row(s) done, the rest not computed)")
+            print(render(rows))
+        print(f"(partial: family interrupted; {len(rows)} row(s) done, the rest not computed)")
     else:
-        staged.section("(partial: family interrupted during the discrete rows; the rows above are complete)")
+        print("(partial: family interrupted during the discrete rows; the rows above are complete)")
 
 
 def _discrete_config(args: argparse.Namespace) -> str:

@@ -88,7 +88,9 @@ class Staged:
         self.command = command
         self.names = list(names)
         self.enabled = bars_wanted(args)
+        #: the stage running now (None between stages) and the stages finished, in order
         self.current: str | None = None
+        self.finished: list[str] = []
         self.partial: Callable[[], None] | None = None
         #: no generic "interrupted" line on stdout (``--json``: stdout holds one JSON object or nothing)
         self.quiet_partial = quiet_partial
@@ -100,8 +102,10 @@ class Staged:
         if kind is not None and issubclass(kind, KeyboardInterrupt):
             if self.partial is not None:
                 self.partial()
-            elif not self.quiet_partial and self.current is not None:
-                self.section(f"(partial: {self.command} interrupted during stage {self.current!r}; "
+            elif not self.quiet_partial:
+                where = (f"during stage {self.current!r}" if self.current is not None else
+                         f"after stage {self.finished[-1]!r}" if self.finished else "before its first stage")
+                self.section(f"(partial: {self.command} interrupted {where}; "
                              "the sections above are complete, the rest was not computed)")
             sys.stdout.flush()
         return False
@@ -118,6 +122,8 @@ class Staged:
             yield bar
             bar.update(bar.total - bar.n)
             bar.refresh()  # drawn full before it is cleared, however fast the stage was
+        self.current = None
+        self.finished.append(name)
 
     def section(self, text: str) -> None:
         """Print a finished section and flush it (bars on the same terminal are cleared first)."""
