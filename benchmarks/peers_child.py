@@ -70,6 +70,33 @@ def _dpsniper_mechanism(name: str):
     return table[name]
 
 
+#: Released values at which SparseVectorTechnique3's attack is evaluated (step 0.1; Lap(20) query noise at ε = 0.1).
+RELEASE_GRID = (-2000.0, 2000.0, 40001)
+
+
+def released_switches(attack, k: int) -> dict:
+    """SparseVectorTechnique3 (c = 1): Pr[o in S] along each output B^j A(v) (-1000 = below, v at j, -2000 after),
+    on `RELEASE_GRID`.  Per j: the weights left and right of the single cell where they change, and that cell
+    ``[lo, hi]`` (None if they change more than once); and the weight of the all-below output."""
+    grid = np.linspace(*RELEASE_GRID)
+    per_j = []
+    for j in range(k):
+        b = np.full((grid.size, k), -2000.0)
+        b[:, :j] = -1000.0
+        b[:, j] = grid
+        w = np.asarray(attack.check(b), dtype=float)
+        change = np.nonzero(np.diff(w))[0]
+        if change.size == 0:
+            per_j.append({"left": float(w[0]), "right": float(w[-1]), "lo": None, "hi": None})
+        elif change.size == 1:
+            i = int(change[0])
+            per_j.append({"left": float(w[0]), "right": float(w[-1]), "lo": float(grid[i]), "hi": float(grid[i + 1])})
+        else:
+            per_j.append(None)
+    below = float(attack.check(np.full((1, k), -1000.0))[0])
+    return {"per_j": per_j, "all_below": below, "grid": list(RELEASE_GRID)}
+
+
 def run_dpsniper(args) -> dict:
     import random
 
@@ -99,14 +126,16 @@ def run_dpsniper(args) -> dict:
         witness = DDSearch(mech, DPSniper(mech, factory, config), generator, config).run()
         witness.compute_eps_high_precision(mech, config)
     cpu, wall = _cpu() - cpu0, time.perf_counter() - wall0
-    weights = None
+    weights = switches = None
+    if args.mechanism == "SparseVectorTechnique3":
+        switches = released_switches(witness.attack, len(witness.a1))
     if args.outputs:
         with open(args.outputs) as f:
             outs = np.asarray(json.load(f), dtype=float)
         weights = [float(w) for w in witness.attack.check(outs)]
     return {"tool": "DP-Sniper", "mechanism": args.mechanism, "lower_bound": float(witness.lower_bound),
             "estimate": float(witness.eps), "a1": [float(x) for x in witness.a1], "a2": [float(x) for x in witness.a2],
-            "event": "attack " + str(witness.attack).split(", CLASSIFIER")[0], "weights": weights, "cpu_seconds": cpu, "wall_seconds": wall,
+            "event": "attack " + str(witness.attack).split(", CLASSIFIER")[0], "weights": weights, "switches": switches, "cpu_seconds": cpu, "wall_seconds": wall,
             "samples": counts, "c": getattr(mech, "c", None), "t": float(mech.t), "epsilon": float(getattr(mech, "eps", 0.1))}
 
 

@@ -171,3 +171,35 @@ def test_family_table_cited_cells_say_what_they_measured():
     assert row.count("at ε = 1/20") == 2 and "s†" in row
     assert PUBLISHED_MACHINE in text and "bench_peers.py" in text
     assert os.path.exists(ROOT / "benchmarks" / "bench_peers.py")
+
+
+def test_released_tail_sums_to_one_and_differentiates_to_the_oracle_density():
+    """lyu-3, c = 1: Σ_j Pr[B^j A] + Pr[B^k] = 1, and -d/dr Pr[B^j A, v >= r] is the oracle's density at v = r."""
+    from verify.family.oracle import output_probability
+
+    m = bp.peer("DP-Sniper", "SparseVectorTechnique3")
+    shape, a = m.variant(), [1.0, 0.0, 2.0, 1.0]
+    with mpmath.workdps(30):
+        total = sum(bp.released_tail(shape, a, j, -mpmath.inf) for j in range(4))
+        total += output_probability(shape, [Fraction(x) for x in a], "BBBB", digits=30)
+        assert abs(total - 1) < mpmath.mpf(10) ** -25
+        r, h = mpmath.mpf(3), mpmath.mpf(10) ** -8
+        slope = -(bp.released_tail(shape, a, 2, r + h) - bp.released_tail(shape, a, 2, r - h)) / (2 * h)
+        density = output_probability(shape, [Fraction(x) for x in a], "BBA", [Fraction(3)], digits=25)
+        assert abs(slope / density - 1) < mpmath.mpf(10) ** -12
+
+
+def test_released_event_enclosure_contains_the_event_loss():
+    """A switch at v in [2, 2.1] along every output: the enclosure holds the loss of S = {v >= 2} and of {v >= 2.1};
+    weights that change twice are refused (None)."""
+    m = bp.peer("DP-Sniper", "SparseVectorTechnique3")
+    shape, a1, a2 = m.variant(), [1.0, 1.0, 1.0], [2.0, 0.0, 2.0]
+    sw = {"per_j": [{"left": 0.0, "right": 1.0, "lo": 2.0, "hi": 2.1}] * 3, "all_below": 0.0, "grid": [-10, 10, 201]}
+    low, high = bp.released_event_losses(m, a1, a2, sw)
+    with mpmath.workdps(30):
+        for r in (mpmath.mpf(2), mpmath.mpf("2.1")):
+            p1 = sum(bp.released_tail(shape, a1, j, r) for j in range(3))
+            p2 = sum(bp.released_tail(shape, a2, j, r) for j in range(3))
+            assert low <= mpmath.log(p1) - mpmath.log(p2) <= high
+    assert high - low < 0.01
+    assert bp.released_event_losses(m, a1, a2, {**sw, "per_j": [None] * 3}) is None
