@@ -268,9 +268,9 @@ def released_tail(shape, queries: list[float], j: int, r: mpmath.mpf) -> mpmath.
 def released_event_losses(mech: PeerMechanism, a1: list[float], a2: list[float], switches: dict) -> tuple[mpmath.mpf, mpmath.mpf] | None:
     """An enclosure [low, high] of log Pr[M(a1) in S] - log Pr[M(a2) in S] for DP-Sniper's attack on
     SparseVectorTechnique3 (lyu-3, c = 1), from the attack's weights along each output B^j A(v) on a grid
-    (`peers_child.released_switches`): a weight that is constant left and right of one grid cell, and
-    anything between the two inside it (the attack is logistic regression: monotone in v, so constant
-    beyond the grid too).  None when the weights change more than once along some output."""
+    (`peers_child.released_switches`): constant between the grid cells where it changes, anything between
+    its two neighbours' values inside such a cell, and constant beyond the grid (the attack is logistic
+    regression on the released value).  None when the weights change too often along some output."""
     shape = mech.variant()
     if shape.cutoff != 1 or str(shape.release) != "query" or any(s is None for s in switches["per_j"]):
         return None
@@ -279,17 +279,16 @@ def released_event_losses(mech: PeerMechanism, a1: list[float], a2: list[float],
         def bounds(a: list[float]) -> tuple[mpmath.mpf, mpmath.mpf]:
             lo_sum = hi_sum = mpmath.mpf(0)
             for j, sw in enumerate(switches["per_j"]):
-                whole = released_tail(shape, a, j, -mpmath.inf)
-                if sw["lo"] is None:
-                    lo_sum += sw["left"] * whole
-                    hi_sum += sw["left"] * whole
-                    continue
-                above_hi = released_tail(shape, a, j, mpmath.mpf(sw["hi"]))
-                above_lo = released_tail(shape, a, j, mpmath.mpf(sw["lo"]))
-                left, cell, right = whole - above_lo, above_lo - above_hi, above_hi
-                wmin, wmax = min(sw["left"], sw["right"]), max(sw["left"], sw["right"])
-                lo_sum += sw["left"] * left + wmin * cell + sw["right"] * right
-                hi_sum += sw["left"] * left + wmax * cell + sw["right"] * right
+                # Pr[v >= x] at -inf, at every cell edge, and +inf (0): masses of the runs and of the cells
+                w, start = sw["left"], mpmath.mpf(1) * released_tail(shape, a, j, -mpmath.inf)
+                for lo, hi, after in sw["changes"]:
+                    at_lo = released_tail(shape, a, j, mpmath.mpf(lo))
+                    at_hi = released_tail(shape, a, j, mpmath.mpf(hi))
+                    lo_sum += w * (start - at_lo) + min(w, after) * (at_lo - at_hi)
+                    hi_sum += w * (start - at_lo) + max(w, after) * (at_lo - at_hi)
+                    w, start = after, at_hi
+                lo_sum += w * start
+                hi_sum += w * start
             from verify.family.oracle import output_probability
 
             none = switches["all_below"] * output_probability(shape, [Fraction(x) for x in a], "B" * k, digits=30)

@@ -72,12 +72,13 @@ def _dpsniper_mechanism(name: str):
 
 #: Released values at which SparseVectorTechnique3's attack is evaluated (step 0.1; Lap(20) query noise at ε = 0.1).
 RELEASE_GRID = (-2000.0, 2000.0, 40001)
+MAX_CHANGES = 100
 
 
 def released_switches(attack, k: int) -> dict:
     """SparseVectorTechnique3 (c = 1): Pr[o in S] along each output B^j A(v) (-1000 = below, v at j, -2000 after),
-    on `RELEASE_GRID`.  Per j: the weights left and right of the single cell where they change, and that cell
-    ``[lo, hi]`` (None if they change more than once); and the weight of the all-below output."""
+    on `RELEASE_GRID`.  Per j: the weight left of the grid and every grid cell ``[lo, hi]`` where it changes, with
+    the weight right of it (None beyond `MAX_CHANGES` changes); and the weight of the all-below output."""
     grid = np.linspace(*RELEASE_GRID)
     per_j = []
     for j in range(k):
@@ -86,13 +87,11 @@ def released_switches(attack, k: int) -> dict:
         b[:, j] = grid
         w = np.asarray(attack.check(b), dtype=float)
         change = np.nonzero(np.diff(w))[0]
-        if change.size == 0:
-            per_j.append({"left": float(w[0]), "right": float(w[-1]), "lo": None, "hi": None})
-        elif change.size == 1:
-            i = int(change[0])
-            per_j.append({"left": float(w[0]), "right": float(w[-1]), "lo": float(grid[i]), "hi": float(grid[i + 1])})
-        else:
+        if change.size > MAX_CHANGES:
             per_j.append(None)
+            continue
+        per_j.append({"left": float(w[0]),
+                      "changes": [[float(grid[i]), float(grid[i + 1]), float(w[i + 1])] for i in change]})
     below = float(attack.check(np.full((1, k), -1000.0))[0])
     return {"per_j": per_j, "all_below": below, "grid": list(RELEASE_GRID)}
 

@@ -191,10 +191,10 @@ def test_released_tail_sums_to_one_and_differentiates_to_the_oracle_density():
 
 def test_released_event_enclosure_contains_the_event_loss():
     """A switch at v in [2, 2.1] along every output: the enclosure holds the loss of S = {v >= 2} and of {v >= 2.1};
-    weights that change twice are refused (None)."""
+    weights that change too often are refused (None); a weight that goes 0, 1, 0 counts only the middle run."""
     m = bp.peer("DP-Sniper", "SparseVectorTechnique3")
     shape, a1, a2 = m.variant(), [1.0, 1.0, 1.0], [2.0, 0.0, 2.0]
-    sw = {"per_j": [{"left": 0.0, "right": 1.0, "lo": 2.0, "hi": 2.1}] * 3, "all_below": 0.0, "grid": [-10, 10, 201]}
+    sw = {"per_j": [{"left": 0.0, "changes": [[2.0, 2.1, 1.0]]}] * 3, "all_below": 0.0, "grid": [-10, 10, 201]}
     low, high = bp.released_event_losses(m, a1, a2, sw)
     with mpmath.workdps(30):
         for r in (mpmath.mpf(2), mpmath.mpf("2.1")):
@@ -203,3 +203,10 @@ def test_released_event_enclosure_contains_the_event_loss():
             assert low <= mpmath.log(p1) - mpmath.log(p2) <= high
     assert high - low < 0.01
     assert bp.released_event_losses(m, a1, a2, {**sw, "per_j": [None] * 3}) is None
+    band = {**sw, "per_j": [{"left": 0.0, "changes": [[2.0, 2.1, 1.0], [5.0, 5.1, 0.0]]}] * 3}
+    low, high = bp.released_event_losses(m, a1, a2, band)
+    with mpmath.workdps(30):
+        for r1, r2 in ((2, 5.1), (2.1, 5)):
+            p1 = sum(bp.released_tail(shape, a1, j, mpmath.mpf(r1)) - bp.released_tail(shape, a1, j, mpmath.mpf(r2)) for j in range(3))
+            p2 = sum(bp.released_tail(shape, a2, j, mpmath.mpf(r1)) - bp.released_tail(shape, a2, j, mpmath.mpf(r2)) for j in range(3))
+            assert low <= mpmath.log(p1) - mpmath.log(p2) <= high
