@@ -35,7 +35,8 @@ integrated over the released value (`released_tail`), with the attack located on
 an enclosure of the event loss whose upper end is checked (`released_event_losses`).  NumericalSVT
 (two released values) and StatDP's iSVT4 are checked against the worst-case loss only (``n/a``).
 
-Exit code 0 when every check holds, 1 when one fails, 2 on a missing or wrong path.
+Exit code 0 when every check holds, 1 when one fails, 2 on a missing or wrong path (or a peer run that
+fails, e.g. for want of its dependencies in ``--peer-python``).
 """
 
 from __future__ import annotations
@@ -487,7 +488,11 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    rows = run(args)
+    try:
+        rows = run(args)
+    except RuntimeError as e:  # the peer's own run failed (e.g. its dependencies are missing from --peer-python)
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps([{"tool": r.mech.tool, "mechanism": r.mech.name, "preset": r.mech.preset, "cutoff": r.mech.cutoff,
                            "lower_bound": r.lower_bound, "pair": r.pair, "event": r.event,

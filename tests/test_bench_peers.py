@@ -210,3 +210,12 @@ def test_released_event_enclosure_contains_the_event_loss():
             p1 = sum(bp.released_tail(shape, a1, j, mpmath.mpf(r1)) - bp.released_tail(shape, a1, j, mpmath.mpf(r2)) for j in range(3))
             p2 = sum(bp.released_tail(shape, a2, j, mpmath.mpf(r1)) - bp.released_tail(shape, a2, j, mpmath.mpf(r2)) for j in range(3))
             assert low <= mpmath.log(p1) - mpmath.log(p2) <= high
+
+
+def test_a_peer_run_that_fails_is_reported_in_one_line(tmp_path, capsys):
+    broken = tmp_path / "broken-python"
+    broken.write_text("#!/bin/sh\necho 'ModuleNotFoundError: No module named torch' >&2\nexit 1\n")
+    broken.chmod(broken.stat().st_mode | stat.S_IEXEC)
+    code = bp.main(["--dpsniper", str(_fake_checkout(tmp_path)), "--peer-python", str(broken), "--only", "SparseVectorTechnique1"])
+    err = capsys.readouterr().err
+    assert code == 2 and "No module named torch" in err and "Traceback" not in err
