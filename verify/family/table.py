@@ -19,7 +19,7 @@ from typing import Any
 import mpmath
 
 from verify.exact import fmt, positive, to_fraction
-from verify.family.literature import LYU_CLAIMS, published_for
+from verify.family.literature import LYU_CLAIMS, PUBLISHED_MACHINE, published_for
 from verify.family.presets import preset
 from verify.family.worstcase import FamilyWorstCase, family_worst_case
 from verify.precision import MPMATH_LOCK
@@ -147,11 +147,17 @@ def _num(x: str) -> str:
         return mpmath.nstr(mpmath.mpf(x), 6)
 
 
+def _cited(p: dict[str, Any], config: TableConfig) -> str:
+    """A cited cell: lower bound / ε, the run's ε when it is not the table's, and the published seconds (†)."""
+    at = "" if Fraction(p["epsilon"]) == config.epsilon else f" at ε = {p['epsilon']}"
+    return f"{p['lower_bound_over_epsilon']:.4g}{at} ({p['seconds']:.0f} s†)"
+
+
 def render(rows: list[FamilyRow]) -> str:
     """A plain-text table (one line per row) plus the witnesses."""
     k = rows[0].result.max_queries if rows else 10
     mono = " Monotone neighbours (all q_j(D') - q_j(D) of one sign)." if rows and rows[0].result.monotone else ""
-    head = ["variant", "c", "verdict", "loss/ε", "bound/ε", "unbounded", "tightness", "s", "DP-Sniper LB/ε (s)", "ratio", "StatDP LB/ε (s)"]
+    head = ["variant", "c", "verdict", "loss/ε", "bound/ε", "unbounded", "tightness", "s", "DP-Sniper LB/ε (s†)", "ratio", "StatDP LB/ε (s†)"]
     lines = []
     for row in rows:
         j = row.to_json()
@@ -161,9 +167,9 @@ def render(rows: list[FamilyRow]) -> str:
             row.name, "∞" if row.cutoff is None else str(row.cutoff), j["verdict"], _num(j["loss_over_epsilon"]),
             "none" if j["upper_bound_over_epsilon"] is None else j["upper_bound_over_epsilon"],
             "yes" if j["unbounded"] else "no", j["tightness"], f"{j['seconds']:.1f}",
-            "; ".join(f"{p['lower_bound_over_epsilon']:.4g} ({p['seconds']:.0f})" for p in dps) or "-",
-            "; ".join(f"{p['time_ratio']:.0f}x" for p in dps) or "-",
-            "; ".join(f"{p['lower_bound_over_epsilon']:.4g} ({p['seconds']:.0f})" for p in st) or "-",
+            "; ".join(_cited(p, row.config) for p in dps) or "-",
+            "; ".join(f"{p['time_ratio']:.0f}x†" for p in dps) or "-",
+            "; ".join(_cited(p, row.config) for p in st) or "-",
         ])
     widths = [max(len(h), *(len(r[i]) for r in lines)) for i, h in enumerate(head)]
     text = ["  ".join(h.ljust(w) for h, w in zip(head, widths)), "  ".join("-" * w for w in widths)]
@@ -172,8 +178,10 @@ def render(rows: list[FamilyRow]) -> str:
     config = rows[0].config if rows else DP_SNIPER
     if config.is_dp_sniper:
         text.append(f"ε = 1/10, Δ = 1, t = 1 (lyu-1: 1/2), k <= {k} queries (DP-Sniper's configuration: 10).{mono} loss/ε: confirmed at 50 digits "
-                    "(Gaussian: exact erfc form). DP-Sniper/StatDP: published lower bounds (eps_lcb) and search seconds, "
-                    "eth-sri/dp-sniper eval_sp2021/reference-results (verify.family.literature); ratio = their time / ours.")
+                    "(Gaussian: exact erfc form). DP-Sniper/StatDP: published lower bounds (eps_lcb), each measured at ε = 1/10 "
+                    "with 10 queries unless its cell names another ε, eth-sri/dp-sniper eval_sp2021/reference-results "
+                    f"(verify.family.literature). †: {PUBLISHED_MACHINE}; ratio = those seconds / our wall seconds here, "
+                    "across two machines (benchmarks/bench_peers.py runs both peers on this machine and gives CPU-time ratios).")
     else:
         text.append(f"{config.describe()}, k <= {k} queries.{mono} loss/ε: confirmed at 50 digits (Gaussian: exact erfc form). "
                     "DP-Sniper/StatDP columns left empty: their published bounds were measured at ε = 1/10, Δ = 1, t = 1 "
