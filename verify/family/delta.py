@@ -168,7 +168,7 @@ def exact_delta(mech: Any, queries, neighbour, epsilon_prime: object, digits: in
     >>> from verify import preset
     >>> r = exact_delta(preset("gaussian-svt"), [10], [11], epsilon_prime="1/2", digits=15)
     >>> print(r.delta, r.top_output)
-    0.000181591029217366 B
+    0.00120985559472002 B
     """
     check_digits(digits)
     ep = to_fraction(epsilon_prime, "--epsilon-prime")
@@ -229,7 +229,7 @@ def epsilon_for_delta(mech: Any, queries, neighbour, delta: object, digits: int 
     >>> from verify import preset
     >>> r = epsilon_for_delta(preset("gaussian-svt"), [10], [11], delta="1e-4", digits=15)
     >>> print(mpmath.nstr(r.epsilon_prime, 8), r.delta_at <= mpmath.mpf("1e-4"))
-    0.53519906 True
+    0.59240953 True
     """
     d = check_delta_target(delta)
     prof, q, qn = pair_profile(mech, queries, neighbour, digits)
