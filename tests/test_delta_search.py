@@ -122,10 +122,7 @@ def test_worst_epsilon_for_delta_at_least_the_readme_pair():
     hand = epsilon_for_delta(mech, (5, -10), (6, -11), "1e-4", digits=8)
     found = worst_epsilon_for_delta(mech, "1e-4", max_queries=2, digits=8)
     assert found.epsilon_prime >= hand.epsilon_prime > 0
-    again = epsilon_for_delta(mech, found.queries, found.neighbour, "1e-4", digits=12)
-    with mpmath.workdps(20):
-        assert abs(again.epsilon_prime - found.epsilon_prime) < mpmath.mpf(10) ** -7
-        assert found.rdp_epsilon is not None and found.epsilon_prime <= found.rdp_epsilon  # exact pair <= RDP upper bound
+    assert found.rdp_epsilon is not None and found.epsilon_prime <= found.rdp_epsilon  # exact pair <= RDP upper bound
 
 
 # --------------------------------------------------------------------------------------------------

@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--queries", type=flags.vector(), metavar="Q1,Q2,...", help="q_j(D) (with --neighbour-queries: exact δ of this pair)")
     p.add_argument("--neighbour-queries", type=flags.vector(), metavar="Q1,Q2,...", help="q_j(D'), each within Δ of q_j(D)")
     p.add_argument("--max-queries", type=flags.integer(1, MAX_DELTA_QUERIES), default=None, metavar="K", help=f"search (without --queries): largest number of queries (1..{MAX_DELTA_QUERIES}, Gaussian 1..{MAX_GAUSSIAN_DELTA_QUERIES}; default {DEFAULT_DELTA_QUERIES})")
-    p.add_argument("--digits", type=flags.integer(5, 60), default="20", help="significant digits of the exact δ (5..60, default 20)")
+    p.add_argument("--digits", type=flags.integer(5, 60), default="20", help="significant digits of the exact δ or ε' (5..60, default 20)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plot", type=flags.output_file(".png"), metavar="FILE.png", help="draw δ(ε') of the pair for ε' from 0 to 2ε' (13 points; with --delta, 2ε'(D)), RDP bound beside it")
     p.set_defaults(func=run)
@@ -115,6 +115,8 @@ def _plot(mech, res, path: str) -> None:
         ax.semilogy(*zip(*pos), "o-", label="exact δ(ε') of the pair (lower bound; δ = 0 not drawn)")
     if rdp[0] is not None:
         ax.semilogy([float(e) for e in eps], [float(r) for r in rdp], "s--", label="Zhu-Wang RDP bound (upper bound)")
+    if not isinstance(res, DeltaResult) and res.delta_target > 0:
+        ax.axhline(float(res.delta_target), color="grey", linewidth=0.8, linestyle=":", label=f"δ = {float(res.delta_target):g} (--delta)")
     ax.set_xlabel("ε'")
     ax.set_ylabel("δ")
     ax.set_title(f"{mech.name}: q = ({', '.join(map(str, res.queries))}), q' = ({', '.join(map(str, res.neighbour))})", fontsize=9)

@@ -7,7 +7,8 @@ every B query at t + u moved by +Δ in D' and every A query at t + v moved by -�
 (the direction that makes Pr[D]/Pr[D'] large, structured module docstring), and
 the mirror pair (all shifts negated).  For each such pattern:
 
-1. **Starts.**  A grid of (u, v) in [-8s, 8s]² (s the largest noise scale), plus
+1. **Starts.**  A grid of (u, v) in [-8s, 8s]² (s the largest noise scale; every other point of
+   it for patterns of `COARSE_FROM` or more queries), plus
    the hand-picked shapes `HAND_PICKED` (in units of s: the README's Gaussian SVT
    pair (5, -10) vs (6, -11) at s = 4 is (5/4, -5/2)), scored in float64 by the
    family fast path (`verify.family.fast_api.fast_log_distribution`).
@@ -51,6 +52,9 @@ HAND_PICKED: tuple[tuple[Fraction, Fraction], ...] = ((Fraction(5, 4), Fraction(
 STARTS = 4
 #: The compass step goes from s down to s / 2^STEP_HALVINGS.
 STEP_HALVINGS = 8
+#: Patterns with at least this many queries and both u and v start from every other grid point (the grid
+#: dominates the cost: lyu-6 with 4 queries integrates 16 outputs per row).
+COARSE_FROM = 3
 #: Queries stay within this many scales s of the threshold (the float64 scores lose accuracy in far tails).
 REACH = 16
 
@@ -145,9 +149,11 @@ def search_pair(shape: SparseVector, score: Score, max_queries: int, grid: int) 
     axis = [s * Fraction(16 * j, grid - 1) - 8 * s for j in range(grid)] if grid > 1 else [Fraction(0)]
     hand = [(s * u, s * v) for u, v in HAND_PICKED]
     points: list[tuple[Pattern, Fraction, Fraction]] = []
+    coarse = axis[::2]  # two-parameter patterns of 3+ queries: every other grid point (the compass refines)
     for pat in patterns(shape, max_queries):
-        us = axis if pat.uses_u else [Fraction(0)]
-        vs = axis if pat.uses_v else [Fraction(0)]
+        ax2 = coarse if len(pat.letters) >= COARSE_FROM and pat.uses_u and pat.uses_v else axis
+        us = ax2 if pat.uses_u else [Fraction(0)]
+        vs = ax2 if pat.uses_v else [Fraction(0)]
         cand = {(u, v) for u in us for v in vs}
         cand |= {(u if pat.uses_u else Fraction(0), v if pat.uses_v else Fraction(0)) for u, v in hand}
         points += [(pat, u, v) for u, v in sorted(cand)]
