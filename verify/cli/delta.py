@@ -10,11 +10,12 @@ from verify.cli.common import EXIT_CODES_NO_FINDING, add_mechanism_flags, emit_j
 from verify.cli.variant import add_variant_flags, variant_from_args
 from verify.errors import InputError
 
-#: Largest number of queries the δ search accepts: measured on the 2-core machine under load, lyu-6 took
-#: 2.8 s CPU at 2 queries, 8.2 s at 3 and 23 s at 4 (the search grows about 3x per query).
+#: Largest number of queries the δ search accepts: measured on the 2-core machine under heavy load (load
+#: average 16-21), `--variant lyu-6 --epsilon-prime 1 --max-queries 4` took 37.4 s CPU (search and confirmation).
 MAX_DELTA_QUERIES = 4
 #: Gaussian noise has no closed form: the float64 search is fast, but the exact confirmation of a pair with
-#: more than one query runs on quadrature (gaussian-svt, 20 digits, CPU: 2 queries 20 s, the search 12 s).
+#: more than one query runs on quadrature; `--variant gaussian-svt --epsilon-prime 1 --max-queries 3` took
+#: 51.0 s CPU under the same load (2 queries: search 12 s, confirmation at 20 digits 20 s).
 MAX_GAUSSIAN_DELTA_QUERIES = 3
 #: Default --max-queries of the search.
 DEFAULT_DELTA_QUERIES = 2
