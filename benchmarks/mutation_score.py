@@ -195,8 +195,9 @@ FAMILY_TARGETS: tuple[Target, ...] = (
     Target("family-witness", ("verify.family.witness",), ("*",),
            _ids(VW, "test_not_private_just_above_epsilon_plus_tol_and_not_just_below", "test_unbounded_needs_an_infinite_loss_or_a_growth_proof")
            + _ids(FV, "test_witness_reproducible_with_ratio")),
-    Target("family-delta-rdp", ("verify.family.delta", "verify.family.rdp"),
-           ("complete_outputs", "exact_delta", "_rdp", "worst_delta", "rdp", "delta", "__post_init__"),
+    Target("family-delta-rdp", ("verify.family.delta", "verify.family.delta_search", "verify.family.rdp"),
+           ("complete_outputs", "exact_delta", "rdp_delta", "delta_at", "epsilon_for", "search_pair", "rdp", "delta",
+            "epsilon", "__post_init__"),
            _ids(BND, "test_renyi_bound_only_for_gaussian_above_threshold_with_cutoff_one",
                 "test_worst_delta_returns_the_best_pair_of_its_own_grid_with_the_right_neighbour")
            + _ids(FV, "test_delta_identities", "test_rdp_transcription_and_conversions")),

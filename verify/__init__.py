@@ -17,7 +17,8 @@ The public API, importable from ``verify`` (docs/api.md is generated from these 
   (any variant, `FamilyWorstCase`), each with a verdict, a witness confirmed at 50 digits and, where
   one is proven, an upper bound;
 - approximate DP: `exact_delta` (δ(ε′) of a pair of neighbours) and `worst_delta` (the largest over the
-  search's pairs), results `DeltaResult`;
+  search's pairs), results `DeltaResult`; `epsilon_for_delta` and `worst_epsilon_for_delta` (the smallest
+  ε′ with δ(ε′) <= D), results `EpsilonResult`;
 - auditing an implementation: `audit_implementation` (`verify.audit.audit`: samples a user's implementation at the pairs that matter and tests
   its frequencies against the exact law, `AuditResult`), `assert_implements` (one line for a test suite),
   and the adapters `from_stream`, `from_vector`;
@@ -38,7 +39,14 @@ if TYPE_CHECKING:  # the names of _LAZY, for type checkers and documentation too
     from verify.audit import AuditResult, assert_implements, from_stream, from_vector
     from verify.audit import audit as audit_implementation
     from verify.errors import InputError
-    from verify.family.delta import DeltaResult, exact_delta, worst_delta
+    from verify.family.delta import (
+        DeltaResult,
+        EpsilonResult,
+        epsilon_for_delta,
+        exact_delta,
+        worst_delta,
+        worst_epsilon_for_delta,
+    )
     from verify.family.fast_api import fast_log_probability as family_fast_log_probability
     from verify.family.model import ABOVE, BELOW, Release, SparseVector, ThresholdPolicy
     from verify.family.presets import NAMES as PRESET_NAMES
@@ -101,6 +109,9 @@ _LAZY: dict[str, tuple[str, str]] = {
     "exact_delta": ("verify.family.delta", "exact_delta"),
     "worst_delta": ("verify.family.delta", "worst_delta"),
     "DeltaResult": ("verify.family.delta", "DeltaResult"),
+    "epsilon_for_delta": ("verify.family.delta", "epsilon_for_delta"),
+    "worst_epsilon_for_delta": ("verify.family.delta", "worst_epsilon_for_delta"),
+    "EpsilonResult": ("verify.family.delta", "EpsilonResult"),
     # auditing an implementation against the exact law
     "audit_implementation": ("verify.audit", "audit"),
     "assert_implements": ("verify.audit", "assert_implements"),
@@ -164,6 +175,9 @@ __all__ = [
     "exact_delta",
     "worst_delta",
     "DeltaResult",
+    "epsilon_for_delta",
+    "worst_epsilon_for_delta",
+    "EpsilonResult",
     # auditing an implementation (`verify.audit` is the package; its `audit` is exported under this name)
     "audit_implementation",
     "assert_implements",

@@ -77,8 +77,7 @@ class GaussianSVTRdp:
 
     def delta(self, epsilon_prime: object, conversion: str = "bbghs") -> tuple[mpmath.mpf, mpmath.mpf]:
         """(δ, α): the smallest δ_α found over the orders α (an upper bound on δ(ε'))."""
-        if conversion not in CONVERSIONS:
-            raise InputError(f"conversion: {conversion!r} is not one of {', '.join(CONVERSIONS)}")
+        _check_conversion(conversion)
         ep = to_fraction(epsilon_prime, "epsilon_prime")
         if ep < 0:
             raise InputError(f"--epsilon-prime: {ep} must be >= 0")
@@ -92,21 +91,60 @@ class GaussianSVTRdp:
                     ld += (a - 1) * mpmath.log1p(-1 / a) - mpmath.log(a)
                 return ld
 
-            grid = [1 + mpmath.mpf(10) ** (mpmath.mpf(j) / 20 - 4) for j in range(0, 161)]  # 1 + 1e-4 .. 1 + 1e4
-            vals = [log_delta(a) for a in grid]
-            i = min(range(len(vals)), key=lambda j: vals[j])
-            lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
-            best_a, best = grid[i], vals[i]
-            g = (mpmath.sqrt(5) - 1) / 2
-            for _ in range(60):  # golden section on [lo, hi]
-                a1, a2 = hi - g * (hi - lo), lo + g * (hi - lo)
-                v1, v2 = log_delta(a1), log_delta(a2)
-                if v1 < v2:
-                    hi = a2
-                    if v1 < best:
-                        best, best_a = v1, a1
-                else:
-                    lo = a1
-                    if v2 < best:
-                        best, best_a = v2, a2
+            best, best_a = _minimise_over_orders(log_delta)
             return min(mpmath.mpf(1), mpmath.exp(best)), best_a
+
+    def epsilon(self, delta: object, conversion: str = "bbghs") -> mpmath.mpf:
+        """The smallest ε' found over the orders α with (ε', δ)-DP (an upper bound on the ε' of the mechanism at δ).
+
+        BBGHS: ε'_α = max(0, ε(α) + log((α-1)/α) - (log δ + log α)/(α-1)) (Balle et al. 2020 Thm 21, solved for
+        ε'; autodp ``converter.py`` ``rdp_to_approxdp``); Mironov: ε'_α = ε(α) + log(1/δ)/(α-1) (Prop. 3).
+        δ = 0 gives +∞ (ε(α) grows without bound in α), δ = 1 gives 0.
+        """
+        _check_conversion(conversion)
+        d = to_fraction(delta, "delta")
+        if not 0 <= d <= 1:
+            raise InputError(f"--delta: {d} must be in [0, 1]")
+        with MPMATH_LOCK, mpmath.workdps(30):
+            if d == 0:
+                return mpmath.inf
+            if d == 1:
+                return mpmath.mpf(0)
+            log_d = mpmath.log(mpmath.mpf(d.numerator) / d.denominator)
+
+            def eps(a):
+                a = mpmath.mpf(a)
+                if conversion == "bbghs":
+                    return self.rdp(a) + mpmath.log1p(-1 / a) - (log_d + mpmath.log(a)) / (a - 1)
+                return self.rdp(a) - log_d / (a - 1)
+
+            best, _ = _minimise_over_orders(eps)
+            return max(mpmath.mpf(0), best)
+
+
+def _check_conversion(conversion: str) -> None:
+    if conversion not in CONVERSIONS:
+        raise InputError(f"conversion: {conversion!r} is not one of {', '.join(CONVERSIONS)}")
+
+
+def _minimise_over_orders(f) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """(min f, argmin) over a geometric grid of α in (1, 10⁴] refined by golden section (module docstring);
+    every α is a valid order, so the value found is a valid bound whether or not it is the global minimum."""
+    grid = [1 + mpmath.mpf(10) ** (mpmath.mpf(j) / 20 - 4) for j in range(0, 161)]  # 1 + 1e-4 .. 1 + 1e4
+    vals = [f(a) for a in grid]
+    i = min(range(len(vals)), key=lambda j: vals[j])
+    lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
+    best_a, best = grid[i], vals[i]
+    g = (mpmath.sqrt(5) - 1) / 2
+    for _ in range(60):  # golden section on [lo, hi]
+        a1, a2 = hi - g * (hi - lo), lo + g * (hi - lo)
+        v1, v2 = f(a1), f(a2)
+        if v1 < v2:
+            hi = a2
+            if v1 < best:
+                best, best_a = v1, a1
+        else:
+            lo = a1
+            if v2 < best:
+                best, best_a = v2, a2
+    return best, best_a
