@@ -1,8 +1,10 @@
 """Float64 output probabilities, vectorised over many query vectors.
 
-The same closed form as `verify.piecewise` (see its docstring for the
-derivation), evaluated in numpy for an array of query vectors at once and in
-log space throughout, so that probabilities far below 1e-300 keep their
+The vectorised mode of the one closed form, `verify.piecewise` (see its
+docstring for the derivation): it reads the outcomes from the one description
+through `verify.piecewise.column_plan` (the halting outcomes' trie of F and S
+factors over query columns) and evaluates them in numpy for an array of query
+vectors at once, in log space throughout, so that probabilities far below 1e-300 keep their
 relative accuracy.  Every term of the closed form is positive or negative;
 the result is ``log Σ sign·exp(log|term|)``, and the ratio
 ``Σ|term| / |Σ term|`` is the condition number of that sum.
@@ -119,7 +121,8 @@ class _LinearTerms:
 
 
 class FastIntegrator:
-    """Vectorised twin of `verify.piecewise.PiecewiseIntegrator` for one mechanism."""
+    """The vectorised mode of `verify.piecewise.ClosedForm` for one mechanism (the same factors on
+    the same segments, on numpy arrays of rows)."""
 
     def __init__(self, mech: AboveThreshold, dtype: type = np.float64) -> None:
         """``dtype``: float64, or np.longdouble for the rows whose float64 error

@@ -29,6 +29,11 @@ are chosen so that every expanded term is bounded by its factor's bound
 the terms' magnitudes over the value is the condition number of the sum,
 returned so that callers can raise the precision where cancellation bites.
 
+Two more factors come from released values (`verify.family.integrand`): the
+query-noise *density* p_X(z - x) (a released gap; Laplace
+``w₋λe^{λ(r-x)}·w^{-1}`` below x and ``w₊λe^{λ(x-r)}·w`` above it, exponential 0
+below), and an upper cap on z (a released noisy query v caps z <= v - t).
+
 What is integrated is read from the one description of an outcome,
 `verify.family.integrand` (per draw of the threshold noise a `Piece`: its
 factors F, S or p_X as `Term` s, an optional cap, plus constant densities).
@@ -470,7 +475,14 @@ def mp_closed_form(mech: Any, outcomes: Sequence[Integrand], digits: int, floor:
     The working precision starts at digits + 10 + n/2 + `exponent_digits` (n the most terms of an
     outcome) and is raised until the cancellation (`cancellation_digits`) is covered with 8 guard
     digits.  Outcomes of one piece and no constants (AboveThreshold's halting outcomes, the proofs'
-    conditional form) are integrated together (`ClosedForm.integrals`), any other one by itself."""
+    conditional form) are integrated together (`ClosedForm.integrals`), any other one by itself.
+
+    >>> from verify.family.integrand import build
+    >>> from verify.mechanism import AboveThreshold
+    >>> m = AboveThreshold.mechanism_one(1)
+    >>> [mpmath.nstr(v, 12) for v in mp_closed_form(m, [build(m, [0, 1], s) for s in m.outputs(2)], 20)]
+    ['0.5', '0.209908378575', '0.290091621425']
+    """
     lam, rho = rates(mech.threshold_noise, mech.query_noise)
     n = max((sum(len(p.terms) for p in integ.pieces) for integ in outcomes), default=0)
     extra = exponent_digits(lam, rho, outcomes, floor)
