@@ -29,22 +29,17 @@ are chosen so that every expanded term is bounded by its factor's bound
 the terms' magnitudes over the value is the condition number of the sum,
 returned so that callers can raise the precision where cancellation bites.
 
-Two more factors come from released values (`verify.family.integrand`): the
-query-noise *density* p_X(z - x) (a released gap; Laplace
-``w₋λe^{λ(r-x)}·w^{-1}`` below x and ``w₊λe^{λ(x-r)}·w`` above it, exponential 0
-below), and an upper cap on z (a released noisy query v caps z <= v - t).
+Released values add the density p_X(z - x) (a gap; ``w₋λe^{λ(r-x)}·w^{-1}``
+below x, ``w₊λe^{λ(x-r)}·w`` above) and a cap z <= v - t (a noisy query v).
 
 What is integrated is read from the one description of an outcome,
-`verify.family.integrand` (per draw of the threshold noise a `Piece`: its
-factors F, S or p_X as `Term` s, an optional cap, plus constant densities).
-`ClosedForm.integrals` evaluates several pieces in one pass over the segments,
-sharing the factors of their common prefixes (a trie): the k+1 halting
-outcomes of AboveThreshold (s_i = B^{i-1}A, ⊤^k = B^k) cost one chain of F
-factors with one S exit per query, O(k²) per segment.  `ClosedForm.evaluate`
-is one outcome (a product of pieces and constants), `mp_closed_form` the
-mpmath evaluation with its precision rule.  The seed's front door
-(`verify.probabilities`) and the family's (`verify.family.probability`) both
-call this module; nothing else computes the closed form's pieces.
+`verify.family.integrand` (per threshold draw a `Piece` of `Term` s F, S, p_X
+and a cap; constant densities).  `ClosedForm.integrals` evaluates several
+pieces in one pass, expanding a common prefix once (a trie): the k+1 halting
+outcomes of AboveThreshold are one chain of F factors with an S exit per
+query, O(k²) per segment.  `ClosedForm.evaluate` is one outcome,
+`mp_closed_form` the mpmath precision rule.  Both front doors
+(`verify.probabilities`, `verify.family.probability`) call this module.
 """
 
 from __future__ import annotations
@@ -84,7 +79,6 @@ class Integral:
     value: Any
     magnitude: Any
     zero: bool = True  # no term at all: the probability is exactly 0
-
 
 
 def rates(threshold_noise: Any, query_noise: Any) -> tuple[Fraction, Fraction]:
