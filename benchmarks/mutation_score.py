@@ -201,8 +201,8 @@ FAMILY_TARGETS: tuple[Target, ...] = (
            _ids(BND, "test_renyi_bound_only_for_gaussian_above_threshold_with_cutoff_one",
                 "test_worst_delta_returns_the_best_pair_of_its_own_grid_with_the_right_neighbour")
            + _ids(FV, "test_delta_identities", "test_rdp_transcription_and_conversions")),
-    Target("release-densities", ("verify.family.oracle", "verify.family.closed_form"),
-           ("_cdf_below", "_sf", "_pdf", "_factor_terms", "density_factor", "point", "constant"), (REL,)),
+    Target("release-densities", ("verify.family.oracle", "verify.piecewise"),
+           ("_cdf_below", "_sf", "_pdf", "_factor_terms", "factor_density", "point", "constant"), (REL,)),
     Target("variant-flags", ("verify.cli.variant",), ("*",), (FLG, "tests/test_family_cli.py")),
 )
 TARGETS = TARGETS + FAMILY_TARGETS

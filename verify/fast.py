@@ -1,8 +1,10 @@
 """Float64 output probabilities, vectorised over many query vectors.
 
-The same closed form as `verify.piecewise` (see its docstring for the
-derivation), evaluated in numpy for an array of query vectors at once and in
-log space throughout, so that probabilities far below 1e-300 keep their
+The vectorised mode of the one closed form, `verify.piecewise` (see its
+docstring for the derivation): it reads the outcomes from the one description
+through `verify.piecewise.column_plan` (the halting outcomes' trie of F and S
+factors over query columns) and evaluates them in numpy for an array of query
+vectors at once, in log space throughout, so that probabilities far below 1e-300 keep their
 relative accuracy.  Every term of the closed form is positive or negative;
 the result is ``log Σ sign·exp(log|term|)``, and the ratio
 ``Σ|term| / |Σ term|`` is the condition number of that sum.
@@ -22,7 +24,9 @@ from fractions import Fraction
 
 import numpy as np
 
+from verify.family.integrand import TermKind
 from verify.mechanism import AboveThreshold
+from verify.piecewise import column_plan
 
 EPS = float(np.finfo(float).eps)
 CHUNK = 8192
@@ -117,11 +121,13 @@ class _LinearTerms:
 
 
 class FastIntegrator:
-    """Vectorised twin of `verify.piecewise.PiecewiseIntegrator` for one mechanism."""
+    """The vectorised mode of `verify.piecewise.ClosedForm` for one mechanism (the same factors on
+    the same segments, on numpy arrays of rows)."""
 
     def __init__(self, mech: AboveThreshold, dtype: type = np.float64) -> None:
         """``dtype``: float64, or np.longdouble for the rows whose float64 error
         estimate is too large (x87 extended precision: 3 more digits)."""
+        self.mech = mech
         self.dtype = dtype
         self.eps = float(np.finfo(dtype).eps)
         self.log_half = np.log(dtype(0.5))
@@ -211,6 +217,7 @@ class FastIntegrator:
         kinks = np.sort(np.concatenate(cols, axis=1), axis=1)
         nk = kinks.shape[1]
         lam, rho = self.lam, self.rho
+        plan = column_plan(self.mech, k)
         for s in range(nk + 1):
             lo = kinks[:, s - 1] if s > 0 else None
             hi = kinks[:, s] if s < nk else None
@@ -226,18 +233,24 @@ class FastIntegrator:
                 active &= above0
             zexp = np.where(above0, -rho, rho)
             logc = np.where(active, logc, -np.inf)
-            shift = np.zeros(n)
-            poly = np.ones((1, n), dtype=self.dtype)  # coefficient rows: poly[c] multiplies w^c
-            for i in range(k):
-                x = a[:, i]
-                below = (hi <= x) if hi is not None else np.zeros(n, dtype=bool)
-                rl, re, p0, p1, dead = self._reach(x, r, below)
-                self._emit(terms[i], logc + rl, shift + re, _times(poly, p0, p1), dead, zexp, lo, hi)
-                fl, fe, f0, f1, fdead = self._below(x, r, below)
-                logc = np.where(fdead, -np.inf, logc + fl)
-                shift = shift + fe
-                poly = _times(poly, f0, f1)
-            self._emit(terms[k], logc, shift, poly, np.zeros(n, dtype=bool), zexp, lo, hi)
+            never = np.zeros(n, dtype=bool)
+            # the outcomes' trie (`verify.piecewise.column_plan`): a node's state (log const, shift,
+            # coefficient rows) is its parent's times the node's factor; emitted where outcomes end
+            states: dict[int, tuple] = {0: (logc, np.zeros(n), np.ones((1, n), dtype=self.dtype))}
+            for node, (parent, (kind, col)) in enumerate(plan.trie.nodes, start=1):
+                plogc, shift, poly = states[parent]
+                x = a[:, col]
+                below = (hi <= x) if hi is not None else never
+                fl, fe, f0, f1, fdead = (self._reach if kind is TermKind.ABOVE else self._below)(x, r, below)
+                state = (np.where(fdead, -np.inf, plogc + fl), shift + fe, _times(poly, f0, f1))
+                if plan.last_child[parent] == node:
+                    del states[parent]  # every child of the parent done: O(1) coefficient rows alive
+                for out in plan.ends.get(node, ()):
+                    self._emit(terms[out], state[0], state[1], state[2], never, zexp, lo, hi)
+                if node in plan.last_child:
+                    states[node] = state
+            for out in plan.ends.get(0, ()):
+                self._emit(terms[out], logc, np.zeros(n), np.ones((1, n), dtype=self.dtype), never, zexp, lo, hi)
 
     def _below(self, x, r, below):
         """F(z - x) as (log const, e, p0, p1, zero-mask)."""
@@ -292,15 +305,23 @@ class FastIntegrator:
             acc.add(logmag, np.sign(coef))
 
     def _point_events(self, a: np.ndarray, c: np.ndarray | None) -> np.ndarray:
-        """No threshold noise: log Π F(-a_j) · S(-a_i)."""
+        """No threshold noise: each outcome is log Π of its factors at z = 0, F(-a_j) and S(-a_i)
+        (the outcomes' trie, `verify.piecewise.column_plan`)."""
         n, k = a.shape
-        out = np.full((n, k + 1), -np.inf)
-        logprod = np.zeros(n) if c is None else np.where(0 > c, 0.0, -np.inf)
-        for i in range(k):
-            d = -a[:, i]
-            out[:, i] = logprod + self.query_noise.log_sf(d)
-            logprod = logprod + self.query_noise.log_cdf(d)
-        out[:, k] = logprod
+        plan = column_plan(self.mech, k)
+        out = np.full((n, len(plan.trie.leaves)), -np.inf)
+        logs = {0: np.zeros(n) if c is None else np.where(0 > c, 0.0, -np.inf)}
+        for node, (parent, (kind, col)) in enumerate(plan.trie.nodes, start=1):
+            d = -a[:, col]
+            value = logs[parent] + (self.query_noise.log_sf(d) if kind is TermKind.ABOVE else self.query_noise.log_cdf(d))
+            if plan.last_child[parent] == node:
+                del logs[parent]
+            for o in plan.ends.get(node, ()):
+                out[:, o] = value
+            if node in plan.last_child:
+                logs[node] = value
+        for o in plan.ends.get(0, ()):
+            out[:, o] = 0.0 if c is None else np.where(0 > c, 0.0, -np.inf)
         return out
 
 

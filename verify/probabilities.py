@@ -7,7 +7,9 @@ and ⊤^k.  Given the threshold noise Z = z the query noises are independent
     Pr[s_i] = ∫ p_Z(z) Π_{j<i} F_X(t + z - q_j) · (1 - F_X(t + z - q_i)) dz,
 
 and every path evaluates this integral in closed form, segment by segment
-between the kinks z = 0 and z = q_j - t (`verify.piecewise`):
+between the kinks z = 0 and z = q_j - t, by the one closed form of every
+variant (`verify.piecewise`), which reads the one description of an outcome
+(`verify.family.integrand`):
 
 1. ``symbolic``: an exact sympy expression (rational inputs; or ε and Δ as
    symbols with queries given as rational multiples of Δ).
@@ -34,12 +36,12 @@ import mpmath
 import numpy as np
 import sympy
 
-from verify.backends import ArbBackend, MpmathBackend, SympyBackend
+from verify.backends import ArbBackend, SympyBackend
 from verify.errors import InputError
+from verify.family import integrand as outcome
 from verify.fast import FastIntegrator
 from verify.mechanism import AboveThreshold, Output, SparseVector, output_column, parse_queries  # noqa: F401  (AboveThreshold: doctests)
-from verify.piecewise import Integral, PiecewiseIntegrator
-from verify.piecewise import rates as piecewise_rates
+from verify.piecewise import ClosedForm, mp_closed_form
 from verify.precision import FAST_TOLERANCE, MAX_DIGITS, MIN_DIGITS, MPMATH_LOCK, check_digits  # noqa: F401 (re-exported)
 
 Method = Literal["symbolic", "mpmath", "fast"]
@@ -67,66 +69,22 @@ def require_mechanism(mech: object) -> SparseVector:
     return mech
 
 
-def _rates(mech: SparseVector) -> tuple[Fraction, Fraction]:
-    """(λ, ρ): the query-noise rate (the threshold's if the queries are noiseless) and rate_Z/λ."""
+def _outcomes(mech: SparseVector, queries: Sequence[object], outputs: Sequence[str] | None = None) -> list[outcome.Integrand]:
+    """The one description (`verify.family.integrand.build`) of each output: s_1..s_k and ⊤^k by default."""
     require_closed_form(mech)
-    return piecewise_rates(mech.threshold_noise, mech.query_noise)
+    q = parse_queries(queries)
+    return [outcome.build(mech, q, s) for s in (mech.outputs(len(q)) if outputs is None else outputs)]
 
 
-def _positions(mech: SparseVector, queries: Sequence[object]) -> list[Fraction]:
-    require_closed_form(mech)
-    return [q - mech.threshold for q in parse_queries(queries)]
+def _pieces(outcomes: Sequence[outcome.Integrand]) -> list[outcome.Piece]:
+    """The pieces of halting outcomes (one each: the threshold is shared, nothing is released)."""
+    return [integ.pieces[0] for integ in outcomes]
 
 
 # --- path 2: mpmath ---------------------------------------------------------------------------------
-def _mp_integrals(mech: SparseVector, positions: Sequence[Fraction], cutoff: Fraction | None, digits: int) -> list[mpmath.mpf]:
-    lam, rho = _rates(mech)
-    zf, xf = mech.threshold_noise.family, mech.query_noise.family
-    extra = exponent_digits(lam, rho, positions, cutoff)
-    dps = digits + 10 + len(positions) // 2 + extra
-    for _ in range(8):
-        with MPMATH_LOCK, mpmath.workdps(dps):
-            backend = MpmathBackend()
-            integ = PiecewiseIntegrator(backend, backend.num(lam), rho, zf, xf)
-            results = integ.events(positions, cutoff)
-            lost = cancellation_digits(results)
-            if dps - lost - extra >= digits + 8:
-                return [mpmath.mpf(0) if r.zero else min(+r.value, mpmath.mpf(1)) for r in results]
-        dps = int(dps * 2) if math.isinf(lost) else int(digits + lost + extra + 20)
-    raise ArithmeticError(f"mpmath path: could not reach {digits} digits (cancellation)")  # pragma: no cover
-
-
-def exponent_digits(lam: Fraction, rho: Fraction, positions: Sequence[Fraction], cutoff: Fraction | None) -> int:
-    """Decimal digits the exponents of the closed form spend before the fraction of the result.
-
-    Every exponent is a sum of pieces λ(x - r), ρλr, λα·length with |x|, |r| <= R = max|q_j - t|
-    (and |cutoff|), so its magnitude is at most E = (k+2)(2λR + 1)max(1, ρ); computing it to
-    absolute error 10^-D, which is the value's relative error, takes D + log10(E) digits.  At
-    t = 1e50 (R/b = 3e49) these are 51 digits that the cancellation count alone does not see."""
-    reach = max((abs(p) for p in positions), default=Fraction(0))
-    if cutoff is not None:
-        reach = max(reach, abs(cutoff))
-    return digits_of((len(positions) + 2) * (2 * lam * reach + 1) * max(Fraction(1), rho))
-
-
-def digits_of(bound: Fraction | int) -> int:
-    """1 + floor(log10(bound)) for bound >= 1 (exact on Fractions of any size), else 1."""
-    whole = math.ceil(bound)
-    return len(str(whole)) if whole >= 1 else 1
-
-
-def cancellation_digits(integrals: Sequence[Integral]) -> float:
-    """Decimal digits the closed form may have lost to cancellation: the largest
-    log10(Σ|terms| / value) over the non-zero integrals (``inf`` when a value is <= 0,
-    which only cancellation can produce).  Evaluated at the caller's mpmath precision."""
-    lost = 0.0
-    for r in integrals:
-        if r.zero:
-            continue
-        if r.value <= 0:
-            return math.inf
-        lost = max(lost, float(mpmath.log10(r.magnitude / r.value)))
-    return lost
+def _mp_integrals(mech: SparseVector, outcomes: Sequence[outcome.Integrand], floor: Fraction | None, digits: int) -> list[mpmath.mpf]:
+    """`verify.piecewise.mp_closed_form`, each probability clamped to 1 (a value above is rounding)."""
+    return [min(v, mpmath.mpf(1)) for v in mp_closed_form(mech, outcomes, digits, floor)]
 
 
 def mp_distribution(mech: SparseVector, queries: Sequence[object], digits: int = DEFAULT_DIGITS) -> list[mpmath.mpf]:
@@ -137,7 +95,7 @@ def mp_distribution(mech: SparseVector, queries: Sequence[object], digits: int =
     ['0.5', '0.5']
     """
     check_digits(digits)
-    return _mp_integrals(mech, _positions(mech, queries), None, digits)
+    return _mp_integrals(mech, _outcomes(mech, queries), None, digits)
 
 
 def mp_conditional(mech: SparseVector, gap_max: object | None, gap_query: object, digits: int = DEFAULT_DIGITS) -> mpmath.mpf:
@@ -145,7 +103,7 @@ def mp_conditional(mech: SparseVector, gap_max: object | None, gap_query: object
     check_digits(digits)
     d = _exact(gap_query, "q_i(D) - t")
     m = None if gap_max is None else _exact(gap_max, "M(D,x) - t")
-    return _mp_integrals(mech, [d], m, digits)[0]
+    return _mp_integrals(mech, _outcomes(mech, [d + mech.threshold], ["A"]), m, digits)[0]
 
 
 def _exact(value: object, name: str) -> Fraction:
@@ -170,14 +128,12 @@ def arb_distribution(mech: SparseVector, queries: Sequence[object], prec: int = 
 
     if isinstance(prec, bool) or not isinstance(prec, int) or not 30 <= prec <= 10000:
         raise InputError(f"prec: {prec!r} must be an integer number of bits from 30 to 10000")
-    lam, rho = _rates(mech)
+    pieces = _pieces(_outcomes(mech, queries))
     with MPMATH_LOCK:  # flint's precision is global to the process as well
         old = flint.ctx.prec
         flint.ctx.prec = prec
         try:
-            backend = ArbBackend()
-            integ = PiecewiseIntegrator(backend, backend.num(lam), rho, mech.threshold_noise.family, mech.query_noise.family)
-            return [flint.arb(0) if r.zero else r.value for r in integ.events(_positions(mech, queries), None)]
+            return [flint.arb(0) if r.zero else r.value for r in ClosedForm.of(mech, ArbBackend()).integrals(pieces)]
         finally:
             flint.ctx.prec = old
 
@@ -204,7 +160,7 @@ def symbolic_distribution(
     >>> sympy.simplify(p[0])
     1/2
     """
-    positions = _positions(mech, queries)
+    pieces = _pieces(_outcomes(mech, queries))
     cut = None if cutoff is None else _exact(cutoff, "cutoff") - mech.threshold
     zn, xn = mech.threshold_spec, mech.query_spec
     if symbolic_parameters:
@@ -214,12 +170,10 @@ def symbolic_distribution(
         ref = xn if not xn.is_none else zn
         lam = EPSILON / _rat(ref.multiplier) if not ref.is_none else sympy.Integer(1)
         rho = (ref.multiplier / zn.multiplier) if not (zn.is_none or ref.is_none) else Fraction(1)
+        form = ClosedForm(SympyBackend(), lam, rho, zn.family, xn.family)
     else:
-        lam_f, rho = _rates(mech)
-        lam = _rat(lam_f)
-    backend = SympyBackend()
-    integ = PiecewiseIntegrator(backend, lam, rho, zn.family, xn.family)
-    return [sympy.Integer(0) if r.zero else r.value for r in integ.events(positions, cut)]
+        form = ClosedForm.of(mech, SympyBackend())
+    return [sympy.Integer(0) if r.zero else r.value for r in form.integrals(pieces, cut)]
 
 
 def _rat(x: Fraction) -> sympy.Rational:
@@ -263,12 +217,13 @@ def fast_log_distribution(
         bad = bad[~ok]
     for row in bad:
         digits = max(20, int(-math.log10(tolerance)) + 5)
+        exact_row = [Fraction(float(x)) for x in q[row]]
         if cutoff is None:
-            vals = _mp_integrals(mech, [Fraction(float(x)) - mech.threshold for x in q[row]], None, digits)
+            vals = _mp_integrals(mech, _outcomes(mech, exact_row), None, digits)
         else:
             c = float(cutoff[row])
             cut = None if c == -math.inf else Fraction(c) - mech.threshold
-            vals = _mp_integrals(mech, [Fraction(float(x)) - mech.threshold for x in q[row]], cut, digits)
+            vals = _mp_integrals(mech, _outcomes(mech, exact_row), cut, digits)
         with MPMATH_LOCK, mpmath.workdps(digits):
             logp[row] = [float(mpmath.log(v)) if v > 0 else -math.inf for v in vals]
     # a probability is at most 1: a log above 0 is rounding (within the tolerance, or the row was recomputed)

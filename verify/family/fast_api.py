@@ -4,8 +4,8 @@
   many query vectors at once, any variant (`verify.family.fast_generic`).
 * `fast_log_distribution`: log Pr of every output of a variant that releases
   nothing.  AboveThreshold-shaped variants (cutoff 1, no release, Laplace /
-  exponential / no noise) use, for k <= `SEED_FAST_MAX_K`, the seed's closed-form
-  fast path (`verify.probabilities.fast_log_distribution`, fastest at small k)
+  exponential / no noise) use, for k <= `SEED_FAST_MAX_K`, the vectorised mode of the
+  one closed form (`verify.fast`, through `verify.probabilities.fast_log_distribution`; fastest at small k)
   and above it the Gauss–Legendre halting path (`verify.family.fast_halting`),
   which does not cancel; other variants integrate each output.
 

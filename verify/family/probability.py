@@ -5,7 +5,7 @@ values, one released value per A; its probability (or density) is the
 product of one-dimensional integrals described in `integrand`.  Paths:
 
 * ``mpmath`` (`mp_probability`): for Laplace, exponential and no noise the
-  seed's closed form (`closed_form`), evaluated with the working precision
+  one closed form (`verify.piecewise`, shared with the seed's front door), evaluated with the working precision
   raised until its condition number is covered with 8 guard digits (correct
   to the digits asked); for long outcome strings (more than
   `CLOSED_FORM_MAX_LETTERS` letters, where the closed form's O(k³) expansion
@@ -22,25 +22,21 @@ product of one-dimensional integrals described in `integrand`.  Paths:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 import mpmath
 import sympy
 
-from verify.backends import ArbBackend, MpmathBackend, SympyBackend
+from verify.backends import ArbBackend, SympyBackend
 from verify.errors import InputError
 from verify.family import integrand as integrand_mod
-from verify.family.closed_form import ClosedForm, rates
-from verify.family.integrand import Integrand, Kind
+from verify.family.integrand import Kind
 from verify.family.model import SparseVector
 from verify.family.quadrature import acb_enclosure, mp_quad
-from verify.noise import Gaussian
+from verify.piecewise import ClosedForm, mp_closed_form
 from verify.precision import MAX_DIGITS, MIN_DIGITS, MPMATH_LOCK, check_digits  # noqa: F401 (re-exported)
-from verify.probabilities import cancellation_digits, digits_of
 
 DEFAULT_DIGITS = 30
 #: Longer outcome strings are integrated by quadrature on the mpmath path.
@@ -83,7 +79,7 @@ def evaluate(mech: SparseVector, queries: Sequence[object], outcome: str, releas
     if method == "closed" and not closed_form_applies(mech):
         raise InputError(f"closed form: {mech.name} has Gaussian noise; no closed form exists, use quadrature")
     if closed:
-        return Evaluation(mp_closed_form(mech, integ, digits), integ.kind, "closed form", digits, None)
+        return Evaluation(mp_closed_form(mech, [integ], digits)[0], integ.kind, "closed form", digits, None)
     value, err = mp_quad(mech, integ, digits)
     return Evaluation(value, integ.kind, "quadrature", digits, err)
 
@@ -118,38 +114,6 @@ def mp_probability(mech: SparseVector, queries: Sequence[object], outcome: str, 
     return e.value
 
 
-def exponent_digits(mech: SparseVector, integ: Integrand) -> int:
-    """Digits the exponents of the closed form take before the fraction (see
-    `verify.probabilities.exponent_digits`): E = (k+2)(2λR + 1)max(1, ρ) per piece, R the largest
-    kink or cap, plus the exponent of every constant density p(y) (λ|y|, or y²/2σ² for Gaussian)."""
-    lam, rho = rates(mech)
-    bound = Fraction(1)
-    for p in integ.pieces:
-        reach = max((abs(x) for x in p.kinks), default=Fraction(0))
-        bound += (len(p.terms) + 2) * (2 * lam * reach + 1) * max(Fraction(1), rho)
-    for noise, y in integ.constants:
-        if isinstance(noise.law, Gaussian):
-            bound += (y / noise.scale) ** 2 / 2 + 1
-        elif not noise.is_none:
-            bound += abs(y) * noise.rate + 1
-    return digits_of(bound)
-
-
-def mp_closed_form(mech: SparseVector, integ: Integrand, digits: int) -> mpmath.mpf:
-    """The closed form in mpmath, precision raised until the cancellation is covered."""
-    n = sum(len(p.terms) for p in integ.pieces)
-    extra = exponent_digits(mech, integ)
-    dps = digits + 10 + n // 2 + extra
-    for _ in range(8):
-        with MPMATH_LOCK, mpmath.workdps(dps):
-            value, pieces = ClosedForm(mech, MpmathBackend()).evaluate(integ)
-            lost = cancellation_digits(pieces)
-            if dps - lost - extra >= digits + 8:
-                return mpmath.mpf(0) if any(p.zero for p in pieces) else +value
-        dps = int(dps * 2) if math.isinf(lost) else int(digits + lost + extra + 20)
-    raise ArithmeticError(f"mpmath closed form: could not reach {digits} digits (cancellation)")  # pragma: no cover
-
-
 def symbolic_probability(mech: SparseVector, queries: Sequence[object], outcome: str,
                          released: Sequence[object] | None = None) -> sympy.Expr:
     """The exact value as a sympy expression (closed-form families only; discrete Laplace in ``e^{-ε/(cΔ)}``)."""
@@ -162,7 +126,7 @@ def symbolic_probability(mech: SparseVector, queries: Sequence[object], outcome:
     if not closed_form_applies(mech):
         raise InputError(f"symbolic: {mech.name} has Gaussian noise; no closed form exists")
     integ = integrand_mod.build(mech, queries, outcome, released)
-    value, pieces = ClosedForm(mech, SympyBackend()).evaluate(integ)
+    value, pieces = ClosedForm.of(mech, SympyBackend()).evaluate(integ)
     return sympy.Integer(0) if any(p.zero for p in pieces) else value
 
 
@@ -184,7 +148,7 @@ def arb_probability(mech: SparseVector, queries: Sequence[object], outcome: str,
         old = flint.ctx.prec
         flint.ctx.prec = prec
         try:
-            value, pieces = ClosedForm(mech, ArbBackend()).evaluate(integ)
+            value, pieces = ClosedForm.of(mech, ArbBackend()).evaluate(integ)
             return flint.arb(0) if any(p.zero for p in pieces) else value
         finally:
             flint.ctx.prec = old
