@@ -358,6 +358,20 @@ EQUIVALENT: tuple[Equivalent, ...] = (
     # guard digits of a working precision (values are compared at `digits` digits; more guard digits change no decision)
     _eq("verify/screen.py", "classify", "10  ->  11", "one more guard digit of the working precision (digits + 10 -> + 11)"),
     _eq("verify/screen.py", "first_violation", "10  ->  11", "one more guard digit of the working precision (digits + 10 -> + 11)"),
+    # the family's guard digits: every decision compares values at tolerances of 10^-(digits-5) or coarser, and the
+    # confirmed probabilities are computed at their own precision inside the oracle
+    *(_eq(f, fn, ch, f"one more guard digit of the working precision ({ch.split('  ->  ')[0]} -> {ch.split('  ->  ')[1]} guard "
+          "digits around values computed and compared at `digits`)", context=w.split("(", 1)[1].rstrip(")"), within=w)
+      for f, fn, ch, w in (
+          ("verify/family/worstcase.py", "family_worst_case", "15  ->  16", "workdps(VIOLATION_DIGITS + 15)"),
+          ("verify/family/worstcase.py", "_tightness", "15  ->  16", "workdps(VIOLATION_DIGITS + 15)"),
+          ("verify/family/witness.py", "log_ratio", "15  ->  16", "workdps(self.digits + 15)"),
+          ("verify/family/witness.py", "loss", "15  ->  16", "workdps(self.digits + 15)"),
+          ("verify/family/witness.py", "to_json", "15  ->  16", "workdps(self.digits + 15)"),
+          ("verify/family/delta.py", "to_json", "10  ->  11", "workdps(self.digits + 10)"),
+          ("verify/family/delta.py", "exact_delta", "15  ->  16", "workdps(digits + 15)"),
+          ("verify/worstcase/decision.py", "worst_case", "10  ->  11", "workdps(VIOLATION_DIGITS + 10)"),
+      )),
 )
 
 

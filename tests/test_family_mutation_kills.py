@@ -310,18 +310,43 @@ class TestTightnessKills:
     def test_push_table_doubles_L_from_the_unit_and_stays_below_the_bound(self):
         """Rule: the push table has 8 rows L = unit·2^j (j = 0..7, unit the larger noise scale), each a confirmed loss
         at most the bound, and the loss grows towards the bound along the pushed family (Mechanism One)."""
-        s = variant(z=("laplace", 30), x=("laplace", 30))
+        s = variant(z=("laplace", 30), x=("laplace", 30), t=Fraction(5))
         r = family_worst_case(s, max_queries=2, push_table=True)
         assert [L for _, L, _ in r.push] == [Fraction(30) * 2**j for j in range(8)]
         losses = [loss for _, _, loss in r.push]
         assert all(loss <= mp(Fraction(1, 10)) for loss in losses)
         assert losses[-1] > losses[0]
         assert r.tightness in (Tightness.APPROACHED, Tightness.LOOSE)
+        # each row recomputed from the family the table names: B's at t ± L, A's at t ± L, the neighbour shifted
+        fam = r.push_family
+        out = fam.split(":")[0]
+        sign_b = 1 if "B queries at t + L" in fam else -1
+        sign_a = 1 if "A queries at t + L" in fam else -1
+        shift_b = Fraction(fam.split("shifted by ")[1].split(" (B)")[0])
+        shift_a = Fraction(fam.split(" and ")[-1].split(" (A)")[0])
+        for j in (0, 3):
+            L = Fraction(30) * 2**j
+            q = tuple(s.threshold + (sign_b if ch == "B" else sign_a) * L for ch in out)
+            qn = tuple(x + (shift_b if ch == "B" else shift_a) for x, ch in zip(q, out))
+            with mpmath.workdps(60):
+                want = abs(mpmath.log(output_probability(s, q, out, (), 50)) - mpmath.log(output_probability(s, qn, out, (), 50)))
+                assert abs(r.push[j][2] - want) < mpmath.mpf(10) ** -40, (j, r.push[j][2], want)
+        if r.tightness is Tightness.APPROACHED:  # the evidence measures the push from t, in noise scales
+            far = max(abs(x - s.threshold) for x in r.witness.queries) / 30
+            assert f"pushed {float(far):.3g} noise scales from t" in r.tightness_evidence
 
 
 # --- the witness ---------------------------------------------------------------------------------------------------------
 class TestWitnessKills:
     """`confirm` and the witness's reporting."""
+
+    def test_a_witness_is_a_frozen_value(self):
+        """Rule (mathematical objects are frozen dataclasses): a confirmed witness cannot be changed after the fact."""
+        import dataclasses
+
+        w = FamilyWitness((Fraction(0),), (Fraction(1),), "A", (), mpmath.mpf(1) / 4, mpmath.mpf(1) / 2, 30)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            w.probability = mpmath.mpf(1)  # type: ignore[misc]
 
     def test_confirm_accepts_neighbours_at_delta_and_refuses_beyond(self):
         """Rule: neighbouring query vectors differ by at most Δ in every query (equality allowed)."""
@@ -405,10 +430,11 @@ class TestDeltaKills:
     def test_renyi_curve_and_its_validation(self):
         """Rule: ε(α) = log(k)/(α - 1) + αΔ²/σ₁² + 2αΔ²/σ₂² (Zhu & Wang 2020, Thm 8), defined for α > 1; σ₁, σ₂, Δ > 0
         and k >= 1 an integer."""
-        r = GaussianSVTRdp(Fraction(2), Fraction(3), Fraction(1, 2), 5)
+        # σ₁ = 5/2, σ₂ = 3 (σ² differs from 2σ for both), Δ = 1/2
+        r = GaussianSVTRdp(Fraction(5, 2), Fraction(3), Fraction(1, 2), 5)
         with mpmath.workdps(30):
             for a in (mpmath.mpf("1.5"), mpmath.mpf(2), mpmath.mpf(40)):
-                want = mpmath.log(5) / (a - 1) + a * mpmath.mpf(1) / 4 / 4 + 2 * a * mpmath.mpf(1) / 4 / 9
+                want = mpmath.log(5) / (a - 1) + a * (mpmath.mpf(1) / 4) / (mpmath.mpf(25) / 4) + 2 * a * (mpmath.mpf(1) / 4) / 9
                 assert abs(r.rdp(a) - want) < mpmath.mpf(10) ** -25
             with pytest.raises(InputError):
                 r.rdp(mpmath.mpf(1))
