@@ -358,6 +358,10 @@ EQUIVALENT: tuple[Equivalent, ...] = (
     # guard digits of a working precision (values are compared at `digits` digits; more guard digits change no decision)
     _eq("verify/screen.py", "classify", "10  ->  11", "one more guard digit of the working precision (digits + 10 -> + 11)"),
     _eq("verify/screen.py", "first_violation", "10  ->  11", "one more guard digit of the working precision (digits + 10 -> + 11)"),
+    _eq("verify/family/witness.py", "to_json", "lr > 0  ->  lr >= 0", "evaluated only for an infinite lr (`mpmath.isinf(lr) "
+        "and lr > 0`), where lr > 0 and lr >= 0 agree", within='"inf" if mpmath.isinf(lr) and lr > 0'),
+    _eq("verify/family/witness.py", "to_json", "0  ->  1", "evaluated only for an infinite lr, where lr > 0 and lr > 1 agree",
+        context="lr > 0", within='"inf" if mpmath.isinf(lr) and lr > 0'),
     # the family's guard digits: every decision compares values at tolerances of 10^-(digits-5) or coarser, and the
     # confirmed probabilities are computed at their own precision inside the oracle
     *(_eq(f, fn, ch, f"one more guard digit of the working precision ({ch.split('  ->  ')[0]} -> {ch.split('  ->  ')[1]} guard "

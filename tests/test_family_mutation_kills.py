@@ -617,3 +617,16 @@ class TestBoundKills:
         m = AboveThreshold.mechanism_one(Fraction(1, 2))
         assert proven_upper_bound_of(m).value == Fraction(1, 2)
         assert proven_upper_bound_of(m, monotone=True).value == Fraction(1, 3)
+
+    def test_no_cutoff_push_is_the_threshold_scale_times_m_plus_two_ln_two_rounded_up(self):
+        """Rule (`no_cutoff_growth`, Laplace Z): the push for 2m queries is L = b_Z (m + 2) ln 2, rounded up to a multiple
+        of 1/1000 (never below the value, at most 2/1000 above); b_Z is the threshold noise's scale."""
+        from verify.family.bounds import no_cutoff_push
+
+        for bz in (Fraction(30), Fraction(1, 4)):
+            s = variant(z=("laplace", bz), cutoff=None)
+            for m in (1, 4):
+                exact = float(bz) * (m + 2) * math.log(2)
+                got = no_cutoff_push(s, m)
+                assert got.denominator in (1, 2, 4, 5, 8, 10, 20, 25, 40, 50, 100, 125, 200, 250, 500, 1000)
+                assert exact <= float(got) <= exact + 2e-3, (bz, m, got, exact)
