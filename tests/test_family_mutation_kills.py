@@ -307,17 +307,23 @@ class TestDecisionKills:
 class TestTightnessKills:
     """The push table of the tightness study."""
 
-    def test_push_table_doubles_L_from_the_unit_and_stays_below_the_bound(self):
+    @pytest.mark.parametrize("name", ["m1", "numeric-svt"])
+    def test_push_table_doubles_L_from_the_unit_and_stays_below_the_bound(self, name):
         """Rule: the push table has 8 rows L = unit·2^j (j = 0..7, unit the larger noise scale), each a confirmed loss
-        at most the bound, and the loss grows towards the bound along the pushed family (Mechanism One)."""
-        s = variant(z=("laplace", 30), x=("laplace", 30), t=Fraction(5))
+        at most the bound; row j is the loss of the family the table names: B's at t ± L, A's at t ± L (a fresh
+        released value at its A query), the neighbour shifted as stated (recomputed here from the exact oracle)."""
+        from verify.family import preset
+
+        if name == "m1":
+            s, unit = variant(z=("laplace", 30), x=("laplace", 30), t=Fraction(5)), Fraction(30)
+        else:  # NumericalSVT (b_Z = 3Δ/ε, b_X = 6cΔ/ε, b_Y = 3cΔ/ε): the larger scale is 60
+            s, unit = preset("numeric-svt", Fraction(1, 10), Fraction(1), Fraction(5), cutoff=1), Fraction(60)
         r = family_worst_case(s, max_queries=2, push_table=True)
-        assert [L for _, L, _ in r.push] == [Fraction(30) * 2**j for j in range(8)]
+        assert r.verdict is MechanismVerdict.PRIVATE
+        assert [L for _, L, _ in r.push] == [unit * 2**j for j in range(8)]
         losses = [loss for _, _, loss in r.push]
         assert all(loss <= mp(Fraction(1, 10)) for loss in losses)
-        assert losses[-1] > losses[0]
         assert r.tightness in (Tightness.APPROACHED, Tightness.LOOSE)
-        # each row recomputed from the family the table names: B's at t ± L, A's at t ± L, the neighbour shifted
         fam = r.push_family
         out = fam.split(":")[0]
         sign_b = 1 if "B queries at t + L" in fam else -1
@@ -325,15 +331,32 @@ class TestTightnessKills:
         shift_b = Fraction(fam.split("shifted by ")[1].split(" (B)")[0])
         shift_a = Fraction(fam.split(" and ")[-1].split(" (A)")[0])
         for j in (0, 3):
-            L = Fraction(30) * 2**j
+            L = unit * 2**j
             q = tuple(s.threshold + (sign_b if ch == "B" else sign_a) * L for ch in out)
             qn = tuple(x + (shift_b if ch == "B" else shift_a) for x, ch in zip(q, out))
+            rel = (s.threshold + sign_a * L,) * out.count("A") if s.releases_values else ()
             with mpmath.workdps(60):
-                want = abs(mpmath.log(output_probability(s, q, out, (), 50)) - mpmath.log(output_probability(s, qn, out, (), 50)))
+                want = abs(mpmath.log(output_probability(s, q, out, rel, 50)) - mpmath.log(output_probability(s, qn, out, rel, 50)))
                 assert abs(r.push[j][2] - want) < mpmath.mpf(10) ** -40, (j, r.push[j][2], want)
-        if r.tightness is Tightness.APPROACHED:  # the evidence measures the push from t, in noise scales
-            far = max(abs(x - s.threshold) for x in r.witness.queries) / 30
-            assert f"pushed {float(far):.3g} noise scales from t" in r.tightness_evidence
+
+    def test_approached_evidence_measures_the_push_from_the_threshold(self, monkeypatch):
+        """Rule: `approached` says how far the witness's queries are pushed from t, max |q - t| in noise scales (t = 5
+        here, so a distance measured from 0 differs); the confirmation is stubbed at bound·(1 - 0.9e-6)."""
+        import verify.family.worstcase as fw
+
+        s = variant(z=("laplace", 30), x=("laplace", 30), t=Fraction(5))
+
+        def confirm_stub(shape, q, qn, outcome, released=(), digits=50):
+            with mpmath.workdps(120):
+                p = mpmath.mpf(1) / 4
+                return FamilyWitness(tuple(q), tuple(qn), outcome, tuple(released), p,
+                                     p * mpmath.exp(-mp(Fraction(1, 10)) * (1 - mpmath.mpf("0.9e-6"))), digits)
+
+        monkeypatch.setattr(fw, "confirm", confirm_stub)
+        r = family_worst_case(s, max_queries=2)
+        assert r.tightness is Tightness.APPROACHED
+        far = max(abs(x - s.threshold) for x in r.witness.queries) / 30
+        assert f"pushed {float(far):.3g} noise scales from t" in r.tightness_evidence
 
 
 # --- the witness ---------------------------------------------------------------------------------------------------------
