@@ -365,6 +365,14 @@ EQUIVALENT: tuple[Equivalent, ...] = (
     _eq("verify/family/worstcase.py", "_tightness", "1  ->  2", "a.reshape(-1) -> a.reshape(-2): numpy takes any negative "
         "size as the one unknown dimension (checked: np.arange(4).reshape(-2) is [0 1 2 3])", context="-1",
         within="a.reshape(-1)"),
+    # the noise families' mpmath forms at their branch point y = 0 (both branches give the same mpf, exactly)
+    *(_eq(f"verify/noise/{fam}.py", fn, ch, f"at y = 0 both branches give the same value exactly ({why})", within=w)
+      for fam, fn, ch, why, w in (
+          ("laplace", "mp_cdf", "y < 0  ->  y <= 0", "exp(0)/2 = 1 - exp(-0)/2 = 1/2", "mpmath.exp(y / b) / 2 if y < 0"),
+          ("laplace", "mp_sf", "y < 0  ->  y <= 0", "1 - exp(0)/2 = exp(-0)/2 = 1/2", "1 - mpmath.exp(y / b) / 2 if y < 0"),
+          ("exponential", "mp_cdf", "y > 0  ->  y >= 0", "-expm1(-0) = 0", "-mpmath.expm1(-y / b) if y > 0"),
+          ("exponential", "mp_sf", "y > 0  ->  y >= 0", "exp(-0) = 1", "mpmath.exp(-y / b) if y > 0"),
+      )),
     # the family's guard digits: every decision compares values at tolerances of 10^-(digits-5) or coarser, and the
     # confirmed probabilities are computed at their own precision inside the oracle
     *(_eq(f, fn, ch, f"one more guard digit of the working precision ({ch.split('  ->  ')[0]} -> {ch.split('  ->  ')[1]} guard "
