@@ -439,6 +439,18 @@ class TestDeltaKills:
             with pytest.raises(InputError):
                 exact_delta(s, q, qn, 0, 15)
 
+    def test_worst_delta_validates_max_queries_at_its_edges(self):
+        """Rule: worst_delta's max_queries is an integer from 1 to 10 (booleans refused); releases are refused."""
+        from verify.family.delta import worst_delta
+
+        s = variant(z=("laplace", 2), x=("laplace", 3))
+        for bad in (0, 11, True, 2.0):
+            with pytest.raises(InputError):
+                worst_delta(s, Fraction(1, 4), max_queries=bad, grid=3, digits=15)
+        assert worst_delta(s, Fraction(1, 4), max_queries=1, grid=3, digits=15).delta >= 0
+        with pytest.raises(InputError):
+            worst_delta(variant(release="gap"), Fraction(1, 4), max_queries=1, grid=3, digits=15)
+
     def test_renyi_bound_is_reported_only_for_gaussian_threshold_and_queries_at_cutoff_one(self):
         """Rule (Zhu & Wang 2020, Thm 8: c = 1, shared threshold, Gaussian Z and X): the Rényi δ is given beside the exact
         δ of a pair there and nowhere else (cutoff 2, unlimited, a resampled threshold, no threshold noise)."""
