@@ -373,6 +373,11 @@ EQUIVALENT: tuple[Equivalent, ...] = (
           ("exponential", "mp_cdf", "y > 0  ->  y >= 0", "-expm1(-0) = 0", "-mpmath.expm1(-y / b) if y > 0"),
           ("exponential", "mp_sf", "y > 0  ->  y >= 0", "exp(-0) = 1", "mpmath.exp(-y / b) if y > 0"),
       )),
+    _eq("verify/family/witness.py", "to_json", "self.digits + 15  ->  self.digits - 15", "to_json only reads stored values "
+        "(the log ratio sets its own precision) and formats them with mpmath.nstr, which does not depend on the working "
+        "precision", within="workdps(self.digits + 15)"),
+    _eq("verify/family/worstcase.py", "_push", "0.0  ->  1.0", "the float64 value field of the pushed point: `_witness` "
+        "reads only the point's layout, coordinates and shifts, never its value", within="_Point(0.0, best.lay"),
     # the family's guard digits: every decision compares values at tolerances of 10^-(digits-5) or coarser, and the
     # confirmed probabilities are computed at their own precision inside the oracle
     *(_eq(f, fn, ch, f"one more guard digit of the working precision ({ch.split('  ->  ')[0]} -> {ch.split('  ->  ')[1]} guard "
