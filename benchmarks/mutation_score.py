@@ -43,6 +43,7 @@ import argparse
 import ast
 import concurrent.futures as cf
 import importlib.util
+import itertools
 import json
 import os
 import random
@@ -157,11 +158,19 @@ TARGETS: tuple[Target, ...] = (
 )
 
 # --- the SVT family's decision and numerical core (the family targets) ---------------------------------------------
+# Each target is a list of modules (files) and function names: to re-point a target after a move, edit its module
+# list only (a module that no longer exists is skipped and reported under `unresolved`).  The tests are chosen to
+# exercise behaviour through public functions, so they survive such moves.
 BND, VW, REL = "tests/test_bound_preconditions.py", "tests/test_verdict_words.py", "tests/test_release_densities.py"
 FV, STR, FLG = "tests/test_family_verdicts.py", "tests/test_structured_search.py", "tests/test_variant_flags.py"
-#: The family's search (`verify.worstcase.family` is not listed: it holds the seed's own structured families, whose
-#: `family_log_probability` / `family_log_ratio` would be drawn under these names; add the merged module here).
+FK, GRD = "tests/test_family_mutation_kills.py", "tests/test_worstcase_guard.py"
+#: The family's search and decision (`verify.worstcase.decision` restates the result in the seed's terms).
 _FAMILY_SEARCH = ("verify.family.worstcase",)
+_SEED_VIEW = ("verify.worstcase.decision",)
+#: Where the release densities live: the exact oracle's release switch, the closed form's density factors, the
+#: integrand's release terms and the mpmath forms of the noise families a release may use.
+_RELEASE = ("verify.family.oracle", "verify.piecewise", "verify.family.integrand",
+            "verify.noise.laplace", "verify.noise.exponential", "verify.noise.gaussian")
 
 FAMILY_TARGETS: tuple[Target, ...] = (
     Target("family-bounds", ("verify.family.bounds",),
@@ -181,29 +190,44 @@ FAMILY_TARGETS: tuple[Target, ...] = (
                 "test_gaussian_tail_growth_needs_gaussian_queries_and_a_gaussian_or_absent_threshold_noise",
                 "test_gaussian_tail_growth_is_a_true_lower_bound_at_its_edge")
            + _ids(FV, "test_query_release_growth_is_exact", "test_no_cutoff_growth_lower_bound_holds",
-                  "test_gaussian_tail_growth_lower_bound_holds")),
-    Target("family-decision", _FAMILY_SEARCH, ("_decide", "family_worst_case"),
+                  "test_gaussian_tail_growth_lower_bound_holds")
+           + (f"{FK}::TestBoundKills",)),
+    Target("family-decision", _FAMILY_SEARCH + _SEED_VIEW,
+           ("_decide", "family_worst_case", "verdict_rule", "guard", "_guard_all", "_tol", "worst_case", "_output", "_seed_witness"),
            _ids(VW, "test_not_private_just_above_epsilon_plus_tol_and_not_just_below",
                 "test_not_private_tolerance_scales_with_epsilon_above_one", "test_private_at_a_bound_equal_to_epsilon_and_not_just_above",
-                "test_unbounded_needs_an_infinite_loss_or_a_growth_proof", "test_guard_a_loss_above_the_bound_by_more_than_tol_is_a_bug")),
-    Target("family-tightness", _FAMILY_SEARCH, ("_tightness",),
-           _ids(VW, "test_attained_at_fifty_digits_and_not_one_digit_short", "test_approached_below_a_millionth_of_the_bound_and_loose_above")),
-    Target("family-structured", ("verify.family.structured",) + _FAMILY_SEARCH,
-           ("layouts", "_segment_log", "family_log_probability", "family_log_ratio", "_logsumexp", "string", "k",
-            "_patterns", "_grid_layout", "_refine", "_nice", "_witness", "_scale"),
-           (STR,) + _ids(FV, "test_lyu4_loss_is_the_change_of_variables_bound")),
+                "test_unbounded_needs_an_infinite_loss_or_a_growth_proof", "test_guard_a_loss_above_the_bound_by_more_than_tol_is_a_bug")
+           + _ids(GRD, "test_search_witness_above_the_bound_raises", "test_per_k_row_above_its_bound_raises",
+                  "test_verdict_rule_edges")
+           + (f"{FK}::TestDecisionKills",)),
+    Target("family-tightness", _FAMILY_SEARCH, ("_tightness", "_push"),
+           _ids(VW, "test_attained_at_fifty_digits_and_not_one_digit_short", "test_approached_below_a_millionth_of_the_bound_and_loose_above")
+           + _ids(GRD, "test_tightness_witness_above_the_bound_raises", "test_pushed_point_above_the_bound_raises")
+           + (f"{FK}::TestTightnessKills", f"{FK}::TestSearchKills::test_mechanism_two_attains_its_bound")),
+    Target("family-structured", ("verify.family.structured",),
+           ("layouts", "_segment_log", "family_log_probability", "family_log_ratio", "_logsumexp", "string", "k"),
+           (STR, f"{FK}::TestStructuredKills") + _ids(FV, "test_lyu4_loss_is_the_change_of_variables_bound")),
+    Target("family-search", _FAMILY_SEARCH,
+           ("_patterns", "_grid_layout", "_refine", "_refine_once", "_nice", "_witness", "_scale", "_release_moves"),
+           (f"{FK}::TestSearchKills",) + _ids(FV, "test_lyu4_loss_is_the_change_of_variables_bound")),
     Target("family-witness", ("verify.family.witness",), ("*",),
            _ids(VW, "test_not_private_just_above_epsilon_plus_tol_and_not_just_below", "test_unbounded_needs_an_infinite_loss_or_a_growth_proof")
-           + _ids(FV, "test_witness_reproducible_with_ratio")),
-    Target("family-delta-rdp", ("verify.family.delta", "verify.family.delta_search", "verify.family.rdp"),
-           ("complete_outputs", "exact_delta", "rdp_delta", "delta_at", "epsilon_for", "search_pair", "rdp", "delta",
-            "epsilon", "__post_init__"),
-           _ids(BND, "test_renyi_bound_only_for_gaussian_above_threshold_with_cutoff_one",
-                "test_worst_delta_returns_the_best_pair_of_its_own_grid_with_the_right_neighbour")
-           + _ids(FV, "test_delta_identities", "test_rdp_transcription_and_conversions")),
-    Target("release-densities", ("verify.family.oracle", "verify.piecewise"),
-           ("_cdf_below", "_sf", "_pdf", "_factor_terms", "factor_density", "point", "constant"), (REL,)),
-    Target("variant-flags", ("verify.cli.variant",), ("*",), (FLG, "tests/test_family_cli.py")),
+           + _ids(FV, "test_witness_reproducible_with_ratio") + (f"{FK}::TestWitnessKills",)),
+    Target("family-delta", ("verify.family.delta", "verify.family.delta_search"),
+           ("complete_outputs", "exact_delta", "rdp_delta", "worst_delta", "delta_at", "epsilon_for", "search_pair",
+            "epsilon_for_delta", "pair_profile"),
+           _ids(BND, "test_worst_delta_returns_the_best_pair_of_its_own_grid_with_the_right_neighbour",
+                "test_worst_delta_moves_the_earlier_queries_against_the_last_one")
+           + _ids(FV, "test_delta_identities") + (f"{FK}::TestDeltaKills", "tests/test_delta_search.py")),
+    Target("family-rdp", ("verify.family.rdp",), ("rdp", "delta", "__post_init__"),
+           _ids(FV, "test_rdp_transcription_and_conversions")
+           + _ids(FK, "TestDeltaKills::test_renyi_curve_and_its_validation", "TestDeltaKills::test_renyi_delta_is_the_minimum_over_orders",
+                  "TestDeltaKills::test_renyi_bound_is_reported_only_for_gaussian_threshold_and_queries_at_cutoff_one")),
+    Target("release-densities", _RELEASE,
+           ("_cdf_below", "_sf", "_pdf", "_factor_terms", "_segment", "density_factor", "factor_density", "point", "constant", "build",
+            "mp_pdf", "mp_cdf", "mp_sf"),
+           (REL, f"{FK}::TestReleaseKills")),
+    Target("variant-flags", ("verify.cli.variant",), ("*",), (FLG, "tests/test_family_cli.py", f"{FK}::TestFlagKills")),
 )
 TARGETS = TARGETS + FAMILY_TARGETS
 
@@ -336,12 +360,56 @@ EQUIVALENT: tuple[Equivalent, ...] = (
     # guard digits of a working precision (values are compared at `digits` digits; more guard digits change no decision)
     _eq("verify/screen.py", "classify", "10  ->  11", "one more guard digit of the working precision (digits + 10 -> + 11)"),
     _eq("verify/screen.py", "first_violation", "10  ->  11", "one more guard digit of the working precision (digits + 10 -> + 11)"),
+    _eq("verify/family/witness.py", "to_json", "lr > 0  ->  lr >= 0", "evaluated only for an infinite lr (`mpmath.isinf(lr) "
+        "and lr > 0`), where lr > 0 and lr >= 0 agree", within='"inf" if mpmath.isinf(lr) and lr > 0'),
+    _eq("verify/family/witness.py", "to_json", "0  ->  1", "evaluated only for an infinite lr, where lr > 0 and lr > 1 agree",
+        context="lr > 0", within='"inf" if mpmath.isinf(lr) and lr > 0'),
+    _eq("verify/family/worstcase.py", "_tightness", "1  ->  2", "a.reshape(-1) -> a.reshape(-2): numpy takes any negative "
+        "size as the one unknown dimension (checked: np.arange(4).reshape(-2) is [0 1 2 3])", context="-1",
+        within="a.reshape(-1)"),
+    # the noise families' mpmath forms at their branch point y = 0 (both branches give the same mpf, exactly)
+    *(_eq(f"verify/noise/{fam}.py", fn, ch, f"at y = 0 both branches give the same value exactly ({why})", within=w)
+      for fam, fn, ch, why, w in (
+          ("laplace", "mp_cdf", "y < 0  ->  y <= 0", "exp(0)/2 = 1 - exp(-0)/2 = 1/2", "mpmath.exp(y / b) / 2 if y < 0"),
+          ("laplace", "mp_sf", "y < 0  ->  y <= 0", "1 - exp(0)/2 = exp(-0)/2 = 1/2", "1 - mpmath.exp(y / b) / 2 if y < 0"),
+          ("exponential", "mp_cdf", "y > 0  ->  y >= 0", "-expm1(-0) = 0", "-mpmath.expm1(-y / b) if y > 0"),
+          ("exponential", "mp_sf", "y > 0  ->  y >= 0", "exp(-0) = 1", "mpmath.exp(-y / b) if y > 0"),
+      )),
+    _eq("verify/family/witness.py", "to_json", "self.digits + 15  ->  self.digits - 15", "to_json only reads stored values "
+        "(the log ratio sets its own precision) and formats them with mpmath.nstr, which does not depend on the working "
+        "precision", within="workdps(self.digits + 15)"),
+    _eq("verify/family/worstcase.py", "_push", "0.0  ->  1.0", "the float64 value field of the pushed point: `_witness` "
+        "reads only the point's layout, coordinates and shifts, never its value", within="_Point(0.0, best.lay"),
+    # the family's guard digits: every decision compares values at tolerances of 10^-(digits-5) or coarser, and the
+    # confirmed probabilities are computed at their own precision inside the oracle
+    *(_eq(f, fn, ch, f"one more guard digit of the working precision ({ch.split('  ->  ')[0]} -> {ch.split('  ->  ')[1]} guard "
+          "digits around values computed and compared at `digits`)", context=w.split("(", 1)[1].rstrip(")"), within=w)
+      for f, fn, ch, w in (
+          ("verify/family/worstcase.py", "family_worst_case", "15  ->  16", "workdps(VIOLATION_DIGITS + 15)"),
+          ("verify/family/worstcase.py", "_tightness", "15  ->  16", "workdps(VIOLATION_DIGITS + 15)"),
+          ("verify/family/witness.py", "log_ratio", "15  ->  16", "workdps(self.digits + 15)"),
+          ("verify/family/witness.py", "loss", "15  ->  16", "workdps(self.digits + 15)"),
+          ("verify/family/witness.py", "to_json", "15  ->  16", "workdps(self.digits + 15)"),
+          ("verify/family/delta.py", "to_json", "10  ->  11", "workdps(self.digits + 10)"),
+          ("verify/family/delta.py", "exact_delta", "15  ->  16", "workdps(digits + 15)"),
+          ("verify/worstcase/decision.py", "worst_case", "10  ->  11", "workdps(VIOLATION_DIGITS + 10)"),
+      )),
 )
 
 
 def equivalence(m: Mutant) -> str | None:
     """The reason ``m`` is equivalent, or None."""
     return next((e.reason for e in EQUIVALENT if e.matches(m)), None)
+
+
+def _target_score(name: str, results: list) -> dict:
+    """killed / tested, the surviving equivalent mutants and the score over non-equivalent mutants of one target."""
+    mine = [(m, s) for m, s, _ in results if m.target == name]
+    killed = sum(1 for _, s in mine if s != "pass")
+    eq = sum(1 for m, s in mine if s == "pass" and equivalence(m) is not None)
+    n = len(mine) - eq
+    return {"tested": len(mine), "killed": killed, "equivalent": eq, "non_equivalent": n,
+            "score_non_equivalent": round(killed / n, 4) if n else None, "confidence_95_non_equivalent": wilson(killed, n)}
 
 
 def wilson(successes: int, n: int, z: float = 1.959964) -> tuple[float, float] | None:
@@ -663,6 +731,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant before it counts as killed (timeout)")
     ap.add_argument("--max-seconds", type=float, default=0.0,
                     help="start no new mutant after this many seconds (0 = no limit); the result says how many were run")
+    ap.add_argument("--per-target", action="store_true",
+                    help="with --limit: a seeded sample of --limit mutants from each target (a score per target), not from all")
     ap.add_argument("--rerun", default="", help="a previous --json result: test only its survivors (after adding tests)")
     ap.add_argument("--list", action="store_true", help="list the mutants and exit")
     ap.add_argument("--no-fork", action="store_true",
@@ -684,6 +754,12 @@ def main(argv: list[str] | None = None) -> int:
         previous = json.loads(Path(args.rerun).read_text())
         wanted = {(r["target"], r["file"], r["line"], r["change"]) for r in previous["survived"]}
         tested = [m for m in mutants if (m.target, m.file, m.line, m.change) in wanted]
+    elif args.limit and args.per_target:
+        # one seeded sample per target, interleaved so that a run cut short by --max-seconds still has a uniform
+        # sample of every target (a shorter one for the targets whose turn did not come)
+        rng = random.Random(args.seed)
+        per = [rng.sample(ms, min(args.limit, len(ms))) for ms in ([m for m in mutants if m.target == t.name] for t in chosen)]
+        tested = [m for row in itertools.zip_longest(*per) for m in row if m is not None]
     elif args.limit and args.limit < len(mutants):
         # in the sample's random order, so that a run cut short by --max-seconds is still a uniform sample
         tested = random.Random(args.seed).sample(mutants, args.limit)
@@ -778,6 +854,7 @@ def main(argv: list[str] | None = None) -> int:
         "tested": len(results),
         "complete": len(results) == len(tested),
         "sample": None if not sampled else {"size": len(tested), "of": len(mutants), "seed": args.seed,
+                                            "per_target": bool(args.per_target and args.limit),
                                             "rerun_of_survivors": args.rerun or None},
         "targets": [t.name for t in chosen],
         "unresolved": {t.name: resolve(t)[1] for t in chosen if resolve(t)[1]},
@@ -795,8 +872,7 @@ def main(argv: list[str] | None = None) -> int:
         "equivalent_but_killed": [r for r in killed if "equivalent" in r],
         "seconds": round(time.perf_counter() - t0, 1),
         "baseline_seconds": baseline,
-        "by_target": {t.name: {"tested": sum(1 for m, _, _ in results if m.target == t.name),
-                               "killed": sum(1 for m, s, _ in results if m.target == t.name and s != "pass")} for t in chosen},
+        "by_target": {t.name: _target_score(t.name, results) for t in chosen},
     }
     if args.json:
         print(json.dumps(out, indent=2))

@@ -225,6 +225,16 @@ def _example_check(which: str, formula: Any, n: Any = None, eps: Any = None) -> 
         # n = 0..5: the library's exact (symbolic) probability equals the formula, for symbolic ε, Δ: proved there.
         # Every n: the formula equals the product formula for symbolic n, but that the probability *is* the product
         # formula is the independence step, applied by hand: at most consistent for the claim over every n.
+        # The same argument as an induction on n, to show exactly where the hand step sits: the base case is the
+        # library's exact probability at n = 0 (sympy), the formula's recursion f(n+1) = F(-q)·f(n) is checked by
+        # sympy for symbolic n, and only the probability's recursion is by hand.
+        step = Y.is_zero(formula(N + 1) - Y.cdf("laplace", -qd * DELTA) * formula(N))
+        induction = (f"induction on n: base case n = 0 {'proved' if per_n.get(0) else 'not checked here'} (sympy: the library's "
+                     f"exact probability equals the formula); step: sympy {'shows' if step else 'could not show'} "
+                     "f(n+1) = F(-q)·f(n) for symbolic n; the probability's recursion Pr[⊤^(n+1)⊥] = F(-q)·Pr[⊤^n⊥] "
+                     "(X_1 independent of X_2, ..., t̂ = t) is the step by hand, so over every n the claim is consistent "
+                     "(docs/verdicts.md, rule (b)); proved for every single n checked with check(n=...)")
+        ev["notes"] = (induction,)
         return Outcome(ClaimVerdict.CONSISTENT,
             f"proved for n ∈ {{{', '.join(map(str, ns))}}} (the library's exact probability equals the formula, sympy, ε and Δ "
             "symbolic); for every n: sympy shows the formula equals the product formula F(-q)^n (1 - F(-q)) for symbolic n, "
