@@ -130,8 +130,10 @@ def argument_rounding(mech: SparseVector, q: np.ndarray, v: np.ndarray, factors:
     if v.size:
         reach = reach + np.abs(v).max(axis=1)
     total = np.zeros(n)
-    for noise in {mech.threshold_noise, mech.query_noise} | ({mech.release_noise} if mech.release_noise else set()):
-        if noise is None or noise.is_none:
+    # each distinct noise once, in a fixed order (a set's order follows the string hash seed, and moved the sum's last bit)
+    noises = list(dict.fromkeys(n for n in (mech.threshold_noise, mech.query_noise, mech.release_noise) if n is not None))
+    for noise in noises:
+        if noise.is_none:
             continue
         r = reach / float(noise.scale)
         slope = r * (r + 10) if isinstance(noise.law, Gaussian) else r

@@ -57,10 +57,11 @@ from verify.discrete.rules import refuse_discrete
 from verify.errors import InputError
 from verify.exact import fmt
 from verify.family.bounds import ProvenBound, growth, growth_witness, proven_upper_bound, upper_bound_at, why_no_bound
-from verify.family.structured import Layout, family_log_ratio, layouts
+from verify.family.structured import Layout, family_log_probability, family_log_ratio, layouts
 from verify.family.witness import VIOLATION_DIGITS, FamilyWitness, confirm
 from verify.mechanism import SparseVector, as_variant
 from verify.precision import MPMATH_LOCK
+from verify.ratio import log_ratio_from_logs
 from verify.release.protocol import Placement
 from verify.verdicts import MechanismVerdict, Tightness
 
@@ -185,8 +186,9 @@ def _grid_layout(shape: SparseVector, lay: Layout, monotone: bool, scale: float,
     if placement is Placement.AT_QUERY:
         rr = vv + rr  # the released value at the A query (offset 0, or moving): the release factor gains its full Δ/b
     out = []
+    p_d = family_log_probability(shape, lay, uu, vv, rr)  # D's side is the same for every shift pattern
     for pb, pa in _patterns(shape, lay, monotone, moves):
-        lr = family_log_ratio(shape, lay, uu, vv, rr, pb * d, pa * d)
+        lr = log_ratio_from_logs(p_d, family_log_probability(shape, lay, uu + pb * d, vv + pa * d, rr))
         lr = np.where(np.isnan(lr), -np.inf, lr)
         i = int(np.argmax(lr))
         out.append(_Point(float(lr[i]), lay, float(uu[i]), float(vv[i]), float(rr[i]), pb * d, pa * d))
