@@ -159,3 +159,102 @@ def test_variant_shape_is_gone():
     for path in _sources():
         text = path.read_text(encoding="utf-8")
         assert "VariantShape" not in text and "shape_of" not in text, path
+
+
+# --- release rules: one class each in verify/release/, never compared by name ---------------------------
+RELEASE_NAMES = {"none", "query", "gap", "fresh"}
+
+
+def _is_release_member(node: ast.AST) -> bool:
+    """``Release.GAP`` (or ``x.Release.GAP``)."""
+    return isinstance(node, ast.Attribute) and (
+        (isinstance(node.value, ast.Name) and node.value.id == "Release")
+        or (isinstance(node.value, ast.Attribute) and node.value.attr == "Release"))
+
+
+def _elements(node: ast.AST) -> list[ast.AST]:
+    return list(node.elts) if isinstance(node, (ast.Tuple, ast.List, ast.Set)) else [node]
+
+
+def _is_release_field(node: ast.AST) -> bool:
+    """``mech.release`` or a variable named ``release`` / ``rel``."""
+    return (isinstance(node, ast.Attribute) and node.attr == "release") or (
+        isinstance(node, ast.Name) and node.id in ("release", "rel"))
+
+
+def release_comparisons(source: str) -> list[tuple[int, str]]:
+    """(line, code) of every switch on a release rule's identity: a comparison with a `Release` member,
+    a release name against an operand that mentions a release, a release field against another variable
+    (``rel is not mech.release``), a dict keyed by release names or members, a ``match`` on a release field."""
+    hits = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            flat = [e for o in operands for e in _elements(o)]
+            literals = set().union(*(_strings(o) for o in operands))
+            mentions = any("rel" in ast.unparse(o).lower() for o in operands if not _strings(o))
+            fields = [o for o in operands if _is_release_field(o)]
+            two_fields = bool(fields) and not any(isinstance(o, ast.Constant) for o in operands)
+            if any(_is_release_member(e) for e in flat) or (literals & RELEASE_NAMES and mentions) or two_fields:
+                hits.append((node.lineno, ast.unparse(node)))
+        elif isinstance(node, ast.Dict):
+            keys = [k for k in node.keys if k is not None]
+            names = {k.value for k in keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+            if any(_is_release_member(k) for k in keys) or len(names & RELEASE_NAMES) >= 2:
+                hits.append((node.lineno, ast.unparse(node)[:80]))
+        elif isinstance(node, ast.Match) and ("release" in ast.unparse(node.subject) or _is_release_field(node.subject)):
+            hits.append((node.lineno, f"match {ast.unparse(node.subject)}"))
+    return hits
+
+
+def _release_sources() -> list[Path]:
+    return sorted(p for top in ("verify", "proofs") for p in (ROOT / top).rglob("*.py")
+                  if "__pycache__" not in p.parts and (ROOT / "verify" / "release") not in p.parents)
+
+
+@pytest.mark.parametrize("snippet", [
+    'if shape.release == "gap": pass',
+    'if mech.release is Release.FRESH: pass',
+    'ok = rel in (Release.QUERY, Release.GAP)',
+    'if shape.release in ("fresh", "query"): pass',
+    'if rel is not mech.release: pass',
+    'if release != "none": pass',
+    'extra = {"gap": "case 3", "fresh": "case 4"}.get(shape.release, "")',
+    'rel = {"none": (), "gap": (0,)}.get(shape.release, (t,))',
+    'f = {Release.GAP: g}[m.release]',
+    'match mech.release:\n    case Release.GAP:\n        pass',
+    'x = verify.release.Release.QUERY == r',
+])
+def test_the_checker_finds_a_release_switch(snippet):
+    """Negative controls: each of these is what the rule forbids (the old switches among them)."""
+    assert release_comparisons(snippet)
+
+
+@pytest.mark.parametrize("snippet", [
+    'm = mech.with_changes(release=Release.NONE, release_spec=None)',
+    'if args.release is None: pass',
+    'if rule.caps_threshold: pass',
+    'if which == "query": pass',
+    'if output == "none": pass',
+    'if rule is not mech.release_rule: pass',
+    'if rel == "=": pass',
+    'spec = NoiseSpec("laplace", multiplier=3)',
+])
+def test_the_release_checker_leaves_other_code_alone(snippet):
+    assert not release_comparisons(snippet)
+
+
+def test_no_module_outside_the_release_package_switches_on_a_release_rule():
+    found = {}
+    for path in _release_sources():
+        hits = release_comparisons(path.read_text(encoding="utf-8"))
+        if hits:
+            found[path.relative_to(ROOT).as_posix()] = hits
+    assert not found, "release rules compared by name or member (ask mech.release_rule's attributes): " + "; ".join(
+        f"{rel}:{line} {code}" for rel, hits in found.items() for line, code in hits)
+
+
+def test_the_release_names_are_the_registered_rules():
+    from verify.release import RELEASE_RULES, Release
+
+    assert {r.value for r in Release} == RELEASE_NAMES == {rule.name for rule in RELEASE_RULES.values()}

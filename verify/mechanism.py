@@ -44,6 +44,7 @@ from verify.discrete.rules import check_discrete_model, is_discrete
 from verify.errors import InputError
 from verify.exact import fmt, positive
 from verify.noise import Noise, NoiseSpec
+from verify.release import Release, ReleaseRule, release_rule
 from verify.validate import MAX_LIST, sequence, to_number
 
 Output = Union[int, Literal["none"]]
@@ -105,15 +106,6 @@ class ThresholdPolicy(StrEnum):
     RESAMPLE = "resample"  # again after every A (Lyu et al. 2017, Algorithm 2)
 
 
-class Release(StrEnum):
-    """What an above (A) releases besides the letter."""
-
-    NONE = "none"
-    QUERY = "query"  # q_i + X_i
-    GAP = "gap"  # q_i + X_i - (t + Z)
-    FRESH = "fresh"  # q_i + Y_i, Y_i a fresh noise of `release_spec`
-
-
 def _enum(kind: type, value: object, name: str) -> Any:
     try:
         return kind(value)
@@ -167,14 +159,16 @@ class SparseVector:
         object.__setattr__(self, "cutoff", check_cutoff(self.cutoff))
         object.__setattr__(self, "threshold_policy", _enum(ThresholdPolicy, self.threshold_policy, "threshold policy"))
         object.__setattr__(self, "release", _enum(Release, self.release, "release"))
-        if self.release is Release.FRESH:
+        rule = self.release_rule
+        if rule.needs_release_noise:
             if not isinstance(self.release_spec, NoiseSpec):
-                raise InputError(f"release noise: {self.release_spec!r} is not a NoiseSpec (release 'fresh' needs one)")
+                raise InputError(f"release noise: {self.release_spec!r} is not a NoiseSpec (release {self.release.value!r} needs one)")
             if self.release_spec.is_none:
-                raise InputError("release noise: 'none' releases q_i exactly; release 'fresh' needs a continuous noise")
+                raise InputError(f"release noise: 'none' releases q_i exactly; release {self.release.value!r} needs a continuous noise")
         elif self.release_spec is not None:
-            raise InputError(f"release noise: {self.release_spec.describe()} is given but the release is {self.release.value!r}, not 'fresh'")
-        if self.release in (Release.QUERY, Release.GAP) and self.query_spec.is_none:
+            wants = ", ".join(repr(r.value) for r in Release if release_rule(r).needs_release_noise)
+            raise InputError(f"release noise: {self.release_spec.describe()} is given but the release is {self.release.value!r}, not {wants}")
+        if rule.needs_query_density and self.query_spec.is_none:
             raise InputError(f"release {self.release.value!r}: the query noise is 'none', so the released value has no density")
         if not isinstance(self.name, str) or not self.name:
             raise InputError(f"name: {self.name!r} must be a non-empty string")
@@ -205,8 +199,13 @@ class SparseVector:
         return is_discrete(self)
 
     @property
+    def release_rule(self) -> ReleaseRule:
+        """The rule object of `release` (`verify.release`): what every path asks, instead of the name."""
+        return release_rule(self.release)
+
+    @property
     def releases_values(self) -> bool:
-        return self.release is not Release.NONE
+        return self.release_rule.releases_values
 
     @property
     def is_piecewise(self) -> bool:
@@ -327,11 +326,11 @@ class SparseVector:
         """Cutoff 1, no release, closed-form noises: the seed's AboveThreshold, which every
         seed-era path (`verify.probabilities`, `verify.oracle`, `verify.fast`) evaluates.  The
         threshold policy is then irrelevant: the run halts at the first A, before any resampling."""
-        return self.cutoff == 1 and self.release is Release.NONE and self.is_piecewise
+        return self.cutoff == 1 and not self.releases_values and self.is_piecewise
 
     def require_halting(self, what: str) -> None:
         """Refuse a variant whose outputs are not the seed's s_1..s_k, ⊤^k (cutoff 1, no release)."""
-        if self.cutoff != 1 or self.release is not Release.NONE:
+        if self.cutoff != 1 or self.releases_values:
             cut = "unlimited" if self.cutoff is None else self.cutoff
             raise InputError(f"{what}: {self.name} has cutoff {cut} and release {self.release.value}; this path is "
                              "the seed's AboveThreshold (cutoff 1, release none): use verify.family.probability")

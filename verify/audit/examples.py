@@ -25,8 +25,27 @@ from dataclasses import dataclass
 from verify.audit.adapters import from_stream, from_vector
 
 
-def _svt(queries, rng, z_scale, x_scale, cutoff, resample=False, release=None, release_scale=None, reuse=False, halt_at=None):
-    """The textbook loop (Lyu, Su, Li 2017, Algorithms 1-3); ``halt_at`` overrides the cutoff only."""
+def _noisy_query(q, noisy, t_hat, rng):
+    return noisy
+
+
+def _gap(q, noisy, t_hat, rng):
+    return noisy - t_hat
+
+
+def _unnoised(q, noisy, t_hat, rng):
+    return q  # INCORRECT: the value is released without its noise
+
+
+def _fresh(scale):
+    def draw(q, noisy, t_hat, rng):
+        return q + rng.laplace(0.0, scale)
+    return draw
+
+
+def _svt(queries, rng, z_scale, x_scale, cutoff, resample=False, release=None, reuse=False, halt_at=None):
+    """The textbook loop (Lyu, Su, Li 2017, Algorithms 1-3); ``halt_at`` overrides the cutoff only;
+    ``release(q, noisy, t_hat, rng)`` gives the value an above releases (None: letters only)."""
     t_hat = rng.laplace(0.0, z_scale)
     x_once = rng.laplace(0.0, x_scale) if reuse else None
     letters, values, count = [], [], 0
@@ -35,14 +54,8 @@ def _svt(queries, rng, z_scale, x_scale, cutoff, resample=False, release=None, r
         noisy = q + (x_once if reuse else rng.laplace(0.0, x_scale))
         if noisy >= t_hat:
             letters.append("A")
-            if release == "query":
-                values.append(noisy)
-            elif release == "gap":
-                values.append(noisy - t_hat)
-            elif release == "unnoised":
-                values.append(q)  # INCORRECT: the value is released without its noise
-            elif release == "fresh":
-                values.append(q + rng.laplace(0.0, release_scale))
+            if release is not None:
+                values.append(release(q, noisy, t_hat, rng))
             count += 1
             if count == stop:
                 break
@@ -51,7 +64,7 @@ def _svt(queries, rng, z_scale, x_scale, cutoff, resample=False, release=None, r
         else:
             letters.append("B")
     outcome = "".join(letters)
-    return (outcome, values) if release else outcome
+    return (outcome, values) if release is not None else outcome
 
 
 # --- correct implementations ---------------------------------------------------------------------
@@ -83,17 +96,17 @@ def lyu2(queries, rng):
 
 def lyu3(queries, rng):
     """Lyu et al. Algorithm 3 with c = 2: Z ~ Lap(2), X_i ~ Lap(4), an above releases q_i + X_i."""
-    return _svt(queries, rng, 2.0, 4.0, 2, release="query")
+    return _svt(queries, rng, 2.0, 4.0, 2, release=_noisy_query)
 
 
 def numeric_svt(queries, rng):
     """NumericalSVT with c = 2: Z ~ Lap(3), X_i ~ Lap(12), an above releases q_i + Lap(6)."""
-    return _svt(queries, rng, 3.0, 12.0, 2, release="fresh", release_scale=6.0)
+    return _svt(queries, rng, 3.0, 12.0, 2, release=_fresh(6.0))
 
 
 def gap_svt(queries, rng):
     """Sparse Vector with Gap, c = 2: Z ~ Lap(2), X_i ~ Lap(8), an above releases the gap q_i + X_i - t̂."""
-    return _svt(queries, rng, 2.0, 8.0, 2, release="gap")
+    return _svt(queries, rng, 2.0, 8.0, 2, release=_gap)
 
 
 def _dwork_roth_stream(rng):
@@ -132,7 +145,7 @@ lyu1_vector = from_vector(_lyu1_indices, indices=True, cutoff=2)
 # --- broken implementations (negative controls) ---------------------------------------------------------
 def lyu3_unnoised_release(queries, rng):
     """INCORRECT lyu-3 (c = 2): releases q_i, not q_i + X_i (NVFlare's pattern)."""
-    return _svt(queries, rng, 2.0, 4.0, 2, release="unnoised")
+    return _svt(queries, rng, 2.0, 4.0, 2, release=_unnoised)
 
 
 def lyu2_threshold_not_resampled(queries, rng):

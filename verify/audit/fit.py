@@ -39,9 +39,10 @@ from verify.audit.laws import Candidate, Law, grid_letter_laws, letter_law, rele
 from verify.audit.pairs import Pair, PairKind, worst_case
 from verify.errors import InputError
 from verify.exact import fmt
-from verify.family.model import Release, SparseVector, ThresholdPolicy
+from verify.family.model import SparseVector, ThresholdPolicy
 from verify.family.presets import NAMES, PRESETS, preset
 from verify.noise import NoiseSpec
+from verify.release import RELEASE_RULES
 from verify.verdicts import MechanismVerdict
 
 #: Log-likelihoods closer than this (nats) are a tie.
@@ -73,10 +74,10 @@ def candidates(mech: SparseVector) -> list[tuple[Candidate, list[str]]]:
     out.append(Candidate(f"threshold {other.value}" + (" (not resampled)" if other is ThresholdPolicy.SHARED else ""),
                          mech.with_changes(threshold_policy=other)))
     if mech.releases_values:
-        for rel in (Release.QUERY, Release.GAP, Release.FRESH):
-            if rel is not mech.release:
-                spec = mech.query_spec if rel is Release.FRESH else None
-                if rel is Release.FRESH and spec.is_none:
+        for rel, rule in RELEASE_RULES.items():
+            if rule.releases_values and rule is not mech.release_rule:
+                spec = mech.query_spec if rule.needs_release_noise else None
+                if rule.needs_release_noise and spec.is_none:
                     continue
                 out.append(Candidate(f"release {rel.value}", mech.with_changes(release=rel, release_spec=spec)))
         out.append(Candidate("releases q_i without noise", mech, Law.UNNOISED))

@@ -38,6 +38,7 @@ import numpy as np
 from verify.family.fast_api import fast_log_distribution
 from verify.family.model import Release, SparseVector, ThresholdPolicy
 from verify.noise import Laplace
+from verify.release import Role
 
 #: Relative error allowed in a letter probability (the fast path escalates beyond it): far below
 #: what any sample size can resolve (a relative error r moves an expected count N·p by N·p·r).
@@ -203,15 +204,17 @@ def _density(mech: SparseVector, q: float) -> tuple[np.ndarray, np.ndarray]:
     """Nodes and p(A, v) at one query (module docstring)."""
     t = float(mech.threshold)
     zn, xn = mech.threshold_noise, mech.query_noise
-    if mech.release is Release.FRESH:
+    rule = mech.release_rule  # its attributes (`verify.release.protocol`), never its name
+    if rule.constant is Role.RELEASE:  # an independent Y: Pr[A]·f_Y(v - q)
         yn = mech.release_noise
         v = _grid(q, [q], float(yn.scale))
         return v, letter_law(Candidate("", mech), [q]).get("A", 0.0) * yn.pdf(v - q)
     scale = max(float(zn.scale), float(xn.scale))
-    if mech.release is Release.QUERY:
+    if rule.caps_threshold:  # v = q + X: f_X(v - q)·Pr[Z <= v - t]
         v = _grid(q, [q, t], scale)
         below = 1.0 - zn.cdf_below(t - v) if zn.is_none else zn.cdf_below(v - t)
         return v, xn.pdf(v - q) * below
+    # the gap g >= 0 (a density of X inside the threshold integral): ∫ f_Z(z) f_X(g + t + z - q) dz
     g = _grid(max(q - t, 0.0), [0.0, q - t], scale, GAP_GRID_POINTS)
     g = g[g >= 0]
     if zn.is_none:

@@ -36,6 +36,7 @@ from verify.errors import InputError
 from verify.family import NAMES, PRESETS, Release, SparseVector, ThresholdPolicy, preset
 from verify.mechanism import NO_HALT, SEED_NAME, SEED_SOURCE, Output
 from verify.noise import ALL_FAMILIES, NoiseSpec, family_type
+from verify.release import release_rule
 
 #: Flags that only a member of the SVT family has (the seed's AboveThreshold has none of them).
 FAMILY_DESTS = ("variant", "cutoff", "threshold_policy", "compare", "release", "release_noise", "release_scale", "release_absolute_scale")
@@ -169,9 +170,10 @@ def _release(args: argparse.Namespace, mech: SparseVector) -> dict[str, object]:
     release = Release(rel_flag) if rel_flag is not None else mech.release
     out: dict[str, object] = {} if rel_flag is None else {"release": release}
     noise_flags = given(args, "release_noise", "release_scale", "release_absolute_scale")
-    if release is not Release.FRESH:
+    if not release_rule(release).needs_release_noise:
         if noise_flags:
-            raise InputError(f"{noise_flags[0]}: only with --release fresh (the release is {release.value!r})")
+            wants = " or ".join(f"--release {r.value}" for r in Release if release_rule(r).needs_release_noise)
+            raise InputError(f"{noise_flags[0]}: only with {wants} (the release is {release.value!r})")
         out["release_spec"] = None
         return out
     rs, ra = getattr(args, "release_scale", None), getattr(args, "release_absolute_scale", None)

@@ -25,6 +25,7 @@ from verify.comparison import Comparison, check_comparison
 from verify.errors import InputError
 from verify.exact import to_fraction
 from verify.noise import NoiseSpec
+from verify.release import release_rule
 
 
 def is_discrete_spec(spec: NoiseSpec | None) -> bool:
@@ -45,7 +46,7 @@ def _integer(x: Fraction, name: str) -> int:
 def check_discrete_model(epsilon: Fraction, sensitivity: Fraction, threshold: Fraction, threshold_spec: NoiseSpec,
                          query_spec: NoiseSpec, release: str, release_spec: NoiseSpec | None) -> None:
     """The rules of the module docstring for a variant with a discrete noise (`InputError` otherwise)."""
-    if release != "none" or release_spec is not None:
+    if release_rule(release).releases_values or release_spec is not None:
         raise InputError(f"release: {release!r} with discrete noise is not supported; a discrete variant releases nothing (release 'none')")
     _integer(sensitivity, "sensitivity")
     _integer(threshold, "threshold")

@@ -89,6 +89,7 @@ import mpmath
 from verify.exact import fmt
 from verify.mechanism import SparseVector, as_variant
 from verify.noise import Gaussian, Laplace, Noise
+from verify.release.protocol import Role, TermKind
 
 
 @dataclass(frozen=True)
@@ -142,23 +143,26 @@ def _bound(shape: SparseVector, monotone: bool, k: int | None) -> tuple[ProvenBo
     if shape.cutoff is None and k is None:
         return None, "unlimited cutoff: the change-of-variables bound grows with the number of aboves (case 7)"
     aboves = shape.cutoff if k is None else (k if shape.cutoff is None else min(shape.cutoff, k))
-    if shape.release == "query":
-        return None, "query release: the released value caps the threshold noise, no change of variables (case 5)"
+    rule = shape.release_rule  # its attributes (`verify.release.protocol`), never its name
+    if rule.bound_blocker is not None:
+        return None, rule.bound_blocker
     lz = _lip_density(shape.threshold_noise)
-    seed = shape.cutoff == 1 and shape.threshold_policy == "shared" and shape.release == "none" and not monotone
+    seed = shape.cutoff == 1 and shape.threshold_policy == "shared" and not rule.releases_values and not monotone
     if lz is None:
         if seed:  # the certified bound holds for every number of queries
             return _seed_bound(shape)
         return None, f"threshold noise {shape.threshold_noise.describe()} has no log-Lipschitz density"
-    lx = _lip_density(shape.query_noise) if shape.release == "gap" else _lip_survival(shape.query_noise)
+    density_of_x = rule.above_term is TermKind.DENSITY  # the A's factor is p_X, not S_X
+    lx = _lip_density(shape.query_noise) if density_of_x else _lip_survival(shape.query_noise)
     if lx is None:
-        what = "density" if shape.release == "gap" else "survival function"
+        what = "density" if density_of_x else "survival function"
         return None, f"query noise {shape.query_noise.describe()} has no log-Lipschitz {what}"
     ly = Fraction(0)
-    if shape.release == "fresh":
-        ly_ = _lip_density(shape.release_noise)
+    released = rule.constant_noise(shape)  # a constant density p_Y(v - q) moves with q: c·Δ·L_Y
+    if released is not None:
+        ly_ = _lip_density(released)
         if ly_ is None:
-            return None, f"release noise {shape.release_noise.describe()} has no log-Lipschitz density"
+            return None, f"release noise {released.describe()} has no log-Lipschitz density"
         ly = ly_
     w = 1 if monotone else 2
     rel = aboves * d * ly
@@ -170,7 +174,7 @@ def _bound(shape: SparseVector, monotone: bool, k: int | None) -> tuple[ProvenBo
         value = aboves * (d * lz + w * d * lx) + rel
         formula = f"{aboves}·(Δ·L_Z + {w}·Δ·L_X)" + (f" + {aboves}·Δ·L_Y" if ly else "")
         case = "case 2 (resampled threshold)"
-    extra = {"gap": "; case 3 (gap release: density of X)", "fresh": "; case 4 (fresh release)"}.get(shape.release, "")
+    extra = rule.bound_case
     mono = "; case 6 (monotone neighbours)" if monotone else ""
     return ProvenBound(value, f"{formula} = {fmt(value)}",
                        f"verify.family.bounds {case}{extra}{mono}: change of variables z -> z ± Δ, log-Lipschitz noise"), None
@@ -243,7 +247,8 @@ def no_cutoff_growth(shape: SparseVector) -> Growth | None:
 
 def query_release_growth(shape: SparseVector) -> Growth | None:
     """Query release (Lyu Alg. 3) with Laplace query noise: the i-th output can have loss exactly iΔ/b_X."""
-    if shape.release != "query" or not isinstance(shape.query_noise.law, Laplace) or shape.threshold_policy != "shared":
+    if shape.release_rule.constant is not Role.QUERY or not isinstance(shape.query_noise.law, Laplace) \
+            or shape.threshold_policy != "shared":
         return None
     slope = shape.sensitivity / shape.query_noise.scale
     return Growth(f"query release: i-1 belows at t + L, an above releasing v = t - M (L, M >= 0), neighbour +Δ on every query: "
@@ -270,7 +275,8 @@ def growth_witness(shape: SparseVector, g: Growth, loss: Fraction) -> tuple[tupl
         return None
     m = int(loss / g.slope) + 1
     t, d = shape.threshold, shape.sensitivity
-    rel = {"none": (), "gap": (Fraction(0),)}.get(shape.release, (t,))
+    value = shape.release_rule.noiseless_value(t, t)  # the above at t: X = Z = 0 (any other density cancels)
+    rel = () if value is None else (value,)
     return (t,) * (m + 1), (t + d,) * m + (t,), "B" * m + "A", rel
 
 
@@ -280,7 +286,7 @@ def fresh_release_growth(shape: SparseVector) -> Growth | None:
     One above at q releasing r = q + L, neighbour q' = q - Δ: the integral factor of D' is no larger
     (S(t+z-q+Δ) <= S(t+z-q), the other queries unchanged) and the release factor, outside the integral,
     has ratio p_Y(L)/p_Y(L+Δ) = exp((2LΔ + Δ²)/(2σ_Y²)): loss >= (2LΔ + Δ²)/(2σ_Y²), unbounded in L."""
-    if shape.release != "fresh" or not isinstance(shape.release_noise.law, Gaussian) \
+    if shape.release_rule.constant is not Role.RELEASE or not isinstance(shape.release_noise.law, Gaussian) \
             or not isinstance(shape.query_noise.law, (Laplace, Gaussian)):
         return None
     var = shape.release_noise.scale**2

@@ -40,7 +40,7 @@ from verify.family.fast import (
     tail_edges,
 )
 from verify.family.integrand import TermKind
-from verify.family.model import ABOVE, Release, SparseVector, ThresholdPolicy
+from verify.family.model import ABOVE, SparseVector, ThresholdPolicy
 from verify.noise import Gaussian, Noise
 
 
@@ -48,21 +48,16 @@ def _pieces(mech: SparseVector, outcome: str):
     """Per piece: list of (kind, query index, released index or None) and the released indices capping it."""
     pieces, terms, caps = [], [], []
     r = 0
+    rule = mech.release_rule  # its attributes (`verify.release.protocol`), never its name
     for i, letter in enumerate(outcome):
         if letter != ABOVE:
             terms.append((TermKind.BELOW, i, None))
             continue
-        rel = mech.release
-        if rel is Release.NONE:
-            terms.append((TermKind.ABOVE, i, None))
-        elif rel is Release.QUERY:
+        if rule.above_term is not None:
+            terms.append((rule.above_term, i, r if rule.above_term is TermKind.DENSITY else None))
+        if rule.caps_threshold:
             caps.append((i, r))
-            r += 1
-        elif rel is Release.GAP:
-            terms.append((TermKind.DENSITY, i, r))
-            r += 1
-        else:
-            terms.append((TermKind.ABOVE, i, None))
+        if rule.releases_values:
             r += 1
         if mech.threshold_policy is ThresholdPolicy.RESAMPLE:
             pieces.append((terms, caps))
@@ -90,16 +85,14 @@ def log_probability(mech: SparseVector, queries: np.ndarray, outcome: str, relea
     a = q - t
     total = np.zeros(n)
     err = np.zeros(n)
-    xn = mech.query_noise
-    # constants: released query values and fresh releases
+    # constants: the released values' densities (the rule's constant noise: X for a query release, Y for a fresh one)
     r = 0
+    density = mech.release_rule.constant_noise(mech)
     for i, letter in enumerate(outcome):
         if letter != ABOVE or not mech.releases_values:
             continue
-        if mech.release is Release.QUERY:
-            total += xn.log_pdf(v[:, r] - q[:, i])
-        elif mech.release is Release.FRESH:
-            total += mech.release_noise.log_pdf(v[:, r] - q[:, i])
+        if density is not None:
+            total += density.log_pdf(v[:, r] - q[:, i])
         r += 1
     pieces = _pieces(mech, outcome)
     for terms, caps in pieces:
@@ -137,8 +130,10 @@ def argument_rounding(mech: SparseVector, q: np.ndarray, v: np.ndarray, factors:
     if v.size:
         reach = reach + np.abs(v).max(axis=1)
     total = np.zeros(n)
-    for noise in {mech.threshold_noise, mech.query_noise} | ({mech.release_noise} if mech.release_noise else set()):
-        if noise is None or noise.is_none:
+    # each distinct noise once, in a fixed order (a set's order follows the string hash seed, and moved the sum's last bit)
+    noises = list(dict.fromkeys(n for n in (mech.threshold_noise, mech.query_noise, mech.release_noise) if n is not None))
+    for noise in noises:
+        if noise.is_none:
             continue
         r = reach / float(noise.scale)
         slope = r * (r + 10) if isinstance(noise.law, Gaussian) else r

@@ -13,7 +13,8 @@ the string splits after each A into *pieces*, each with its own Z, and the
 probability is the product of one such integral per piece.
 
 Released values turn an A's factor into a density (the output is then a
-density in the released values, one per A):
+density in the released values, one per A), as the release rule's attributes
+say (`verify.release.protocol`; the rule's name is never read):
 
 * query (q_i + X_i = v): p_X(v - q_i) · [v >= t + z]: a constant times a cap z <= v - t;
 * gap (q_i + X_i - (t + z) = g): p_X(z - (a_i - g)) for g >= 0 (0 for g < 0);
@@ -32,15 +33,10 @@ from enum import StrEnum
 from fractions import Fraction
 
 from verify.discrete.rules import refuse_discrete
-from verify.family.model import ABOVE, Release, SparseVector, ThresholdPolicy
+from verify.family.model import ABOVE, SparseVector, ThresholdPolicy
 from verify.mechanism import parse_queries
 from verify.noise import Noise
-
-
-class TermKind(StrEnum):
-    BELOW = "F"  # F_X(z - x)
-    ABOVE = "S"  # S_X(z - x)
-    DENSITY = "p"  # p_X(z - x)
+from verify.release.protocol import TermKind
 
 
 class Kind(StrEnum):
@@ -104,26 +100,23 @@ def build(mech: SparseVector, queries: Sequence[object], outcome: str, released:
     cap: Fraction | None = None
     zero = False
     v_iter = iter(values)
+    rule = mech.release_rule
+    density = rule.constant_noise(mech)
     for i, letter in enumerate(outcome):
         a = q[i] - t
         if letter != ABOVE:
             terms.append(Term(TermKind.BELOW, a))
             continue
-        rel = mech.release
-        if rel is Release.NONE:
-            terms.append(Term(TermKind.ABOVE, a))
-        elif rel is Release.QUERY:
-            v = next(v_iter)
-            constants.append((mech.query_noise, v - q[i]))
+        # the release rule's attributes (`verify.release.protocol`), never its name
+        v = next(v_iter) if rule.releases_values else None
+        if density is not None:
+            constants.append((density, v - q[i]))
+        if rule.caps_threshold:
             cap = v - t if cap is None else min(cap, v - t)
-        elif rel is Release.GAP:
-            g = next(v_iter)
-            zero = zero or g < 0
-            terms.append(Term(TermKind.DENSITY, a - g))
-        else:  # fresh
-            v = next(v_iter)
-            constants.append((mech.release_noise, v - q[i]))
-            terms.append(Term(TermKind.ABOVE, a))
+        if rule.nonnegative:
+            zero = zero or v < 0
+        if rule.above_term is not None:
+            terms.append(Term(rule.above_term, rule.term_offset(a, v)))
         if mech.threshold_policy is ThresholdPolicy.RESAMPLE:
             pieces.append(Piece(tuple(terms), cap, zero))
             terms, cap, zero = [], None, False

@@ -12,7 +12,8 @@ Alg. 2), the answers are independent given Z = z, so
 
     Pr[segment] = ∫ p_Z(z) Π_{i∈B} F(t+z-q_i) Π_{i∈A} G_i(z) dz,
 
-with F(y) = Pr[X < y], S(y) = Pr[X >= y] and, by the release rule,
+with F(y) = Pr[X < y], S(y) = Pr[X >= y] and, by the release rule's attributes
+(`verify.release.protocol`: the A's term, its constant density, cap and sign rule),
 G_i = S(t+z-q_i) (none), p_Y(v_i - q_i)·S(t+z-q_i) (fresh, v_i released),
 p_X(v_i - q_i)·[v_i >= t+z] (query: the density of q_i + X_i at v_i on the
 event), p_X(v_i + t + z - q_i)·[v_i >= 0] (gap: v_i = q_i + X_i - t - z).
@@ -35,6 +36,7 @@ from verify.exact import to_fraction
 from verify.mechanism import SparseVector
 from verify.noise import Noise
 from verify.precision import MPMATH_LOCK
+from verify.release.protocol import TermKind
 
 
 def _mp(x: Fraction) -> mpmath.mpf:
@@ -116,13 +118,14 @@ def _closed_form(shape: SparseVector, q, outcome, v, a_index, seg, pts, cap) -> 
             continue
         mid = (lo + hi) / 2 if lo != -mpmath.inf and hi != mpmath.inf else (hi - 1 if lo == -mpmath.inf else lo + 1)
         terms = _factor_terms(zn, "p", Fraction(0), mid)
+        kind = shape.release_rule.above_term
         for i in seg:
             c = q[i] - t
             if outcome[i] == "B":
                 f = _factor_terms(xn, "F", c, mid)
-            elif shape.release == "gap":
+            elif kind is TermKind.DENSITY:
                 f = _factor_terms(xn, "p", c - v[a_index[i]], mid)
-            elif shape.release == "query":
+            elif kind is None:
                 continue
             else:
                 f = _factor_terms(xn, "S", c, mid)
@@ -163,13 +166,14 @@ def _mass_panels(shape, q, outcome, v, a_index, seg, pts, cap, digits: int, pane
         hi = min(hi, float(cap))
     z = np.linspace(lo, hi, 200_001)
     f = zn.log_pdf(z)
+    kind = shape.release_rule.above_term
     for i in seg:
         y = z + float(t - q[i])
         if outcome[i] == "B":
             f = f + xn.log_cdf(y)
-        elif shape.release == "gap":
+        elif kind is TermKind.DENSITY:
             f = f + xn.log_pdf(float(v[a_index[i]]) + y)
-        elif shape.release != "query":
+        elif kind is not None:
             f = f + xn.log_sf(y)
     top = np.max(f)
     keep = np.flatnonzero(f >= top - (digits * math.log(10) + 30))
@@ -275,19 +279,20 @@ def _segment(shape: SparseVector, q: list[Fraction], outcome: str, v: list[Fract
     const = mpmath.mpf(1)
     kinks: set[Fraction] = {Fraction(0)}
     cap: Fraction | None = None
+    rule = shape.release_rule  # its attributes (`verify.release.protocol`), never its name
+    density = rule.constant_noise(shape)
     for i in seg:
         kinks.add(q[i] - t)
         if outcome[i] != "A" or not shape.releases_values:
             continue
         vi = v[a_index[i]]
-        if shape.release == "fresh":
-            const *= _pdf(shape.release_noise, _mp(vi - q[i]))
-        elif shape.release == "query":
-            const *= _pdf(xn, _mp(vi - q[i]))
+        if density is not None:
+            const *= _pdf(density, _mp(vi - q[i]))
+        if rule.caps_threshold:
             cap = vi - t if cap is None else min(cap, vi - t)
-        elif shape.release == "gap":
-            if vi < 0:
-                return mpmath.mpf(0)
+        if rule.nonnegative and vi < 0:
+            return mpmath.mpf(0)
+        if rule.above_term is TermKind.DENSITY:
             kinks.add(q[i] - t - vi)
     if const == 0:
         return mpmath.mpf(0)
@@ -298,9 +303,9 @@ def _segment(shape: SparseVector, q: list[Fraction], outcome: str, v: list[Fract
             y = _mp(t - q[i]) + z
             if outcome[i] == "B":
                 f *= _cdf_below(xn, y)
-            elif shape.release == "gap":
+            elif rule.above_term is TermKind.DENSITY:
                 f *= _pdf(xn, _mp(v[a_index[i]]) + y)
-            elif shape.release != "query":
+            elif rule.above_term is not None:
                 f *= _sf(xn, y)
             if f == 0:
                 return f

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from verify.errors import InputError
-from verify.family.model import ABOVE, BELOW, Release, SparseVector, ThresholdPolicy
+from verify.family.model import ABOVE, BELOW, SparseVector, ThresholdPolicy
 from verify.mechanism import parse_queries
 
 
@@ -52,6 +52,7 @@ def sample(mech: SparseVector, queries: Sequence[object], runs: int, seed: int |
     k = len(q)
     t = float(mech.threshold)
     zn, xn, yn = mech.threshold_noise, mech.query_noise, mech.release_noise
+    rule = mech.release_rule
     t_hat = t + zn.sample(rng, runs)
     active = np.ones(runs, dtype=bool)
     count = np.zeros(runs, dtype=np.int64)
@@ -62,13 +63,8 @@ def sample(mech: SparseVector, queries: Sequence[object], runs: int, seed: int |
         above = active & (noisy >= t_hat)
         letters[active, i] = BELOW
         letters[above, i] = ABOVE
-        if mech.release is not Release.NONE:
-            if mech.release is Release.QUERY:
-                value = noisy
-            elif mech.release is Release.GAP:
-                value = noisy - t_hat
-            else:
-                value = q[i] + yn.sample(rng, runs)
+        value = rule.draw(noisy, t_hat, q[i], yn, rng, runs)  # `verify.release`: None when nothing is released
+        if value is not None:
             released[above, count[above]] = value[above]
         count += above
         if mech.threshold_policy is ThresholdPolicy.RESAMPLE:

@@ -41,6 +41,7 @@ import numpy as np
 
 from verify.mechanism import SparseVector
 from verify.ratio import log_ratio_from_logs
+from verify.release.protocol import TermKind
 
 GL_NODES, GL_WEIGHTS = np.polynomial.legendre.leggauss(16)
 
@@ -113,28 +114,29 @@ def _logsumexp(x: np.ndarray, axis: int) -> np.ndarray:
 def _segment_log(shape: SparseVector, n_b: int, n_a: int, u: np.ndarray, v: np.ndarray, r: np.ndarray) -> np.ndarray:
     """log ∫ p_Z(z) F(z-u)^{n_b} G(z)^{n_a} dz (t = 0), vectorised over the points (u, v, r)."""
     zn, xn = shape.threshold_noise, shape.query_noise
-    rel = shape.release
+    rule = shape.release_rule  # its attributes (`verify.release.protocol`), never its name
+    term = rule.above_term
 
     def log_integrand(z, uu, vv, rr):
         f = np.zeros_like(z)
         if n_b:
             f = f + n_b * xn.log_cdf(z - uu)
         if n_a:
-            if rel == "gap":
+            if term is TermKind.DENSITY:  # a gap r: p_X(r + z - v)
                 f = f + n_a * xn.log_pdf(rr + z - vv)
-            elif rel == "query":
-                f = f + np.where(z <= rr, 0.0, -np.inf)
-            else:
+            elif term is not None:
                 f = f + n_a * xn.log_sf(z - vv)
+            if rule.caps_threshold:  # the released value t + r caps the threshold noise: z <= r
+                f = f + np.where(z <= rr, 0.0, -np.inf)
         return f
 
     if zn.is_none:
         z0 = np.zeros_like(u)
         return log_integrand(z0, u, v, r)
     cols = [np.zeros_like(u), u, v]
-    if rel == "gap":
+    if term is TermKind.DENSITY:
         cols.append(v - r)
-    if rel == "query":
+    if rule.caps_threshold:
         cols.append(r)
     kinks = np.sort(np.stack(cols, axis=1), axis=1)
     bz = float(zn.scale)
@@ -143,7 +145,7 @@ def _segment_log(shape: SparseVector, n_b: int, n_a: int, u: np.ndarray, v: np.n
     xs = float(xn.scale) if not xn.is_none else math.inf
     piece = zn.law.piecewise and xn.law.piecewise
     left_rate = 1 / bz + (n_b / xs if piece else 0.0)
-    right_rate = 1 / bz + (n_a / xs if piece and rel in ("none", "fresh", "gap") else 0.0)
+    right_rate = 1 / bz + (n_a / xs if piece and term is not None else 0.0)
     scale_tail = 12.0 * bz if not zn.law.piecewise else None
     lo = kinks[:, :1] - (scale_tail or 40.0 / left_rate)
     hi = kinks[:, -1:] + (scale_tail or 40.0 / right_rate)
@@ -181,11 +183,11 @@ def family_log_probability(shape: SparseVector, lay: Layout, u, v, r) -> np.ndar
             out = out + lay.n_a * _segment_log(shape, lay.seg_b, 1, u, v, r)
         if lay.tail_b:
             out = out + _segment_log(shape, lay.tail_b, 0, u, v, r)
-    if lay.n_a and shape.release == "fresh":
-        out = out + lay.n_a * shape.release_noise.log_pdf(r - v)
-    elif lay.n_a and shape.release == "query":
-        out = out + lay.n_a * shape.query_noise.log_pdf(r - v)
-    elif lay.n_a and shape.release == "gap":
+    rule = shape.release_rule
+    density = rule.constant_noise(shape)
+    if lay.n_a and density is not None:  # the released value t + r at an A query t + v: p(r - v) each
+        out = out + lay.n_a * density.log_pdf(r - v)
+    if lay.n_a and rule.nonnegative:
         out = np.where(r >= 0, out, -np.inf)
     return out
 

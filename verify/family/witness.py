@@ -98,7 +98,7 @@ def structured_pair(shape: SparseVector, outcome: str, point: tuple[float, float
     qn = tuple(t + (u + sb if ch == "B" else v + sa) for ch in outcome)
     rel: tuple[Fraction, ...] = ()
     if shape.releases_values:
-        rel = (r if shape.release == "gap" else t + r,) * outcome.count("A")
+        rel = (shape.release_rule.search_value(t, r),) * outcome.count("A")
     return q, qn, outcome, rel
 
 

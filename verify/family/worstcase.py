@@ -57,10 +57,12 @@ from verify.discrete.rules import refuse_discrete
 from verify.errors import InputError
 from verify.exact import fmt
 from verify.family.bounds import ProvenBound, growth, growth_witness, proven_upper_bound, upper_bound_at, why_no_bound
-from verify.family.structured import Layout, family_log_ratio, layouts
+from verify.family.structured import Layout, family_log_probability, family_log_ratio, layouts
 from verify.family.witness import VIOLATION_DIGITS, BestSoFar, FamilyWitness, confirm, structured_pair
 from verify.mechanism import SparseVector, as_variant
 from verify.precision import MPMATH_LOCK
+from verify.ratio import log_ratio_from_logs
+from verify.release.protocol import Placement
 from verify.verdicts import MechanismVerdict, Tightness
 
 GRID_STEPS = (0.0, 1.0, 2.0, 4.0, 8.0, 16.0)
@@ -175,26 +177,25 @@ def _scale(shape: SparseVector) -> float:
 
 def _grid_layout(shape: SparseVector, lay: Layout, monotone: bool, scale: float, moves: bool = False) -> list[_Point]:
     """Phase 1: the geometric grid over (u, v, r) for every shift pattern; the best grid point per pattern.
-
-    ``moves`` (fresh release): the released value also moves off its A query (offsets `RELEASE_OFFSETS`)
+    ``moves`` (fresh release): the released value also moves off its A query (offsets `RELEASE_OFFSETS`),
     and the A query may move up (`_patterns`)."""
     d = float(shape.sensitivity)
     steps = np.array(sorted({s * m for s in GRID_STEPS for m in (-1, 1)})) * scale
     u_ax = steps if lay.n_b else np.array([0.0])
     v_ax = steps if lay.n_a else np.array([0.0])
     r_ax = np.array([0.0])
-    if shape.release == "gap" and lay.n_a:
+    placement = shape.release_rule.placement  # where the rule puts its released value (`verify.release.protocol`)
+    if placement is Placement.FREE and lay.n_a:
         r_ax = np.array(GAP_STEPS) * scale
     elif moves and lay.n_a:
         r_ax = np.array(RELEASE_OFFSETS) * d  # the released value moves around the A query (its offset r - v)
     uu, vv, rr = (a.reshape(-1) for a in np.meshgrid(u_ax, v_ax, r_ax, indexing="ij"))
-    if shape.release == "fresh":
-        rr = vv + rr
-    elif shape.release == "query":
-        rr = vv.copy()  # the released value at the A query: the release factor gains its full Δ/b (docstring)
+    if placement is Placement.AT_QUERY:
+        rr = vv + rr  # the released value at the A query (offset 0, or moving): the release factor gains its full Δ/b
     out = []
+    p_d = family_log_probability(shape, lay, uu, vv, rr)  # D's side is the same for every shift pattern
     for pb, pa in _patterns(shape, lay, monotone, moves):
-        lr = family_log_ratio(shape, lay, uu, vv, rr, pb * d, pa * d)
+        lr = log_ratio_from_logs(p_d, family_log_probability(shape, lay, uu + pb * d, vv + pa * d, rr))
         lr = np.where(np.isnan(lr), -np.inf, lr)
         i = int(np.argmax(lr))
         out.append(_Point(float(lr[i]), lay, float(uu[i]), float(vv[i]), float(rr[i]), pb * d, pa * d))
@@ -204,7 +205,7 @@ def _grid_layout(shape: SparseVector, lay: Layout, monotone: bool, scale: float,
 def _refine(shape: SparseVector, p: _Point, scale: float, moves: bool = False, budget: int = 80) -> _Point:
     """Phase 2: Nelder-Mead from a grid point (queries clipped to 40 scales, at most ``budget`` iterations
     per coordinate); with ``moves`` a fresh released value's offset from its A query is a free variable too."""
-    return _refine_once(shape, p, scale, shape.release == "gap" or moves, budget)
+    return _refine_once(shape, p, scale, shape.release_rule.placement is Placement.FREE or moves, budget)
 
 
 def _refine_once(shape: SparseVector, p: _Point, scale: float, free_release: bool, budget: int) -> _Point:
@@ -212,8 +213,9 @@ def _refine_once(shape: SparseVector, p: _Point, scale: float, free_release: boo
     if math.isinf(p.value):
         return p
     uses_r = free_release and lay.n_a > 0
-    r_held = p.r - p.v if shape.release in ("fresh", "query") else 0.0
-    r0 = r_held if shape.release == "fresh" else p.r  # fresh: the offset of the released value from the A query
+    at_query, free_gap = (shape.release_rule.placement is pl for pl in (Placement.AT_QUERY, Placement.FREE))
+    r_held = p.r - p.v if at_query else 0.0
+    r0 = r_held if at_query else p.r  # at the query: the offset of the released value from the A query
     x0 = [a for a, used in ((p.u, lay.n_b), (p.v, lay.n_a), (r0, uses_r)) if used]
     if not x0:
         return p
@@ -224,9 +226,9 @@ def _refine_once(shape: SparseVector, p: _Point, scale: float, free_release: boo
         u = float(next(it)) if lay.n_b else 0.0
         v = float(next(it)) if lay.n_a else 0.0
         r = float(next(it)) if uses_r else r_held
-        if shape.release in ("fresh", "query"):
+        if at_query:
             r = v + r
-        return u, v, (abs(r) if shape.release == "gap" else r)
+        return u, v, (abs(r) if free_gap else r)
 
     def obj(x):
         val = family_log_ratio(shape, lay, *unpack(x), p.s_b, p.s_a)[0]
@@ -255,8 +257,7 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
                       tightness_study: bool = True, digits: int | None = None, rows: bool = False,
                       push_table: bool = False, progress: Callable[[int], None] | None = None,
                       on_best: Callable[[BestSoFar], None] | None = None) -> FamilyWorstCase:
-    """Search, confirm and decide (module docstring).  ``mech``: a family model object, a seed
-    `AboveThreshold` or a `SparseVector`.
+    """Search, confirm and decide (module docstring).  ``mech``: a seed `AboveThreshold` or a `SparseVector`.
 
     ``digits``: of the confirmed witnesses (default 50, 20 for Gaussian quadrature); a witness whose loss
     exceeds ε is re-confirmed at 50.  ``rows``: search every layout for every k <= ``max_queries`` (not
@@ -316,7 +317,7 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
             if not any(p is r for r in refined):
                 best_of[lay] = _refine(shape, p, scale, budget=ROW_BUDGET)
                 by_k[lay.k] = max(by_k[lay.k], best_of[lay].value)
-    if shape.release == "fresh":
+    if shape.release_rule.search_moves:
         refined += _release_moves(shape, monotone, scale, starts, [lay for lay in best_of], by_k, best_of, notes)
     if progress is not None:
         for k in range(done + 1, asked + 1):
@@ -436,9 +437,7 @@ def verdict_rule(shape: SparseVector, witness: FamilyWitness, bound: ProvenBound
 
 def _tightness(shape: SparseVector, res: FamilyWorstCase, best: _Point, unit: Fraction, push_table: bool,
                digits: int | None) -> None:
-    """attained / approached / loose for a private variant (module docstring).
-
-    attained: a witness at moderate queries (|q - t| <= 2 scales, the best layout's grid) whose
+    """attained / approached / loose for a private variant (module docstring).  attained: a witness at moderate queries (|q - t| <= 2 scales, the best layout's grid) whose
     50-digit loss equals the bound to 45 digits; approached: the confirmed gap bound - loss of the
     (pushed) search witness is below 1e-6·bound; loose otherwise."""
     bound = res.upper_bound.value
@@ -446,7 +445,7 @@ def _tightness(shape: SparseVector, res: FamilyWorstCase, best: _Point, unit: Fr
     lay = best.lay
     grid = np.array([j * scale / 2 for j in range(-4, 5)])
     uu, vv = (a.reshape(-1) for a in np.meshgrid(grid if lay.n_b else [0.0], grid if lay.n_a else [0.0], indexing="ij"))
-    rr = vv.copy() if shape.release in ("fresh", "query") else np.zeros_like(uu)
+    rr = vv.copy() if shape.release_rule.placement is Placement.AT_QUERY else np.zeros_like(uu)
     lr = family_log_ratio(shape, lay, uu, vv, rr, best.s_b, best.s_a)
     close = np.flatnonzero(np.abs(lr - float(bound)) <= 1e-9 * float(bound))
     with MPMATH_LOCK, mpmath.workdps(VIOLATION_DIGITS + 15):
@@ -490,7 +489,7 @@ def _push(shape: SparseVector, res: FamilyWorstCase, best: _Point, unit: Fractio
     table = []
     for j in PUSH_STEPS:
         L = float(unit * 2**j)
-        r = sv * L if shape.release in ("fresh", "query") else best.r
+        r = sv * L if shape.release_rule.placement is Placement.AT_QUERY else best.r
         w = _witness(shape, _Point(0.0, best.lay, su * L, sv * L, r, best.s_b, best.s_a), unit, digits)
         guard(res, w, f"pushed point L = {fmt(unit * 2**j)}")
         table.append((best.lay.k, unit * 2**j, w.loss))
