@@ -208,7 +208,7 @@ FAMILY_TARGETS: tuple[Target, ...] = (
            ("layouts", "_segment_log", "family_log_probability", "family_log_ratio", "_logsumexp", "string", "k"),
            (STR, f"{FK}::TestStructuredKills") + _ids(FV, "test_lyu4_loss_is_the_change_of_variables_bound")),
     Target("family-search", _FAMILY_SEARCH,
-           ("_patterns", "_grid_layout", "_refine", "_refine_once", "_nice", "_witness", "_scale", "_release_moves"),
+           ("_patterns", "_grid_layout", "_refine", "_refine_once", "_witness", "_scale", "_release_moves"),
            (f"{FK}::TestSearchKills",) + _ids(FV, "test_lyu4_loss_is_the_change_of_variables_bound")),
     Target("family-witness", ("verify.family.witness",), ("*",),
            _ids(VW, "test_not_private_just_above_epsilon_plus_tol_and_not_just_below", "test_unbounded_needs_an_infinite_loss_or_a_growth_proof")
