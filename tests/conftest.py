@@ -28,6 +28,7 @@ CLAIM_FILES = frozenset({
 })
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which turns the mark into the test's group
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.name in CLAIM_FILES:
