@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-queries", type=flags.integer(1, limits.REPORT_MAX_QUERIES), default="5", metavar="K",
                    help=f"worst-case search up to K queries (1..{limits.REPORT_MAX_QUERIES}, default 5)")
     p.add_argument("--workers", type=flags.integer(1, limits.MAX_WORKERS), default=None, metavar="N",
-                   help="processes for the mechanism checks (default all cores)")
+                   help="processes for the mechanism checks and for the claims (default all cores)")
     p.add_argument("--no-claims", action="store_true", help="skip the claims of the proofs (mechanism checks only)")
     p.add_argument("--no-family", action="store_true", help="skip the SVT family table (svt-verify family; about 30 s)")
     p.add_argument("--json", action="store_true", help="print one JSON object: mechanisms, claims, summary, seconds")
@@ -53,8 +53,12 @@ def build_report(epsilon: object = "1", max_queries: int = 5, workers: int | Non
 
     ``family``: also the SVT family table at DP-Sniper's configuration (`verify.family.table`),
     whose ε, t and query count are its own (the table's), not ``epsilon``/``max_queries``.
-    ``run``: a `verify.cli.progress.Staged` whose bars and sections show each part as it is done."""
+    ``run``: a `verify.cli.progress.Staged` whose bars and sections show each part as it is done.
+    The claims start first, on their own worker processes (`proofs.parallel`), and run beside the
+    mechanism checks; the seconds printed for the claims are the wait after the mechanisms finish."""
+    from proofs.parallel import ClaimRows
     from verify import validate
+    from verify.parallel import default_workers
     from verify.seed_check import check_seed_mechanisms
 
     eps = validate.number_in(epsilon, "--epsilon", lo=limits.REPORT_EPSILON_RANGE[0], hi=limits.REPORT_EPSILON_RANGE[1])
@@ -63,16 +67,16 @@ def build_report(epsilon: object = "1", max_queries: int = 5, workers: int | Non
         validate.integer_in(workers, "--workers", 1, limits.MAX_WORKERS)
     show = _Sections(run, eps)
     t0 = time.perf_counter()
+    # the claims start on their own worker processes and run beside the mechanism checks (proofs.parallel)
+    pending = ClaimRows(default_workers() if workers is None else workers) if claims else None
     with show.stage("mechanisms"):
         rows = check_seed_mechanisms(eps, max_queries=max_queries, workers=workers)
     show.mechanisms(rows)
     t1 = time.perf_counter()
     claim_rows: list[dict[str, Any]] = []
-    if claims:
-        from proofs.findings import verdict_rows
-
+    if pending is not None:
         with show.stage("claims"):
-            claim_rows = verdict_rows()
+            claim_rows = pending.rows()
         show.claims(claim_rows)
     t2 = time.perf_counter()
     family_rows = []
