@@ -30,6 +30,8 @@ import shutil
 import signal
 import tempfile
 import time
+from decimal import Decimal
+from fractions import Fraction
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
@@ -217,3 +219,66 @@ def test_prob_fast_at_every_magnitude_agrees_with_mpmath(queries, threshold, out
         assert lf == le
     else:
         assert abs(lf - le) <= 1e-11 + 2.0**-52 * abs(le), (queries, threshold, output, lf, le)
+
+
+# --- the public Python API with wrong types and values -----------------------------------------------------------------
+def _api_calls():
+    """(name, function, valid positional arguments, keyword arguments) of the exported functions, each cheap when valid."""
+    import numpy as np
+
+    import verify
+
+    m1 = verify.AboveThreshold.mechanism_one(1)
+    lyu = verify.preset("lyu-1", cutoff=2)
+    return [
+        ("distribution", verify.distribution, [m1, [0, 1]], {"method": "mpmath", "digits": 20}),
+        ("mp_distribution", verify.mp_distribution, [m1, [0, 1]], {"digits": 20}),
+        ("symbolic_distribution", verify.symbolic_distribution, [m1, [0]], {}),
+        ("probability", verify.probability, [m1, [0, 1], 1], {"method": "mpmath", "digits": 20}),
+        ("fast_log_distribution", verify.fast_log_distribution, [m1, np.array([[0.0, 1.0]])], {}),
+        ("mp_conditional", verify.mp_conditional, [m1, 0, 1], {"digits": 20}),
+        ("privacy_ratio", verify.privacy_ratio, [m1, [0, 1], [1, 0]], {"digits": 20}),
+        ("mp_probability", verify.mp_probability, [lyu, [0, 1], "AA"], {"digits": 20}),
+        ("family_fast_log_probability", verify.family_fast_log_probability, [lyu, np.array([[0.0, 1.0]]), "AB"], {}),
+        ("preset", verify.preset, ["lyu-1"], {"epsilon": 1, "threshold": 0}),
+        ("sample", verify.sample, [m1, [0, 1], 100, 0], {}),
+        ("exact_delta", verify.exact_delta, [m1, [0], [1], 0], {"digits": 20}),
+        ("mechanism_one", verify.AboveThreshold.mechanism_one, [1], {"threshold": 0}),
+        ("mechanism_two", verify.AboveThreshold.mechanism_two, [1], {"sensitivity": 1}),
+    ]
+
+
+WRONG = [None, "1", "abc", "", b"1", {}, {1: 2}, set(), {1}, [], [[]], [None], ["x"], (), object(), float("nan"), float("inf"),
+         -1, 0, 10**100, -(10**100), 1e300, True, 1j, [1j], [float("nan")], [10**100], "0,1", Decimal("1"), Decimal("NaN"),
+         Fraction(1, 3), Fraction(-1, 10**60), 2**63, [0] * 20_000]
+
+
+@settings(max_examples=max(20, EXAMPLES // 6), derandomize=True, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_public_api_refuses_wrong_arguments_in_one_line(data):
+    """Each exported function, one argument (positional or keyword) replaced by a wrong type or value: it
+    returns, or raises `verify.errors.InputError` (a ValueError) with a one-line message; never another
+    exception from deep inside (AttributeError, TypeError, KeyError, ZeroDivisionError, OverflowError, ...)."""
+    from verify.errors import InputError
+
+    calls = _api_calls()
+    name, fn, args, kwargs = data.draw(st.sampled_from(calls), label="function")
+    slots = [("arg", i) for i in range(len(args))] + [("kw", k) for k in kwargs]
+    where = data.draw(st.sampled_from(slots), label="argument")
+    value = data.draw(st.sampled_from(WRONG), label="value")
+    args, kwargs = list(args), dict(kwargs)
+    if where[0] == "arg":
+        args[where[1]] = value
+    else:
+        kwargs[where[1]] = value
+    event(f"api: {name}")
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, CASE_SECONDS)
+    try:
+        fn(*args, **kwargs)
+    except InputError as e:
+        assert "\n" not in str(e) and len(str(e)) <= 1000, (name, where, repr(value)[:80], str(e)[:300])
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
