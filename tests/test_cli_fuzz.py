@@ -282,3 +282,81 @@ def test_public_api_refuses_wrong_arguments_in_one_line(data):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+# --- every pair of mode-specific flags (sweep: grid, random and conditional modes) ---------------------------------------
+MODE_FLAGS = {"--k": "1", "--query-values": "-1,0,1", "--shift-steps": "2", "--random": "3", "--random-range": "-1,1",
+              "--resolution": "1/4", "--seed": "7", "--gap-max": "0", "--gap-query": "0", "--kappa-steps": "1",
+              "--delta-steps": "1", "--conditional": None}
+
+
+@settings(max_examples=max(20, EXAMPLES // 10), derandomize=True, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(pair=st.lists(st.sampled_from(sorted(MODE_FLAGS)), min_size=2, max_size=2, unique=True))
+def test_every_pair_of_mode_specific_flags_is_applied_or_refused_naming_a_flag(pair):
+    """Two flags of the sweep's modes together: the run completes, or one line names one of them (a flag is
+    never silently dropped)."""
+    args = ["sweep", "--workers", "1"]
+    for flag in pair:
+        args += [flag] if MODE_FLAGS[flag] is None else [flag, MODE_FLAGS[flag]]
+    event(f"pair: {' '.join(pair)}")
+    code, _, err, _ = run_case(args)
+    assert code in (0, 2), err
+    if code == 2:
+        assert err.count("\n") == 1 and "Traceback" not in err, err
+        assert any(f in err for f in pair), (pair, err)
+
+
+# --- output destinations and encodings, as real processes ----------------------------------------------------------------
+def _process(args: list[str], stdout, env: dict) -> tuple[int, str]:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    r = subprocess.run([sys.executable, "-m", "verify", *args], cwd=root, stdout=stdout, stderr=subprocess.PIPE,
+                       env={**os.environ, **env}, timeout=300)
+    return r.returncode, r.stderr.decode("utf-8", "replace")
+
+
+CHEAP = [["prob", "--queries", "0,1/2", "--output", "2"], ["ratio", "--queries", "0", "--neighbour-queries", "1"],
+         ["prob", "--variant", "lyu-1", "--queries", "0", "--outcomes", "A", "--json"], ["proofs", "--list"],
+         ["sweep", "--k", "1", "--workers", "1"]]
+DESTINATIONS = ["pipe", "full", "devnull", "csv-missing-folder", "csv-long-name", "plot-not-png"]
+
+
+@settings(max_examples=max(6, EXAMPLES // 100), derandomize=True, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(cmd=st.sampled_from(range(len(CHEAP))), dest=st.sampled_from(DESTINATIONS),
+       encoding=st.sampled_from(["utf-8", "ascii", "latin-1"]))
+def test_real_process_with_any_destination_and_encoding_exits_cleanly(cmd, dest, encoding):
+    """``python -m verify`` as users run it: stdout to a pipe, a full device or /dev/null (closed descriptors: tests/test_cli_process.py); an output file in a
+    missing folder or with a name over 255 bytes; ASCII or Latin-1 output encoding.  Exit 0 or 2, never a
+    traceback, at most one line on stderr."""
+    import subprocess
+
+    args = list(CHEAP[cmd])
+    stdout = subprocess.PIPE
+    if dest == "full":
+        if not os.path.exists("/dev/full"):
+            return
+        stdout = open("/dev/full", "w")  # noqa: SIM115 (closed below)
+    elif dest == "devnull":
+        stdout = subprocess.DEVNULL
+    elif dest == "csv-missing-folder":
+        args = ["sweep", "--k", "1", "--workers", "1", "--csv", os.path.join(OUT_DIR, "missing", "s.csv")]
+    elif dest == "csv-long-name":
+        args = ["sweep", "--k", "1", "--workers", "1", "--csv", os.path.join(OUT_DIR, "x" * 300 + ".csv")]
+    elif dest == "plot-not-png":
+        args = ["delta", "--variant", "lyu-1", "--epsilon-prime", "1", "--max-queries", "1", "--plot", os.path.join(OUT_DIR, "d.pdf")]
+    event(f"destination: {dest}, encoding {encoding}")
+    try:
+        code, err = _process(args, stdout, {"PYTHONIOENCODING": encoding})
+    finally:
+        if dest == "full":
+            stdout.close()
+    assert code in (0, 2), err
+    assert "Traceback" not in err, err
+    assert err.count("\n") <= 1, err
+    if dest in ("full", "csv-missing-folder", "csv-long-name", "plot-not-png"):
+        assert code == 2, err
