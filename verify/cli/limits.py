@@ -19,6 +19,9 @@ BUDGET_SECONDS = 60
 
 #: Largest number of queries k of ``prob`` per --method.
 PROB_MAX_QUERIES = {"symbolic": 6, "mpmath": 50, "fast": 1000}
+#: Largest k of ``prob --method fast`` with Gaussian noise (its Gauss–Legendre halting path has no closed
+#: pieces: k = 1000 took more than 5 minutes of CPU at load 20).
+PROB_FAST_GAUSSIAN_MAX_QUERIES = 500
 #: Largest k of ``ratio`` (two mpmath distributions).
 RATIO_MAX_QUERIES = 32
 #: Largest --max-queries of ``worst-case``.

@@ -137,6 +137,8 @@ def run_family(args: argparse.Namespace, mech) -> int:
             with mpmath.workdps(digits + 10):
                 value = mpmath.mpf(sympy.N(expr, digits + 10)) if expr != 0 else mpmath.mpf(0)
         elif args.method == "fast":
+            if not mech.is_discrete and not closed_form_applies(mech):
+                limits.check_queries(k, limits.PROB_FAST_GAUSSIAN_MAX_QUERIES, "--method fast with Gaussian noise")
             logv, refined = fast_log_probability(mech, np.array([[float(x) for x in q]]), outcome,
                                                  [float(v) for v in released] if released else None)
             digits = min(digits, FLOAT64_DIGITS)
