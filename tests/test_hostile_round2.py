@@ -281,3 +281,11 @@ def test_family_rows_each_once_at_most_16():
         parse_rows(",".join(f"lyu-6:{c}" for c in range(1, 18)))
     code, _, err = cli("family", "--rows", ",".join(["lyu-1:1"] * 512))
     _one_line_refusal(code, err, "named twice")
+
+
+def test_prob_fast_with_gaussian_noise_at_most_500_queries():
+    code, _, err = cli("prob", "--variant", "gaussian-svt", "--method", "fast", "--queries", ",".join(["0"] * 501), "--output", "none")
+    _one_line_refusal(code, err, "501 queries", "limit of 500", "Gaussian")
+    code, out, err = cli("prob", "--variant", "gaussian-svt", "--method", "fast", "--queries", "0,1", "--output", "none", "--json")
+    assert code == 0, err  # a cheap run through the same guard
+    assert 0 < float(json.loads(out)["probability"]) < 1
