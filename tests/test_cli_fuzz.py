@@ -2,7 +2,7 @@
 
 For every generated vector: the exit status is 0, 2 or 130; nothing escapes
 as an exception (no traceback); exit 2 writes exactly one line on stderr; the
-case finishes within `CASE_SECONDS` (a hang guard enforced by an alarm, not a
+case finishes within `CASE_SECONDS` of CPU time (a hang guard enforced by SIGPROF, not a
 speed target).
 
 Vectors mix valid small values, hostile values (empty, ``--``, huge and tiny
@@ -30,6 +30,8 @@ import shutil
 import signal
 import tempfile
 import time
+from decimal import Decimal
+from fractions import Fraction
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
@@ -42,7 +44,7 @@ EXAMPLES = int(os.environ.get("SVT_FUZZ_EXAMPLES", DEFAULT_EXAMPLES))
 COMMANDS = ["prob", "ratio", "sweep", "worst-case", "certify", "proofs", "report", "family", "delta"]
 #: The examples are split evenly over the commands (each command is a separate seeded run).
 EXAMPLES_PER_COMMAND = max(1, EXAMPLES // len(COMMANDS))
-#: Hang guard per case (seconds).
+#: Hang guard per case (seconds of CPU time of this process).
 CASE_SECONDS = 60
 
 OUT_DIR = tempfile.mkdtemp(prefix="svt-fuzz-")
@@ -150,21 +152,23 @@ class _Hang(Exception):
 
 
 def _alarm(signum, frame):
-    raise _Hang(f"case still running after {CASE_SECONDS} s")
+    raise _Hang(f"case still running after {CASE_SECONDS} s of CPU time")
 
 
 def run_case(args: list[str]) -> tuple[int, str, str, float]:
+    """Run one vector in-process; the hang guard counts this process's CPU time (SIGPROF), not wall time, so
+    that a machine loaded by other work does not pass for a hang."""
     out, err = io.StringIO(), io.StringIO()
-    previous = signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, CASE_SECONDS)
-    t0 = time.monotonic()
+    previous = signal.signal(signal.SIGPROF, _alarm)
+    signal.setitimer(signal.ITIMER_PROF, CASE_SECONDS)
+    t0 = time.process_time()
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             code = main(list(args))
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-    return code, out.getvalue(), err.getvalue(), time.monotonic() - t0
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
+    return code, out.getvalue(), err.getvalue(), time.process_time() - t0
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -217,3 +221,144 @@ def test_prob_fast_at_every_magnitude_agrees_with_mpmath(queries, threshold, out
         assert lf == le
     else:
         assert abs(lf - le) <= 1e-11 + 2.0**-52 * abs(le), (queries, threshold, output, lf, le)
+
+
+# --- the public Python API with wrong types and values -----------------------------------------------------------------
+def _api_calls():
+    """(name, function, valid positional arguments, keyword arguments) of the exported functions, each cheap when valid."""
+    import numpy as np
+
+    import verify
+
+    m1 = verify.AboveThreshold.mechanism_one(1)
+    lyu = verify.preset("lyu-1", cutoff=2)
+    return [
+        ("distribution", verify.distribution, [m1, [0, 1]], {"method": "mpmath", "digits": 20}),
+        ("mp_distribution", verify.mp_distribution, [m1, [0, 1]], {"digits": 20}),
+        ("symbolic_distribution", verify.symbolic_distribution, [m1, [0]], {}),
+        ("probability", verify.probability, [m1, [0, 1], 1], {"method": "mpmath", "digits": 20}),
+        ("fast_log_distribution", verify.fast_log_distribution, [m1, np.array([[0.0, 1.0]])], {}),
+        ("mp_conditional", verify.mp_conditional, [m1, 0, 1], {"digits": 20}),
+        ("privacy_ratio", verify.privacy_ratio, [m1, [0, 1], [1, 0]], {"digits": 20}),
+        ("mp_probability", verify.mp_probability, [lyu, [0, 1], "AA"], {"digits": 20}),
+        ("family_fast_log_probability", verify.family_fast_log_probability, [lyu, np.array([[0.0, 1.0]]), "AB"], {}),
+        ("preset", verify.preset, ["lyu-1"], {"epsilon": 1, "threshold": 0}),
+        ("sample", verify.sample, [m1, [0, 1], 100, 0], {}),
+        ("exact_delta", verify.exact_delta, [m1, [0], [1], 0], {"digits": 20}),
+        ("mechanism_one", verify.AboveThreshold.mechanism_one, [1], {"threshold": 0}),
+        ("mechanism_two", verify.AboveThreshold.mechanism_two, [1], {"sensitivity": 1}),
+    ]
+
+
+WRONG = [None, "1", "abc", "", b"1", {}, {1: 2}, set(), {1}, [], [[]], [None], ["x"], (), object(), float("nan"), float("inf"),
+         -1, 0, 10**100, -(10**100), 1e300, True, 1j, [1j], [float("nan")], [10**100], "0,1", Decimal("1"), Decimal("NaN"),
+         Fraction(1, 3), Fraction(-1, 10**60), 2**63, [0] * 20_000]
+
+
+@settings(max_examples=max(20, EXAMPLES // 6), derandomize=True, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_public_api_refuses_wrong_arguments_in_one_line(data):
+    """Each exported function, one argument (positional or keyword) replaced by a wrong type or value: it
+    returns, or raises `verify.errors.InputError` (a ValueError) with a one-line message; never another
+    exception from deep inside (AttributeError, TypeError, KeyError, ZeroDivisionError, OverflowError, ...)."""
+    from verify.errors import InputError
+
+    calls = _api_calls()
+    name, fn, args, kwargs = data.draw(st.sampled_from(calls), label="function")
+    slots = [("arg", i) for i in range(len(args))] + [("kw", k) for k in kwargs]
+    where = data.draw(st.sampled_from(slots), label="argument")
+    value = data.draw(st.sampled_from(WRONG), label="value")
+    args, kwargs = list(args), dict(kwargs)
+    if where[0] == "arg":
+        args[where[1]] = value
+    else:
+        kwargs[where[1]] = value
+    event(f"api: {name}")
+    previous = signal.signal(signal.SIGPROF, _alarm)
+    signal.setitimer(signal.ITIMER_PROF, CASE_SECONDS)
+    try:
+        fn(*args, **kwargs)
+    except InputError as e:
+        assert "\n" not in str(e) and len(str(e)) <= 1000, (name, where, repr(value)[:80], str(e)[:300])
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
+
+
+# --- every pair of mode-specific flags (sweep: grid, random and conditional modes) ---------------------------------------
+MODE_FLAGS = {"--k": "1", "--query-values": "-1,0,1", "--shift-steps": "2", "--random": "3", "--random-range": "-1,1",
+              "--resolution": "1/4", "--seed": "7", "--gap-max": "0", "--gap-query": "0", "--kappa-steps": "1",
+              "--delta-steps": "1", "--conditional": None}
+
+
+@settings(max_examples=max(20, EXAMPLES // 10), derandomize=True, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(pair=st.lists(st.sampled_from(sorted(MODE_FLAGS)), min_size=2, max_size=2, unique=True))
+def test_every_pair_of_mode_specific_flags_is_applied_or_refused_naming_a_flag(pair):
+    """Two flags of the sweep's modes together: the run completes, or one line names one of them (a flag is
+    never silently dropped)."""
+    args = ["sweep", "--workers", "1"]
+    for flag in pair:
+        args += [flag] if MODE_FLAGS[flag] is None else [flag, MODE_FLAGS[flag]]
+    event(f"pair: {' '.join(pair)}")
+    code, _, err, _ = run_case(args)
+    assert code in (0, 2), err
+    if code == 2:
+        assert err.count("\n") == 1 and "Traceback" not in err, err
+        assert any(f in err for f in pair), (pair, err)
+
+
+# --- output destinations and encodings, as real processes ----------------------------------------------------------------
+def _process(args: list[str], stdout, env: dict) -> tuple[int, str]:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    r = subprocess.run([sys.executable, "-m", "verify", *args], cwd=root, stdout=stdout, stderr=subprocess.PIPE,
+                       env={**os.environ, **env}, timeout=300)
+    return r.returncode, r.stderr.decode("utf-8", "replace")
+
+
+CHEAP = [["prob", "--queries", "0,1/2", "--output", "2"], ["ratio", "--queries", "0", "--neighbour-queries", "1"],
+         ["prob", "--variant", "lyu-1", "--queries", "0", "--outcomes", "A", "--json"], ["proofs", "--list"],
+         ["sweep", "--k", "1", "--workers", "1"]]
+DESTINATIONS = ["pipe", "full", "devnull", "csv-missing-folder", "csv-long-name", "plot-not-png"]
+
+
+@settings(max_examples=max(6, EXAMPLES // 100), derandomize=True, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(cmd=st.sampled_from(range(len(CHEAP))), dest=st.sampled_from(DESTINATIONS),
+       encoding=st.sampled_from(["utf-8", "ascii", "latin-1"]))
+def test_real_process_with_any_destination_and_encoding_exits_cleanly(cmd, dest, encoding):
+    """``python -m verify`` as users run it: stdout to a pipe, a full device or /dev/null (closed descriptors: tests/test_cli_process.py); an output file in a
+    missing folder or with a name over 255 bytes; ASCII or Latin-1 output encoding.  Exit 0 or 2, never a
+    traceback, at most one line on stderr."""
+    import subprocess
+
+    args = list(CHEAP[cmd])
+    stdout = subprocess.PIPE
+    if dest == "full":
+        if not os.path.exists("/dev/full"):
+            return
+        stdout = open("/dev/full", "w")  # noqa: SIM115 (closed below)
+    elif dest == "devnull":
+        stdout = subprocess.DEVNULL
+    elif dest == "csv-missing-folder":
+        args = ["sweep", "--k", "1", "--workers", "1", "--csv", os.path.join(OUT_DIR, "missing", "s.csv")]
+    elif dest == "csv-long-name":
+        args = ["sweep", "--k", "1", "--workers", "1", "--csv", os.path.join(OUT_DIR, "x" * 300 + ".csv")]
+    elif dest == "plot-not-png":
+        args = ["delta", "--variant", "lyu-1", "--epsilon-prime", "1", "--max-queries", "1", "--plot", os.path.join(OUT_DIR, "d.pdf")]
+    event(f"destination: {dest}, encoding {encoding}")
+    try:
+        code, err = _process(args, stdout, {"PYTHONIOENCODING": encoding})
+    finally:
+        if dest == "full":
+            stdout.close()
+    assert code in (0, 2), err
+    assert "Traceback" not in err, err
+    assert err.count("\n") <= 1, err
+    if dest in ("full", "csv-missing-folder", "csv-long-name", "plot-not-png"):
+        assert code == 2, err

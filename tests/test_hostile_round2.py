@@ -160,3 +160,132 @@ def test_gaussian_quadrature_refuses_digits_it_cannot_reach_in_time():
 
     with pytest.raises(InputError, match="at most"):
         evaluate(preset("gaussian-svt"), [0], "A", None, MAX_QUAD_DIGITS + 1)
+
+
+# --- limits the tool meets: each at the limit (or a cheap proxy through the same guard) and just above ---------------
+from fractions import Fraction  # noqa: E402
+
+from verify.cli import limits  # noqa: E402
+
+Q = ",".join(f"{(j * 7) % 13 - 6}/3" for j in range(14))
+QN = ",".join(f"{(j * 7) % 13 - 5}/3" for j in range(14))
+
+
+def _one_line_refusal(code: int, err: str, *needles: str) -> None:
+    assert code == 2, err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    for n in needles:
+        assert n in err, (n, err)
+
+
+def test_sweep_listed_violations_at_and_above_the_limit():
+    limits.check_sweep_listed(40, 50, 30)  # 2,000: at the limit
+    limits.check_sweep_listed(1000, 2, 30)
+    with pytest.raises(InputError, match="2,050 listed violations is above the limit of 2,000"):
+        limits.check_sweep_listed(41, 50, 30)
+    limits.check_sweep_listed(20, 3, 1000)  # 60 = 2000·30/1000: at the limit at 1000 digits
+    with pytest.raises(InputError, match="limit of 60 per sweep at 1000 digits"):
+        limits.check_sweep_listed(20, 4, 1000)
+
+
+def test_sweep_with_50_epsilons_and_1000_listed_violations_is_refused_up_front():
+    eps = ",".join(str(i) for i in range(1, 51))
+    _one_line_refusal(*cli("sweep", "--epsilons", eps, "--max-violations", "1000")[::2], "--max-violations", "2,000")
+
+
+def test_sweep_confirms_at_most_cap_violations_per_epsilon_over_many_chunks(monkeypatch):
+    """The listed violations are confirmed in the fold, not in every chunk: a grid of many chunks (a variant
+    with violations everywhere) re-evaluates at most ``cap`` per ε (before: ``cap`` per chunk)."""
+    import verify.sweep.outputs as outputs
+    from verify.sweep import GridSpec, sweep
+    from verify.sweep.results import WitnessKind
+
+    calls = {"violation": 0}
+    real = outputs.output_witness
+
+    def counting(mech, q, qn, output, digits, kind):
+        calls["violation"] += kind is WitnessKind.VIOLATION
+        return real(mech, q, qn, output, digits, kind)
+
+    monkeypatch.setattr(outputs, "output_witness", counting)
+    broken = AboveThreshold.with_noise("laplace", 1, query_multiplier=1)  # query noise Lap(Δ/ε): loss 2ε
+    r = sweep(broken, GridSpec(k=2, chunk_size=200, max_listed_violations=3, epsilons=(Fraction(1), Fraction(2))), workers=1)
+    assert r.chunks_total >= 10
+    assert r.violation_count > 6
+    assert calls["violation"] == 6  # 3 per ε
+    assert all(len(s.violations) == 3 for s in r.per_epsilon)
+
+
+def test_ratio_outcomes_all_at_and_above_the_limit():
+    limits.check_outcomes_all(1024, 30)
+    limits.check_outcomes_all(1024, 100)
+    limits.check_outcomes_all(102, 1000)
+    with pytest.raises(InputError, match="1,025 outputs at 30 digits is above the limit of 1,024"):
+        limits.check_outcomes_all(1025, 30)
+    with pytest.raises(InputError, match="103 outputs at 1000 digits is above the limit of 102"):
+        limits.check_outcomes_all(103, 1000)
+
+
+@pytest.mark.parametrize("k,digits", [(14, "30"), (20, "30"), (11, "30"), (7, "1000")])
+def test_ratio_outcomes_all_above_the_limit_is_refused_up_front(k, digits):
+    q = ",".join(f"{(j * 7) % 13 - 6}/3" for j in range(k))
+    qn = ",".join(f"{(j * 7) % 13 - 5}/3" for j in range(k))
+    code, _, err = cli("ratio", "--variant", "lyu-6", "--outcomes", "all", "--queries", q, "--neighbour-queries", qn, "--digits", digits)
+    _one_line_refusal(code, err, "--outcomes all", "above the limit")
+
+
+def test_ratio_outcomes_all_below_the_limit_runs():
+    code, out, err = cli("ratio", "--variant", "lyu-6", "--outcomes", "all", "--queries", "0,1", "--neighbour-queries", "1,0", "--json")
+    assert code == 0, err
+    assert len(json.loads(out)["outputs"]) == 4
+
+
+def test_quadrature_work_at_and_above_the_limit():
+    limits.check_quadrature(1200, 30, "prob")
+    limits.check_quadrature(1120, 30, "ratio")  # gaussian-svt, 32 queries, every output
+    with pytest.raises(InputError, match="--digits: 31 digits"):
+        limits.check_quadrature(1120, 31, "ratio")
+    limits.check_quadrature(4, 200, "prob")  # 4·(200/30)^3 = 1185
+    with pytest.raises(InputError, match="above the limit of 1,200"):
+        limits.check_quadrature(5, 200, "prob")
+
+
+def test_gaussian_quadrature_above_the_limit_is_refused_up_front_and_below_runs():
+    q50 = ",".join("0" for _ in range(50))
+    code, _, err = cli("prob", "--variant", "gaussian-svt", "--queries", q50, "--output", "none", "--digits", "100")
+    _one_line_refusal(code, err, "--digits: 100", "1,200")
+    code, _, err = cli("prob", "--variant", "gaussian-svt", "--queries", "0,0,0,0,0", "--output", "none", "--digits", "200")
+    _one_line_refusal(code, err, "--digits: 200")
+    code, out, err = cli("prob", "--variant", "gaussian-svt", "--queries", "0", "--output", "1", "--digits", "20", "--json")
+    assert code == 0, err
+    assert json.loads(out)["probability"].startswith("0.5")
+
+
+def test_worst_case_scale_ratio_at_and_above_the_limit():
+    code, out, err = cli("worst-case", "--max-queries", "1", "--threshold-absolute-scale", "1/100", "--query-absolute-scale", "1", "--json")
+    assert code == 0, err
+    code, _, err = cli("worst-case", "--max-queries", "1", "--threshold-absolute-scale", "1/100", "--query-absolute-scale", "101/100")
+    _one_line_refusal(code, err, "more than 100 times")
+    code, _, err = cli("worst-case", "--max-queries", "12", "--threshold-absolute-scale", "1/100", "--query-absolute-scale", "1e50")
+    _one_line_refusal(code, err, "more than 100 times")
+
+
+def test_family_rows_each_once_at_most_16():
+    from verify.cli.family import parse_rows
+    from verify.family.table import ROWS
+
+    assert len(parse_rows(",".join(f"{n}:{'unlimited' if c is None else c}" for n, c in ROWS))) == 16
+    with pytest.raises(InputError, match="named twice"):
+        parse_rows("lyu-1:1,lyu-1:1")
+    with pytest.raises(InputError, match="17 rows is above the limit of 16"):
+        parse_rows(",".join(f"lyu-6:{c}" for c in range(1, 18)))
+    code, _, err = cli("family", "--rows", ",".join(["lyu-1:1"] * 512))
+    _one_line_refusal(code, err, "named twice")
+
+
+def test_prob_fast_with_gaussian_noise_at_most_500_queries():
+    code, _, err = cli("prob", "--variant", "gaussian-svt", "--method", "fast", "--queries", ",".join(["0"] * 501), "--output", "none")
+    _one_line_refusal(code, err, "501 queries", "limit of 500", "Gaussian")
+    code, out, err = cli("prob", "--variant", "gaussian-svt", "--method", "fast", "--queries", "0,1", "--output", "none", "--json")
+    assert code == 0, err  # a cheap run through the same guard
+    assert 0 < float(json.loads(out)["probability"]) < 1

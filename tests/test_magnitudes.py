@@ -145,3 +145,27 @@ def test_family_fast_path_within_its_accuracy(name, mag):
         for c, s in enumerate(outs):
             exact = evaluate(mech, [Fraction(x) for x in qs], s, None, 30).value
             assert _log_error(float(logp[0, c]), exact) <= FAMILY_TOL, (name, t, qs, s)
+
+
+FAMILY_HYPOTHESIS = [("lyu-1", {"cutoff": 2}), ("lyu-6", {}), ("seed-m2", {}), ("lyu-2", {"cutoff": 2})]
+
+
+@settings(max_examples=30, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(range(len(FAMILY_HYPOTHESIS))), st.lists(magnitudes(), min_size=1, max_size=3), magnitudes())
+@example(1, [10**50, -(10**50)], 0)
+@example(0, [0, 0], 10**50)
+@example(1, [Fraction(1, 10**50)], -(10**17))
+def test_family_fast_path_within_its_accuracy_at_every_magnitude(m, queries, threshold):
+    """The family's fast front door (`verify.family.fast_api`) against its mpmath path at 30 digits, for
+    query values and thresholds 10^e, e in [-50, 50]: every output within the stated accuracy, Pr <= 1."""
+    from verify.family.fast_api import FAST_TOLERANCE as FAMILY_TOL
+    from verify.family.fast_api import fast_log_distribution as family_fast
+
+    name, kw = FAMILY_HYPOTHESIS[m]
+    qf = [float(q) for q in queries]
+    mech = preset(name, threshold=Fraction(float(threshold)), **kw)
+    logp, outs, _ = family_fast(mech, np.array([qf]))
+    assert np.all(logp <= 0.0), "a probability above 1"
+    for c, s in enumerate(outs):
+        exact = evaluate(mech, [Fraction(x) for x in qf], s, None, 30).value
+        assert _log_error(float(logp[0, c]), exact) <= FAMILY_TOL, (name, threshold, qf, s, float(logp[0, c]))

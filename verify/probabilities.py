@@ -43,6 +43,7 @@ from verify.fast import FastIntegrator
 from verify.mechanism import AboveThreshold, Output, SparseVector, output_column, parse_queries  # noqa: F401  (AboveThreshold: doctests)
 from verify.piecewise import ClosedForm, mp_closed_form
 from verify.precision import FAST_TOLERANCE, MAX_DIGITS, MIN_DIGITS, MPMATH_LOCK, check_digits  # noqa: F401 (re-exported)
+from verify.validate import float_rows, sequence
 
 Method = Literal["symbolic", "mpmath", "fast"]
 METHODS: tuple[str, ...] = ("symbolic", "mpmath", "fast")
@@ -203,9 +204,7 @@ def fast_log_distribution(
     ``cutoff`` (n,), the conditional form z > cutoff - t is used (one query).
     """
     require_closed_form(mech)
-    q = np.atleast_2d(np.asarray(queries, dtype=float))
-    if not np.all(np.isfinite(q)):
-        raise InputError("queries: every value must be a finite number")
+    q = float_rows(queries)
     res = FastIntegrator(mech).events(q, cutoff)
     logp = res.log_probability.copy()
     bad = np.nonzero((res.error_estimate > tolerance).any(axis=1))[0]
@@ -260,6 +259,7 @@ def distribution(mech: SparseVector, queries: Sequence[object], method: Method =
 
 def probability(mech: SparseVector, queries: Sequence[object], output: Output, method: Method = "mpmath", digits: int = DEFAULT_DIGITS) -> Any:
     """Pr[A(q) = output] by the chosen path (see `distribution`)."""
+    queries = sequence(queries, "queries")
     k = len(queries)
     col = output_column(output, k)
     return distribution(mech, queries, method, digits)[col]

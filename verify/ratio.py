@@ -24,7 +24,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from verify.mechanism import AboveThreshold, Output, all_outputs, output_column, parse_queries
+from verify.mechanism import AboveThreshold, Output, all_outputs, as_variant, output_column, parse_queries
 from verify.precision import MPMATH_LOCK
 from verify.probabilities import DEFAULT_DIGITS, check_digits, fast_log_distribution, mp_distribution
 from verify.serialize import frac_str, mechanism_json, mp_str, output_json
@@ -114,6 +114,7 @@ def privacy_ratio(
     True
     """
     check_digits(digits)
+    mech = as_variant(mech)
     q = parse_queries(queries)
     qn = parse_queries(neighbour_queries, "neighbour queries")
     mech.check_neighbours(q, qn)

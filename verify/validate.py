@@ -248,6 +248,21 @@ def integer_in(value: object, name: str, lo: int, hi: int) -> int:
 # --------------------------------------------------------------------------------------------------
 # lists, pairs, ranges
 # --------------------------------------------------------------------------------------------------
+def float_rows(queries: object, name: str = "queries") -> np.ndarray:  # noqa: F821 (numpy imported lazily)
+    """``queries`` as a 2-d float64 array of finite numbers (one row per query vector)."""
+    import numpy as np
+
+    try:
+        q = np.atleast_2d(np.asarray(queries, dtype=float))
+    except (TypeError, ValueError, OverflowError):
+        raise fail(name, f"{shown(queries)} is not an array of numbers") from None
+    if q.ndim != 2 or not np.all(np.isfinite(q)):
+        raise fail(name, "every value must be a finite number, in a 2-d array (one row per query vector)")
+    if q.shape[1] > MAX_LIST:
+        raise fail(name, f"{q.shape[1]} queries per vector; at most {MAX_LIST:,}")
+    return q
+
+
 def sequence(values: object, name: str, max_len: int | None = None) -> tuple:
     """``values`` as a tuple: a list, tuple, range or 1-d array of values (not a string or a scalar)."""
     if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__") or isinstance(values, (dict, set, frozenset)):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from verify.cli import flags
+from verify.cli import flags, limits
 from verify.cli.common import EXIT_CODES, add_fail_on, emit_json, exit_status
 from verify.cli.progress import Staged, add_progress_flag
 from verify.errors import InputError
@@ -59,6 +59,14 @@ def parse_rows(text: str | None):
             out.append((name, validate.integer_in(c, f"--rows: cutoff of {name}", 1, MAX_FAMILY_QUERIES)))
         else:
             out += [r for r in ROWS if r[0] == name]
+    seen = set()
+    for row in out:
+        if row in seen:
+            raise InputError(f"--rows: {row[0]}:{'unlimited' if row[1] is None else row[1]} is named twice (each row runs once)")
+        seen.add(row)
+    if len(out) > limits.FAMILY_MAX_ROWS:
+        raise InputError(f"--rows: {len(out)} rows is above the limit of {limits.FAMILY_MAX_ROWS} (the default table's "
+                         "size; split the list; see docs/limits.md)")
     return tuple(out)
 
 
@@ -70,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     config = TableConfig(epsilon=DP_SNIPER.epsilon if args.epsilon is None else args.epsilon,
                          sensitivity=DP_SNIPER.sensitivity if args.sensitivity is None else args.sensitivity,
                          threshold=args.threshold)
-    from verify.cli import limits
+
     from verify.family.table import row_mechanism
 
     chosen = parse_rows(args.rows)

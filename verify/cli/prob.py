@@ -119,7 +119,7 @@ def run_family(args: argparse.Namespace, mech) -> int:
 
     from verify.family.fast_api import fast_log_probability
     from verify.family.integrand import Kind
-    from verify.family.probability import evaluate, symbolic_probability
+    from verify.family.probability import closed_form_applies, evaluate, symbolic_probability
 
     q = args.queries
     k = len(q)
@@ -137,6 +137,8 @@ def run_family(args: argparse.Namespace, mech) -> int:
             with mpmath.workdps(digits + 10):
                 value = mpmath.mpf(sympy.N(expr, digits + 10)) if expr != 0 else mpmath.mpf(0)
         elif args.method == "fast":
+            if not mech.is_discrete and not closed_form_applies(mech):
+                limits.check_queries(k, limits.PROB_FAST_GAUSSIAN_MAX_QUERIES, "--method fast with Gaussian noise")
             logv, refined = fast_log_probability(mech, np.array([[float(x) for x in q]]), outcome,
                                                  [float(v) for v in released] if released else None)
             digits = min(digits, FLOAT64_DIGITS)
@@ -145,6 +147,8 @@ def run_family(args: argparse.Namespace, mech) -> int:
             if refined:  # recomputed by mpmath: at the exact queries, not their float64 roundings
                 value = evaluate(mech, q, outcome, released, 20).value
         else:
+            if not mech.is_discrete and not closed_form_applies(mech):
+                limits.check_quadrature(len(outcome), digits, "prob")
             ev = evaluate(mech, q, outcome, released, digits)
             value, detail = ev.value, f"mpmath ({ev.method})"
         bar.update(1)

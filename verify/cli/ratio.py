@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
 def run_family(args: argparse.Namespace, mech) -> int:
     """``ratio`` for a member of the SVT family: Pr (or density) on D and D' for outcome strings."""
     from verify.family.integrand import Kind
-    from verify.family.probability import evaluate
+    from verify.family.probability import closed_form_applies, evaluate
 
     q, qn = args.queries, args.neighbour_queries
     limits.check_queries(len(q), limits.RATIO_MAX_QUERIES, "ratio")
@@ -122,10 +122,13 @@ def run_family(args: argparse.Namespace, mech) -> int:
     if outcome == "all":
         if mech.releases_values:
             raise InputError(f"--outcomes all: {mech.name} releases values; give one --outcomes STRING with --released")
-        outcomes = mech.outputs(k)  # refuses more than 2^20
+        limits.check_outcomes_all(mech.output_count(k), args.digits)
+        outcomes = mech.outputs(k)
     else:
         outcomes = [outcome]
     digits = args.digits
+    if not mech.is_discrete and not closed_form_applies(mech):
+        limits.check_quadrature(2 * sum(len(s) for s in outcomes), digits, "ratio")
     rows, table, worst = [], [], mpmath.mpf(0)
     with stages(f"ratio (k = {k}, {len(outcomes)} outputs)", len(outcomes)) as bar:
         for s in outcomes:

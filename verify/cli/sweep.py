@@ -130,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
             shift_steps=_arg(args, g, "shift_steps"), **common)
         run_fn = sweep
     limits.check_sweep_points(spec.points_per_epsilon * len(eps), min(eps), args.digits)
+    limits.check_sweep_listed(args.max_violations, len(eps), args.digits)
     result = run_fn(mech, spec, workers=args.workers, scheduler=args.scheduler, progress=sys.stderr.isatty())
     if args.csv:
         result.write_csv(args.csv)

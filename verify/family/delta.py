@@ -33,6 +33,7 @@ from verify.mechanism import SparseVector, as_variant
 from verify.noise import Gaussian
 from verify.precision import MPMATH_LOCK
 from verify.probabilities import check_digits
+from verify.validate import sequence
 
 #: At most this many outputs are summed exactly (2^12).
 MAX_OUTPUTS = 4096
@@ -143,8 +144,8 @@ class PairProfile:
 
 
 def _pair(shape: SparseVector, queries, neighbour) -> tuple[tuple[Fraction, ...], tuple[Fraction, ...]]:
-    q = tuple(to_fraction(x, "query") for x in queries)
-    qn = tuple(to_fraction(x, "neighbour query") for x in neighbour)
+    q = tuple(to_fraction(x, "query") for x in sequence(queries, "queries"))
+    qn = tuple(to_fraction(x, "neighbour query") for x in sequence(neighbour, "neighbour queries"))
     if len(q) != len(qn) or not q:
         raise InputError(f"delta: {len(q)} queries and {len(qn)} neighbour queries (need the same number, >= 1)")
     for a, b in zip(q, qn):

@@ -31,17 +31,16 @@ from verify.family.fast_generic import log_probability
 from verify.family.fast_halting import halting_distribution
 from verify.family.model import SparseVector
 from verify.family.probability import evaluate
+from verify.mechanism import as_variant
 from verify.precision import FAST_TOLERANCE, MPMATH_LOCK
+from verify.validate import float_rows
 
 #: Up to this many queries the seed's closed-form fast path serves AboveThreshold-shaped variants.
 SEED_FAST_MAX_K = 12
 
 
 def _rows(queries: np.ndarray) -> np.ndarray:
-    q = np.atleast_2d(np.asarray(queries, dtype=float))
-    if not np.all(np.isfinite(q)):
-        raise InputError("queries: every value must be a finite number")
-    return q
+    return float_rows(queries)
 
 
 def _mp_log(mech: SparseVector, row: np.ndarray, outcome: str, released: Sequence[float] | None) -> float:
@@ -74,6 +73,7 @@ def _discrete_log_probability(mech: SparseVector, q: np.ndarray, outcome: str, r
 def fast_log_probability(mech: SparseVector, queries: np.ndarray, outcome: str, released: np.ndarray | Sequence | None = None,
                          tolerance: float = FAST_TOLERANCE) -> tuple[np.ndarray, int]:
     """(log values (n,), number of rows recomputed with mpmath)."""
+    mech = as_variant(mech)
     q = _rows(queries)
     if mech.is_discrete:
         return _discrete_log_probability(mech, q, outcome, released, tolerance)

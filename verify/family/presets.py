@@ -38,7 +38,7 @@ from fractions import Fraction
 from verify.errors import InputError
 from verify.family.model import Release, SparseVector, ThresholdPolicy, check_cutoff
 from verify.noise import NoiseSpec
-from verify.validate import to_number
+from verify.validate import shown, to_number
 
 SEED = "seed, 'Mechanism One' and 'Mechanism Two', Algorithm A"
 LYU = "Lyu, Su, Li, 'Understanding the Sparse Vector Technique for Differential Privacy', PVLDB 10(6) 2017, arXiv:1603.01699"
@@ -206,6 +206,6 @@ def preset(name: str, epsilon: object = 1, sensitivity: object = 1, threshold: o
     >>> preset("lyu-2", cutoff=3).describe()
     'lyu-2: SparseVector(ε=1, Δ=1, t=0, threshold Lap(6Δ/ε), queries Lap(12Δ/ε), cutoff 3, threshold resample, release none)'
     """
-    if name not in PRESETS:
-        raise InputError(f"variant: {name!r} is not one of {', '.join(NAMES)}")
+    if not isinstance(name, str) or name not in PRESETS:
+        raise InputError(f"variant: {shown(name)} is not one of {', '.join(NAMES)}")
     return PRESETS[name].build(epsilon, sensitivity, threshold, **options)

@@ -35,6 +35,7 @@ from verify.family import integrand as integrand_mod
 from verify.family.integrand import Kind
 from verify.family.model import SparseVector
 from verify.family.quadrature import acb_enclosure, mp_quad
+from verify.mechanism import as_variant
 from verify.piecewise import ClosedForm, mp_closed_form
 from verify.precision import MAX_DIGITS, MIN_DIGITS, MPMATH_LOCK, check_digits  # noqa: F401 (re-exported)
 
@@ -70,6 +71,7 @@ def evaluate(mech: SparseVector, queries: Sequence[object], outcome: str, releas
     ``method``: ``auto`` (closed form where it applies and the string has at most
     `CLOSED_FORM_MAX_LETTERS` letters, else quadrature), ``closed`` or ``quadrature``."""
     check_digits(digits)
+    mech = as_variant(mech)
     if mech.is_discrete:  # sums over ℤ (`verify.discrete`): geometric series or a direct sum with a proven tail
         return _discrete_evaluation(mech, queries, outcome, released, digits, method)
     integ = integrand_mod.build(mech, queries, outcome, released)

@@ -18,7 +18,8 @@ import numpy as np
 
 from verify.errors import InputError
 from verify.family.model import ABOVE, BELOW, SparseVector, ThresholdPolicy
-from verify.mechanism import parse_queries
+from verify.mechanism import as_variant, parse_queries
+from verify.validate import shown
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,10 @@ MAX_CELLS = 10_000_000
 
 def sample(mech: SparseVector, queries: Sequence[object], runs: int, seed: int | np.random.SeedSequence) -> Samples:
     """Simulate ``runs`` runs of ``mech`` on ``queries`` with ``np.random.default_rng(seed)``."""
+    mech = as_variant(mech)
     q = np.array([float(x) for x in parse_queries(queries)])
+    if not isinstance(seed, np.random.SeedSequence) and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise InputError(f"seed: {shown(seed)} must be an integer >= 0 or a numpy SeedSequence")
     if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
         raise InputError(f"runs: {runs!r} must be an integer >= 1")
     if runs * (len(q) + 1) > MAX_CELLS:

@@ -22,7 +22,7 @@ from verify.serialize import mp_str
 from verify.sweep.decision import decide
 from verify.sweep.decode import conditional_point
 from verify.sweep.driver import ChunkResult, Task, drive, mechanisms_for
-from verify.sweep.results import SweepResult, Witness, WitnessKind
+from verify.sweep.results import Candidate, SweepResult, Witness, WitnessKind
 from verify.sweep.specs import ConditionalGridSpec
 
 #: int64 code of m = -∞ (the case i = 1) in the arrays of numerators.
@@ -76,7 +76,13 @@ def conditional_chunk(task: Task) -> ChunkResult:
         return conditional_witness(mech, mm, Fraction(int(kap[r]), den), Fraction(int(d[r]), den), Fraction(int(dl[r]), den),
                                    spec.digits, kind)
 
-    return ChunkResult(task.eps_index, decide(lr, mech.epsilon, spec.digits, spec.max_listed_violations, exact_lr, make_witness, n))
+    def candidate(r: int, c: int) -> Candidate:
+        mm = None if first[r] else Fraction(int(m[r]), den)
+        return Candidate(conditional_witness, (mech, mm, Fraction(int(kap[r]), den), Fraction(int(d[r]), den),
+                                               Fraction(int(dl[r]), den), spec.digits))
+
+    return ChunkResult(task.eps_index, decide(lr, mech.epsilon, spec.digits, spec.max_listed_violations, exact_lr, make_witness, n,
+                                              candidate=candidate))
 
 
 def conditional_sweep(mechanism: SparseVector, spec: ConditionalGridSpec | None = None, executor: Executor | None = None,

@@ -4,10 +4,13 @@ The rule and its margins are `verify.screen`'s (stated there once): a float64
 |log r| <= ε - margin is inside; a point within the margin of ε (or NaN) is
 re-evaluated at ``digits`` digits and placed by `verify.screen.classify`; a
 point beyond ε + margin is a violation by float64, and the first ``cap`` of a
-chunk (in grid order) are re-evaluated by `verify.ratio.privacy_ratio` (or
-`verify.probabilities.mp_conditional`) and listed; a listed point that the
-high-precision value puts inside is not a violation and is counted in
-``fast_path_disagreements`` (never seen so far; it would be a fast-path bug).
+chunk (in grid order) are returned as `Candidate`s; the fold (`Tally.plus`)
+re-evaluates them by `verify.ratio.privacy_ratio` (or
+`verify.probabilities.mp_conditional`) in grid order until ``cap`` are listed
+for the ε, so a grid of many chunks re-evaluates at most ``cap`` points per ε.
+A listed point that the high-precision value puts inside is not a violation
+and is counted in ``fast_path_disagreements`` (never seen so far; it would be a
+fast-path bug).
 The chunk's largest |log ratio| (float64, or the high-precision value where
 one was computed) is re-evaluated at high precision as its witness.
 """
@@ -21,16 +24,18 @@ import mpmath
 import numpy as np
 
 from verify.screen import Position, classify, float_margin
-from verify.sweep.results import Tally, Witness, WitnessKind
+from verify.sweep.results import Candidate, Tally, Witness, WitnessKind
 
 
 def decide(lr: np.ndarray, epsilon: Fraction, digits: int, cap: int, exact_lr: Callable[[int, int], mpmath.mpf],
-           make_witness: Callable[[int, int, WitnessKind], Witness], points: int, refined_by_mpmath: int = 0) -> Tally:
+           make_witness: Callable[[int, int, WitnessKind], Witness], points: int, refined_by_mpmath: int = 0,
+           candidate: Callable[[int, int], Candidate] | None = None) -> Tally:
     """Decide a (pairs, columns) array ``lr`` of float64 log ratios (``points`` checked points, of
     which the fast path re-evaluated ``refined_by_mpmath`` rows by mpmath).
 
     ``exact_lr(r, c)``: the log ratio of point (r, c) at ``digits`` digits;
-    ``make_witness(r, c, kind)``: its confirmed `Witness`.
+    ``make_witness(r, c, kind)``: its confirmed `Witness`;
+    ``candidate(r, c)``: the point as an unconfirmed `Candidate` (None: violations are confirmed here).
     """
     eps = float(epsilon)
     margin = float_margin(eps)
@@ -42,6 +47,7 @@ def decide(lr: np.ndarray, epsilon: Fraction, digits: int, cap: int, exact_lr: C
     near = at_bound = violation_count = disagreements = listed = 0
     at_bound_example: Witness | None = None
     violations: list[Witness] = []
+    candidates: list[Candidate] = []
     flagged = sorted(zip(*np.nonzero(ambiguous | clear)))
     for r, c in flagged:
         r, c = int(r), int(c)
@@ -58,7 +64,10 @@ def decide(lr: np.ndarray, epsilon: Fraction, digits: int, cap: int, exact_lr: C
             if place is Position.INSIDE:
                 continue
         violation_count += 1
-        if listed < cap:
+        if listed < cap and candidate is not None:
+            candidates.append(candidate(r, c))
+            listed += 1
+        elif listed < cap:
             w = make_witness(r, c, WitnessKind.VIOLATION)
             listed += 1
             if classify(w.abs_log_ratio, epsilon, digits) is not Position.VIOLATION:
@@ -72,4 +81,4 @@ def decide(lr: np.ndarray, epsilon: Fraction, digits: int, cap: int, exact_lr: C
         witness = make_witness(int(r), int(c), WitnessKind.WITNESS)
     return Tally(points=points, violation_count=violation_count, violations=tuple(violations), near_bound_reevaluated=near,
                  at_bound=at_bound, at_bound_example=at_bound_example, fast_path_disagreements=disagreements,
-                 refined_by_mpmath=refined_by_mpmath, witness=witness)
+                 refined_by_mpmath=refined_by_mpmath, witness=witness, candidates=tuple(candidates))

@@ -63,8 +63,9 @@ def mechanisms_for(template: SparseVector, epsilons: tuple[Fraction, ...], sensi
 
 
 def fold_chunk(totals: list[Tally], r: ChunkResult, cap: int) -> None:
-    """Fold a finished chunk into its ε's running total."""
-    totals[r.eps_index] = totals[r.eps_index].plus(r.tally, cap)
+    """Fold a finished chunk into its ε's running total (confirming its candidates: mpmath, hence the lock)."""
+    with MPMATH_LOCK:
+        totals[r.eps_index] = totals[r.eps_index].plus(r.tally, cap)
 
 
 def drive(kind: str, run: Callable[[Task], ChunkResult], spec, mechs: list[SparseVector], executor: Executor | None,

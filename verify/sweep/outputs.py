@@ -22,7 +22,7 @@ from verify.serialize import mp_str
 from verify.sweep.decision import decide
 from verify.sweep.decode import query_numerators, shift_numerators
 from verify.sweep.driver import ChunkResult, Task, drive, mechanisms_for
-from verify.sweep.results import SweepResult, Witness, WitnessKind
+from verify.sweep.results import Candidate, SweepResult, Witness, WitnessKind
 from verify.sweep.specs import GridSpec
 
 
@@ -64,8 +64,13 @@ def outputs_chunk(task: Task) -> ChunkResult:
         qq = tuple(Fraction(int(x), den) for x in pn[r])
         return output_witness(mech, q, qq, column_output(c, k), spec.digits, kind)
 
+    def candidate(r: int, c: int) -> Candidate:
+        q = tuple(Fraction(int(x), den) for x in qn[r])
+        qq = tuple(Fraction(int(x), den) for x in pn[r])
+        return Candidate(output_witness, (mech, q, qq, column_output(c, k), spec.digits))
+
     return ChunkResult(task.eps_index, decide(lr, mech.epsilon, spec.digits, spec.max_listed_violations, exact_lr, make_witness,
-                                              n * (k + 1), int(refined)))
+                                              n * (k + 1), int(refined), candidate))
 
 
 def sweep(mechanism: SparseVector, spec: GridSpec | None = None, executor: Executor | None = None, workers: int | None = None,

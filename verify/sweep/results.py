@@ -9,6 +9,7 @@ checked values; high-precision values at their ``digits``.
 from __future__ import annotations
 
 import csv
+from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from enum import StrEnum
 from fractions import Fraction
@@ -19,6 +20,7 @@ import mpmath
 from verify.errors import InputError
 from verify.exact import fmt
 from verify.mechanism import Output, SparseVector
+from verify.screen import Position, classify
 from verify.serialize import mechanism_json, mp_number, output_json
 from verify.sweep.specs import ConditionalGridSpec, GridSpec
 from verify.verdicts import SweepVerdict
@@ -78,9 +80,24 @@ class Witness:
         return out
 
 
+@dataclass(frozen=True)
+class Candidate:
+    """A violation by float64 not yet re-evaluated at high precision: ``confirm(*args, kind)`` (a
+    module-level function, picklable) gives its `Witness`.  Chunks return candidates and the fold
+    confirms them in grid order, so that at most ``cap`` points per ε are re-evaluated, however many
+    chunks the grid has."""
+
+    confirm: Callable[..., Witness]
+    args: tuple
+
+    def witness(self) -> Witness:
+        return self.confirm(*self.args, WitnessKind.VIOLATION)
+
+
 @dataclass(frozen=True, kw_only=True)
 class Tally:
-    """Counts and witnesses of checked points: one chunk's, or several chunks' folded total."""
+    """Counts and witnesses of checked points: one chunk's, or several chunks' folded total.
+    ``candidates``: a chunk's unconfirmed violations (empty in a folded total)."""
 
     points: int = 0
     violation_count: int = 0
@@ -91,22 +108,36 @@ class Tally:
     fast_path_disagreements: int = 0
     refined_by_mpmath: int = 0
     witness: Witness | None = None
+    candidates: tuple[Candidate, ...] = ()
 
     def plus(self, r: Tally, cap: int) -> Tally:
         """This total followed by chunk ``r`` (chunks are folded in grid order): counts add, at most
-        ``cap`` violations are listed, the first at-bound example and the larger witness are kept."""
+        ``cap`` violations are listed, the first at-bound example and the larger witness are kept.
+        ``r``'s candidates are confirmed here, in order, until ``cap`` are listed; one that the
+        high-precision value does not place beyond ε is not a violation (a fast-path disagreement)."""
         witness = self.witness
         if r.witness is not None and (witness is None or r.witness.abs_log_ratio > witness.abs_log_ratio):
             witness = r.witness
+        listed, count, disagreements = list(self.violations), self.violation_count + r.violation_count, 0
+        for w in r.violations[: max(0, cap - len(listed))]:
+            listed.append(w)
+        for c in r.candidates:
+            if len(listed) >= cap:
+                break
+            w = c.witness()
+            if classify(w.abs_log_ratio, w.epsilon, w.digits) is Position.VIOLATION:
+                listed.append(w)
+            else:
+                count, disagreements = count - 1, disagreements + 1
         return replace(
             self,
             points=self.points + r.points,
-            violation_count=self.violation_count + r.violation_count,
-            violations=self.violations + r.violations[: max(0, cap - len(self.violations))],
+            violation_count=count,
+            violations=tuple(listed),
             near_bound_reevaluated=self.near_bound_reevaluated + r.near_bound_reevaluated,
             at_bound=self.at_bound + r.at_bound,
             at_bound_example=self.at_bound_example if self.at_bound_example is not None else r.at_bound_example,
-            fast_path_disagreements=self.fast_path_disagreements + r.fast_path_disagreements,
+            fast_path_disagreements=self.fast_path_disagreements + r.fast_path_disagreements + disagreements,
             refined_by_mpmath=self.refined_by_mpmath + r.refined_by_mpmath,
             witness=witness,
         )
@@ -120,7 +151,7 @@ class EpsilonSummary(Tally):
 
     @classmethod
     def of(cls, epsilon: Fraction, tally: Tally) -> EpsilonSummary:
-        return cls(epsilon=epsilon, **{f.name: getattr(tally, f.name) for f in fields(Tally)})
+        return cls(epsilon=epsilon, **{f.name: getattr(tally, f.name) for f in fields(Tally) if f.name != "candidates"})
 
     def to_json(self) -> dict[str, Any]:
         w = self.witness
