@@ -228,6 +228,8 @@ FAMILY_TARGETS: tuple[Target, ...] = (
             "mp_pdf", "mp_cdf", "mp_sf"),
            (REL, f"{FK}::TestReleaseKills")),
     Target("variant-flags", ("verify.cli.variant",), ("*",), (FLG, "tests/test_family_cli.py", f"{FK}::TestFlagKills")),
+    Target("release-rules", tuple(f"verify.release.{m}" for m in ("protocol", "registry", "none", "query", "gap", "fresh")), ("*",),
+           ("tests/test_release_rules.py", REL, f"{FK}::TestReleaseKills")),
 )
 TARGETS = TARGETS + FAMILY_TARGETS
 

@@ -35,8 +35,8 @@ from verify.precision import MPMATH_LOCK
 from verify.probabilities import check_digits
 from verify.validate import sequence
 
-#: At most this many outputs are summed exactly (2^12).
-MAX_OUTPUTS = 4096
+#: At most this many outputs are summed exactly (2^10; the CPU time at this limit is in docs/limits.md).
+MAX_OUTPUTS = 1024
 
 
 def complete_outputs(shape: SparseVector, k: int) -> list[str]:
