@@ -229,7 +229,7 @@ def _example_check(which: str, formula: Any, n: Any = None, eps: Any = None) -> 
         # library's exact probability at n = 0 (sympy), the formula's recursion f(n+1) = F(-q)·f(n) is checked by
         # sympy for symbolic n, and only the probability's recursion is by hand.
         step = Y.is_zero(formula(N + 1) - Y.cdf("laplace", -qd * DELTA) * formula(N))
-        induction = (f"induction on n: base case n = 0 {'proved' if per_n.get(0) else 'not checked here'} (sympy: the library's "
+        induction = (f"induction on n: base case n = 0 {ClaimVerdict.PROVED if per_n.get(0) else 'not checked here'} (sympy: the library's "
                      f"exact probability equals the formula); step: sympy {'shows' if step else 'could not show'} "
                      "f(n+1) = F(-q)·f(n) for symbolic n; the probability's recursion Pr[⊤^(n+1)⊥] = F(-q)·Pr[⊤^n⊥] "
                      "(X_1 independent of X_2, ..., t̂ = t) is the step by hand, so over every n the claim is consistent "
