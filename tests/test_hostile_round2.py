@@ -289,3 +289,16 @@ def test_prob_fast_with_gaussian_noise_at_most_500_queries():
     code, out, err = cli("prob", "--variant", "gaussian-svt", "--method", "fast", "--queries", "0,1", "--output", "none", "--json")
     assert code == 0, err  # a cheap run through the same guard
     assert 0 < float(json.loads(out)["probability"]) < 1
+
+
+def test_delta_sums_at_most_max_outputs_and_refuses_one_query_more():
+    """At the limit (lyu-6, unlimited cutoff: 2^k outputs) k = 10 gives all 1,024 outputs; k = 11 (2,048) is refused."""
+    from verify.errors import InputError
+    from verify.family.delta import MAX_OUTPUTS, complete_outputs
+    from verify.family.presets import preset
+
+    assert MAX_OUTPUTS == 1024
+    outs = complete_outputs(preset("lyu-6"), 10)
+    assert len(outs) == len(set(outs)) == 1024
+    with pytest.raises(InputError, match="2048 outputs for k = 11 exceed 1024"):
+        complete_outputs(preset("lyu-6"), 11)
