@@ -34,17 +34,13 @@ from verify.family.bounds import proven_upper_bound  # noqa: E402
 from verify.family.presets import NAMES, PRESETS, preset  # noqa: E402
 from verify.family.table import ROWS, family_table  # noqa: E402
 from verify.family.worstcase import family_worst_case  # noqa: E402
-from verify.mechanism import AboveThreshold  # noqa: E402
 from verify.worstcase import worst_case  # noqa: E402
 
-SEED_VARIANTS = {
-    "Mechanism One": AboveThreshold.mechanism_one(1),
-    "Mechanism Two": AboveThreshold.mechanism_two(1),
-    "no threshold noise": AboveThreshold.with_noise("laplace", 1, threshold_multiplier=0),
-    "no query noise": AboveThreshold.with_noise("laplace", 1, query_multiplier=0),
-    "Lap(1Δ/ε) both": AboveThreshold.with_noise("laplace", 1, threshold_multiplier=1, query_multiplier=1),
-    "Exp(2Δ/ε) both": AboveThreshold.with_noise("exponential", 1, threshold_multiplier=2, query_multiplier=2),
-}
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_worst_case import VARIANTS  # noqa: E402
+
+#: The seed's six cutoff-1 variants, as `bench_worst_case.py` times them against the former search.
+SEED_VARIANTS = VARIANTS
 TARGET_CUTOFF_1, TARGET_PRESET, TARGET_TABLE = 1.0, 3.0, 8.0
 
 
