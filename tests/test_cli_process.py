@@ -210,3 +210,29 @@ def test_report_first_section_reaches_a_pipe_before_the_end():
     err = w.text("err")
     assert "report 1/2: mechanisms" in err and "report 2/2: claims" in err  # a named bar per stage
     assert "Traceback" not in err
+
+
+#: ``python -m probe``: `verify.__main__` run as ``python -m verify`` would run it, with a command that is
+#: interrupted inside code built from a string (as dataclasses and sympy build code while modules load).
+_PROBE = '''
+import runpy, sys
+import verify.cli.main as m
+
+def _interrupted_inside_exec(argv=None):
+    exec("raise KeyboardInterrupt")
+
+m._main = _interrupted_inside_exec
+runpy.run_module("verify", run_name="__main__", alter_sys=True)
+'''
+
+
+def test_ctrl_c_inside_code_built_from_a_string_still_exits_130(tmp_path):
+    """CPython kills a ``python -m`` process with SIGINT at exit (status -2) when a KeyboardInterrupt ended an
+    ``exec`` of a string, even if the program caught it; the documented status is 130
+    (`verify.cli.main.forget_interrupted_exec`). Without that call this test gets -2."""
+    (tmp_path / "probe").mkdir()
+    (tmp_path / "probe" / "__main__.py").write_text(_PROBE)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT)]))
+    r = subprocess.run([sys.executable, "-m", "probe", "report"], cwd=ROOT, env=env, capture_output=True, timeout=120)
+    assert r.returncode == 130, (r.returncode, r.stderr.decode()[-500:])
+    assert r.stderr.decode().strip().splitlines()[-1] == "svt-verify: interrupted"

@@ -10,6 +10,7 @@ def _run() -> int:
         from verify.cli.main import main
     except KeyboardInterrupt:  # Ctrl-C while the libraries load
         sys.stderr.write("svt-verify: interrupted\n")
+        exec("pass", {})  # noqa: S102 (a constant; see verify.cli.main.forget_interrupted_exec)
         return 130
     return main()
 
