@@ -5,6 +5,7 @@ real process with a real SIGINT)."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -45,6 +46,13 @@ def test_iterating_yields_every_row_once_with_its_index():
         got = dict(run)
     assert sorted(got) == list(range(len(FEW)))
     assert all((got[i].name, got[i].cutoff) == FEW[i] for i in got)
+
+
+def test_the_workers_leave_ctrl_c_to_the_parent():
+    with TableRun(FEW, max_queries=1, workers=2) as run:
+        handlers = {run._pool.apply(signal.getsignal, (signal.SIGINT,)) for _ in range(4)}
+        assert len(dict(run)) == len(FEW)
+    assert handlers == {signal.SIG_IGN}
 
 
 def test_every_default_row_has_a_cost_for_the_hand_out_order():
@@ -132,18 +140,20 @@ def test_ctrl_c_during_the_parallel_rows_keeps_the_rows_done(monkeypatch, capsys
 
 @pytest.mark.slow
 def test_sigint_to_the_parallel_family_prints_the_rows_done_and_exits_130():
+    """A terminal's Ctrl-C reaches the workers too: they ignore it (no traceback), the parent prints the rows done."""
     args = ["family", "--rows", "lyu-1:1,lyu-3:1,seed-m2:1,numeric-svt:2,gap-svt:1", "--workers", "2",
             "--progress", "always"]
+    # its own process group, which gets the SIGINT as from a terminal's Ctrl-C: the parent and its workers
     p = subprocess.Popen([sys.executable, "-m", "verify", *args], cwd=ROOT, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    import os
+                         stderr=subprocess.PIPE, start_new_session=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
     err = bytearray()
     end = time.monotonic() + 400
     while b"1/5" not in err and p.poll() is None and time.monotonic() < end:  # the bar: one row finished
         err += os.read(p.stderr.fileno(), 4096)
     assert p.poll() is None, err.decode(errors="replace")[-500:]
-    p.send_signal(signal.SIGINT)
+    os.killpg(p.pid, signal.SIGINT)
     out, rest = p.communicate(timeout=120)
     text, err_text = out.decode(), (bytes(err) + rest).decode(errors="replace")
     assert p.returncode == 130, err_text[-500:]
