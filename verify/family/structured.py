@@ -47,6 +47,8 @@ from verify.ratio import log_ratio_from_logs
 from verify.release.protocol import TermKind
 
 GL_NODES, GL_WEIGHTS = np.polynomial.legendre.leggauss(16)
+#: Consecutive ranges [a, b) of the points of one call, each integrated as if it were a call of its own.
+Groups = tuple[tuple[int, int], ...]
 
 
 @dataclass(frozen=True)
@@ -143,14 +145,17 @@ def _r_free(shape: SparseVector) -> bool:
     return rule.above_term is not TermKind.DENSITY and not rule.caps_threshold
 
 
-def _segment_log(shape: SparseVector, n_b: int, n_a: int, u: np.ndarray, v: np.ndarray, r: np.ndarray) -> np.ndarray:
+def _segment_log(shape: SparseVector, n_b: int, n_a: int, u: np.ndarray, v: np.ndarray, r: np.ndarray,
+                 groups: Groups | None = None) -> np.ndarray:
     """log ∫ p_Z(z) F(z-u)^{n_b} G(z)^{n_a} dz (t = 0), vectorised over the points (u, v, r).
 
-    Where r does not enter (`_r_free`) each distinct (u, v) is computed once and the values of the last
-    `MEMO_SIZE` calls are kept: the panel count of a call is set by its widest point, which a repeated
-    point does not change, so every value is the one `_segment_points` gives for the whole array."""
-    if not _r_free(shape):
-        return _segment_points(shape, n_b, n_a, u, v, r)
+    ``groups``: consecutive ranges of the points, each integrated as if it were a call of its own
+    (`_segment_points`).  Where r does not enter (`_r_free`), and with no groups, each distinct (u, v) is
+    computed once and the values of the last `MEMO_SIZE` calls are kept: the panel count of a call is
+    set by its widest point, which a repeated point does not change, so every value is the one
+    `_segment_points` gives for the whole array."""
+    if groups is not None or not _r_free(shape):
+        return _segment_points(shape, n_b, n_a, u, v, r, groups)
     if len(u) > 1:  # the distinct (u, v), bit for bit (0.0 and -0.0 apart), in the order they first occur
         bits = np.stack([u, v], axis=1).view(np.int64)
         _, first, inverse = np.unique(bits, axis=0, return_index=True, return_inverse=True)
@@ -179,8 +184,13 @@ def _segment_log(shape: SparseVector, n_b: int, n_a: int, u: np.ndarray, v: np.n
     return out.copy() if back is None else out[back]
 
 
-def _segment_points(shape: SparseVector, n_b: int, n_a: int, u: np.ndarray, v: np.ndarray, r: np.ndarray) -> np.ndarray:
-    """`_segment_log` on every point as given (see the module docstring for the panels and tails)."""
+def _segment_points(shape: SparseVector, n_b: int, n_a: int, u: np.ndarray, v: np.ndarray, r: np.ndarray,
+                    groups: Groups | None = None) -> np.ndarray:
+    """`_segment_log` on every point as given (see the module docstring for the panels and tails).
+
+    The number of sub-panels is set by the widest point of each group (default: one group, every point);
+    the groups that get the same number are integrated together (each point's value is computed on its
+    own row, so it does not depend on which rows share the arrays: the same bits as separate calls)."""
     zn, xn = shape.threshold_noise, shape.query_noise
     rule = shape.release_rule  # its attributes (`verify.release.protocol`), never its name
     term = rule.above_term
@@ -222,34 +232,40 @@ def _segment_points(shape: SparseVector, n_b: int, n_a: int, u: np.ndarray, v: n
     rate = 1 / bz + (n_b + n_a) / (xs if math.isfinite(xs) else bz)
     if not (zn.law.piecewise and xn.law.piecewise):
         rate *= 8.0
-    sub = int(np.clip(math.ceil(rate * float(np.max(widths)) / 10.0), 4, 400))
-    t, log_wq = _panel_rule(sub)
+    subs = np.empty(len(u), dtype=int)
+    for a, b in ((0, len(u)),) if groups is None else groups:
+        subs[a:b] = int(np.clip(math.ceil(rate * float(np.max(widths[a:b])) / 10.0), 4, 400))
     out = np.empty(len(u))
-    per = max(1, CHUNK_NODES // (widths.shape[1] * t.size))
-    for s in range(0, len(u), per):
-        e = slice(s, s + per)
-        w = widths[e]
-        z = edges[e, :-1, None] + w[:, :, None] * t[None, None, :]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            logw = np.log(w)[:, :, None] + log_wq[None, None, :]
-            f = zn.log_pdf(z) + log_integrand(z, u[e, None, None], v[e, None, None], r[e, None, None])
-        f = np.where(np.isnan(f), -np.inf, f)
-        out[e] = _logsumexp((f + logw).reshape(f.shape[0], -1), axis=1)
+    for sub in np.unique(subs):
+        rows = np.flatnonzero(subs == sub)
+        t, log_wq = _panel_rule(int(sub))
+        per = max(1, CHUNK_NODES // (widths.shape[1] * t.size))
+        for s in range(0, len(rows), per):
+            e = rows[s:s + per]
+            w = widths[e]
+            z = edges[e, :-1, None] + w[:, :, None] * t[None, None, :]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                logw = np.log(w)[:, :, None] + log_wq[None, None, :]
+                f = zn.log_pdf(z) + log_integrand(z, u[e, None, None], v[e, None, None], r[e, None, None])
+            f = np.where(np.isnan(f), -np.inf, f)
+            out[e] = _logsumexp((f + logw).reshape(f.shape[0], -1), axis=1)
     return out
 
 
-def family_log_probability(shape: SparseVector, lay: Layout, u, v, r) -> np.ndarray:
-    """log Pr (density with releases) of ``lay.string(shape)`` when B's sit at t+u, A's at t+v, released r (rel. t)."""
+def family_log_probability(shape: SparseVector, lay: Layout, u, v, r, groups: Groups | None = None) -> np.ndarray:
+    """log Pr (density with releases) of ``lay.string(shape)`` when B's sit at t+u, A's at t+v, released r (rel. t).
+
+    ``groups``: ranges of the points each evaluated as a call of its own (`_segment_points`)."""
     u, v, r = (np.atleast_1d(np.asarray(a, dtype=float)) for a in (u, v, r))
     u, v, r = np.broadcast_arrays(u, v, r)
     if shape.threshold_policy == "shared":
-        out = _segment_log(shape, lay.n_b, lay.n_a, u, v, r)
+        out = _segment_log(shape, lay.n_b, lay.n_a, u, v, r, groups)
     else:
         out = np.zeros(u.shape)
         if lay.n_a:
-            out = out + lay.n_a * _segment_log(shape, lay.seg_b, 1, u, v, r)
+            out = out + lay.n_a * _segment_log(shape, lay.seg_b, 1, u, v, r, groups)
         if lay.tail_b:
-            out = out + _segment_log(shape, lay.tail_b, 0, u, v, r)
+            out = out + _segment_log(shape, lay.tail_b, 0, u, v, r, groups)
     rule = shape.release_rule
     density = rule.constant_noise(shape)
     if lay.n_a and density is not None:  # the released value t + r at an A query t + v: p(r - v) each
@@ -260,7 +276,13 @@ def family_log_probability(shape: SparseVector, lay: Layout, u, v, r) -> np.ndar
 
 
 def family_log_ratio(shape: SparseVector, lay: Layout, u, v, r, s_b: float, s_a: float) -> np.ndarray:
-    """log Pr[D] - log Pr[D'] with D' = (u + s_b, v + s_a, r); 0 where both sides are 0."""
-    p = family_log_probability(shape, lay, u, v, r)
-    pn = family_log_probability(shape, lay, np.asarray(u, dtype=float) + s_b, np.asarray(v, dtype=float) + s_a, r)
-    return log_ratio_from_logs(p, pn)
+    """log Pr[D] - log Pr[D'] with D' = (u + s_b, v + s_a, r); 0 where both sides are 0.
+
+    Both sides in one evaluation, each side integrated as a call of its own (``groups``), so that a single
+    point (the refinement's objective) costs one pass, not two."""
+    u, v, r = (np.atleast_1d(np.asarray(a, dtype=float)) for a in (u, v, r))
+    u, v, r = np.broadcast_arrays(u, v, r)
+    n = len(u)
+    both = family_log_probability(shape, lay, np.concatenate([u, u + s_b]), np.concatenate([v, v + s_a]),
+                                  np.concatenate([r, r]), groups=((0, n), (n, 2 * n)))
+    return log_ratio_from_logs(both[:n], both[n:])
