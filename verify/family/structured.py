@@ -108,11 +108,16 @@ def layouts(shape: SparseVector, max_queries: int, every_k: bool = False) -> lis
     return [lay for lay in out if lay.k >= 1]
 
 
-def _logsumexp(x: np.ndarray, axis: int) -> np.ndarray:
+def _logsumexp(x: np.ndarray, axis: int, overwrite: bool = False) -> np.ndarray:
+    """log Σ exp(x) along ``axis``, shifted by the largest term; ``overwrite``: ``x`` is used as scratch."""
     top = np.max(x, axis=axis, keepdims=True)
     safe = np.where(np.isfinite(top), top, 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.log(np.sum(np.exp(x - safe), axis=axis)) + np.squeeze(safe, axis=axis)
+        if overwrite:
+            x = np.exp(np.subtract(x, safe, out=x), out=x)
+        else:
+            x = np.exp(x - safe)
+        out = np.log(np.sum(x, axis=axis)) + np.squeeze(safe, axis=axis)
     return np.where(np.isfinite(np.squeeze(top, axis=axis)), out, -np.inf)
 
 
@@ -127,6 +132,12 @@ CHUNK_NODES = 65_536
 MEMO_SIZE = 512
 _MEMO: OrderedDict[tuple, np.ndarray] = OrderedDict()
 _MEMO_LOCK = threading.Lock()
+
+
+def clear_memo() -> None:
+    """Forget the remembered values (a benchmark's cold search; they are never wrong, only reused)."""
+    with _MEMO_LOCK:
+        _MEMO.clear()
 
 
 @functools.lru_cache(maxsize=64)
@@ -196,16 +207,23 @@ def _segment_points(shape: SparseVector, n_b: int, n_a: int, u: np.ndarray, v: n
     term = rule.above_term
 
     def log_integrand(z, uu, vv, rr):
-        f = np.zeros_like(z)
+        # the sum of the factors' logs, left to right (a count of 1 multiplies nothing; no leading 0 + ...)
+        terms = []
         if n_b:
-            f = f + n_b * xn.log_cdf(z - uu)
+            terms.append((n_b, xn.log_cdf(z - uu)))
         if n_a:
             if term is TermKind.DENSITY:  # a gap r: p_X(r + z - v)
-                f = f + n_a * xn.log_pdf(rr + z - vv)
+                terms.append((n_a, xn.log_pdf(rr + z - vv)))
             elif term is not None:
-                f = f + n_a * xn.log_sf(z - vv)
+                terms.append((n_a, xn.log_sf(z - vv)))
             if rule.caps_threshold:  # the released value t + r caps the threshold noise: z <= r
-                f = f + np.where(z <= rr, 0.0, -np.inf)
+                terms.append((1, np.where(z <= rr, 0.0, -np.inf)))
+        if not terms:
+            return np.zeros_like(z)
+        f = None
+        for count, g in terms:
+            g = g if count == 1 else count * g
+            f = g if f is None else f + g
         return f
 
     if zn.is_none:
@@ -246,9 +264,10 @@ def _segment_points(shape: SparseVector, n_b: int, n_a: int, u: np.ndarray, v: n
             z = edges[e, :-1, None] + w[:, :, None] * t[None, None, :]
             with np.errstate(divide="ignore", invalid="ignore"):
                 logw = np.log(w)[:, :, None] + log_wq[None, None, :]
-                f = zn.log_pdf(z) + log_integrand(z, u[e, None, None], v[e, None, None], r[e, None, None])
-            f = np.where(np.isnan(f), -np.inf, f)
-            out[e] = _logsumexp((f + logw).reshape(f.shape[0], -1), axis=1)
+                f = np.add(zn.log_pdf(z), log_integrand(z, u[e, None, None], v[e, None, None], r[e, None, None]))
+            np.copyto(f, -np.inf, where=np.isnan(f))
+            f += logw
+            out[e] = _logsumexp(f.reshape(f.shape[0], -1), axis=1, overwrite=True)
     return out
 
 
