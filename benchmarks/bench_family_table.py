@@ -12,6 +12,9 @@ Wall time (`time.perf_counter`) is what the target is about (<= 8 s on 2 cores);
 beside it (this process plus its reaped worker processes, `resource.getrusage`), so that a loaded machine
 shows as wall above CPU.  The rows of both runs are compared field by field (all but the seconds), and the
 largest row (its own wall time in its worker) is printed: no table can take less than its longest row.
+On a loaded machine (or one whose scheduler caps this user's share) the workers gain little wall time, so the
+script also prints what the one-worker run's row times give when handed out longest first to N idle
+workers (`makespan`): the wall time to expect on a quiet machine, process start-up aside.
 With ``--command``, the same two runs as the command, ``python3 -m verify family --json --no-discrete
 --workers N``, in child processes (cold: imports and certificate included).
 
@@ -32,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this checkout's verify, not an installed one
 
 from verify.family.structured import clear_memo  # noqa: E402
-from verify.family.table import ROWS, family_table  # noqa: E402
+from verify.family.table import ROW_COST, ROWS, family_table  # noqa: E402
 from verify.parallel import default_workers  # noqa: E402
 
 TARGET_WALL = 8.0
@@ -57,6 +60,17 @@ def _fields(row) -> dict:
     j.pop("seconds")
     j["published"] = [{k: v for k, v in p.items() if k != "time_ratio"} for p in j["published"]]
     return j
+
+
+def makespan(seconds: list[float], workers: int) -> float:
+    """The wall time of ``seconds`` (one per row) on ``workers`` idle cores, each row to the next free worker
+    in the order `TableRun` hands them out (the list is in that order): what the pool would take on a quiet
+    machine, process start-up aside."""
+    free = [0.0] * workers
+    for s in seconds:
+        i = free.index(min(free))
+        free[i] += s
+    return max(free)
 
 
 def command(workers: int) -> tuple[float, float]:
@@ -92,6 +106,10 @@ def main(argv: list[str] | None = None) -> None:
     print(f"  longest row on {n} workers: {longest.name} c={'∞' if longest.cutoff is None else longest.cutoff} "
           f"{longest.result.seconds:.2f} s (its own wall time in its worker)")
     print(f"  rows identical (every field but the seconds): {'yes' if same else 'NO'}")
+    order = sorted(serial, key=lambda r: -ROW_COST.get((r.name, r.cutoff), 1.0))
+    rows_s = [r.result.seconds for r in order]
+    print(f"  the 1-worker rows' own seconds ({sum(rows_s):.2f} s in all) handed out longest first to {n} idle "
+          f"workers: {makespan(rows_s, n):.2f} s wall (longest row {max(rows_s):.2f} s)")
     if args.command:
         cw1, cc1 = command(1)
         cwn, ccn = command(n)
