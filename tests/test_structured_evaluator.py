@@ -39,6 +39,11 @@ def test_repeated_and_remembered_points_give_the_plain_values(name, n_b, n_a):
     assert np.array_equal(_bits(first), _bits(plain)) and np.array_equal(_bits(again), _bits(plain))
     again[:] = 0.0  # the caller owns what it gets: the remembered values are not changed
     assert np.array_equal(_bits(S._segment_log(shape, n_b, n_a, u, v, r)), _bits(plain))
+    one = S._segment_points(shape, n_b, n_a, u[:1], v[:1], r[:1])  # a single point (no repeats): the same
+    for _ in range(2):
+        got = S._segment_log(shape, n_b, n_a, u[:1], v[:1], r[:1])
+        assert _bits(got)[0] == _bits(one)[0]
+        got[:] = 0.0
 
 
 def test_the_fresh_release_ignores_r_in_the_integral():
