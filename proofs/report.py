@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-queries", type=flags.integer(1, limits.REPORT_MAX_QUERIES), default="5", metavar="K",
                    help=f"worst-case search up to K queries (1..{limits.REPORT_MAX_QUERIES}, default 5)")
     p.add_argument("--workers", type=flags.integer(1, limits.MAX_WORKERS), default=None, metavar="N",
-                   help="processes for the mechanism checks and for the claims (default all cores)")
+                   help="processes for the mechanism checks, the claims and the family table's rows (default all cores)")
     p.add_argument("--no-claims", action="store_true", help="skip the claims of the proofs (mechanism checks only)")
     p.add_argument("--no-family", action="store_true", help="skip the SVT family table (svt-verify family; about 30 s)")
     p.add_argument("--json", action="store_true", help="print one JSON object: mechanisms, claims, summary, seconds")
@@ -52,7 +52,8 @@ def build_report(epsilon: object = "1", max_queries: int = 5, workers: int | Non
     """The report as a dict (also what ``--json`` prints).
 
     ``family``: also the SVT family table at DP-Sniper's configuration (`verify.family.table`),
-    whose ε, t and query count are its own (the table's), not ``epsilon``/``max_queries``.
+    whose ε, t and query count are its own (the table's), not ``epsilon``/``max_queries``; its rows run
+    on ``workers`` processes too (`verify.family.table.TableRun`).
     ``run``: a `verify.cli.progress.Staged` whose bars and sections show each part as it is done.
     The claims start first, on their own worker processes (`proofs.parallel`), and run beside the
     mechanism checks; the seconds printed for the claims are the wait after the mechanisms finish."""
@@ -81,10 +82,11 @@ def build_report(epsilon: object = "1", max_queries: int = 5, workers: int | Non
     t2 = time.perf_counter()
     family_rows = []
     if family:
-        from verify.family.table import family_table
+        from verify.family.table import TableRun
 
-        with show.stage("family"):
-            family_rows = family_table()
+        # the table's rows on their own worker processes (started before the stage's bar thread)
+        with TableRun(workers=workers) as family_run, show.stage("family"):
+            family_rows = family_run.table()
         show.family(family_rows)
     t3 = time.perf_counter()
     return {

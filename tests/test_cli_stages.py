@@ -148,7 +148,9 @@ def test_family_ctrl_c_keeps_the_rows_done(monkeypatch, capsys):
     real = table.family_worst_case
     tick = _interrupt_after(1)
     monkeypatch.setattr(table, "family_worst_case", lambda *a, **kw: (tick(), real(*a, **kw))[1])
-    assert main(["family", "--rows", "lyu-1:1,lyu-3:1", "--max-queries", "2"]) == EXIT_INTERRUPTED
+    # --workers 1: the rows run in this process, where the patched search is (tests/test_family_table_workers.py
+    # interrupts the parallel run)
+    assert main(["family", "--rows", "lyu-1:1,lyu-3:1", "--max-queries", "2", "--workers", "1"]) == EXIT_INTERRUPTED
     out = capsys.readouterr().out
     assert out.splitlines()[2].startswith("lyu-1 ")
     assert "lyu-3 " not in out.split("\n\n")[0]

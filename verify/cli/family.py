@@ -35,6 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-discrete", action="store_true",
                    help="leave out the discrete-noise rows (SampCert's AboveThreshold, discrete Laplace and Gaussian; "
                         "shown by default at ε = 1, Δ = 1, t = 0, or at the --epsilon/--sensitivity/--threshold given)")
+    p.add_argument("--workers", type=flags.integer(1, limits.MAX_WORKERS), metavar="N",
+                   help="processes running the rows, longest first (default: all cores; 1 = serial); "
+                        "each row's seconds are its own search's wall time in its worker")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_fail_on(p, FINDINGS, "the verdict of any row")
     add_progress_flag(p)
@@ -73,7 +76,7 @@ def parse_rows(text: str | None):
 def run(args: argparse.Namespace) -> int:
     import time
 
-    from verify.family.table import DP_SNIPER, TableConfig, family_table, render
+    from verify.family.table import DP_SNIPER, TableConfig, TableRun, render
 
     config = TableConfig(epsilon=DP_SNIPER.epsilon if args.epsilon is None else args.epsilon,
                          sensitivity=DP_SNIPER.sensitivity if args.sensitivity is None else args.sensitivity,
@@ -91,10 +94,14 @@ def run(args: argparse.Namespace) -> int:
     with Staged("family", ["rows"] + ["discrete rows"] * with_discrete, args, quiet_partial=args.json) as staged:
         staged.partial = lambda: _partial(args, rows, "rows" in shown)
         t0 = time.perf_counter()
-        with staged.stage("rows", total=len(chosen), unit="row") as bar:
-            for row in chosen:  # one row at a time, so that the bar moves and Ctrl-C keeps the rows done
-                bar.set_postfix_str(f"{row[0]}:{'∞' if row[1] is None else row[1]}")
-                rows += family_table(rows=(row,), max_queries=args.max_queries, monotone=args.monotone, config=config)
+        # the workers start (forked) before the stage's bar thread does
+        with TableRun(chosen, args.max_queries, args.monotone, config, args.workers) as run_rows, \
+                staged.stage("rows", total=len(chosen), unit="row") as bar:
+            done: dict[int, object] = {}
+            for i, row in run_rows:  # one row at a time, so that the bar moves and Ctrl-C keeps the rows done
+                done[i] = row
+                rows[:] = [done[j] for j in sorted(done)]  # the rows done, in the table's order
+                bar.set_postfix_str(f"{row.name}:{'∞' if row.cutoff is None else row.cutoff}")
                 bar.update(1)
         seconds = time.perf_counter() - t0
         if not args.json:

@@ -1,0 +1,124 @@
+"""Wall time of the whole `family` table on one worker and on all cores, with their ratio, in one run.
+
+The table (`verify.family.table.family_table`, the third stage of `svt-verify report`) runs its 16 rows
+on worker processes (`verify.family.table.TableRun`: rows handed out longest first, results put back in the
+table's order).  This script times, in this process and one after the other:
+
+1. a warm-up (every row at 1 query: imports, Mechanism Two's sympy certificate);
+2. the table on one worker (``workers=1``: serially, in this process);
+3. the table on all cores (``workers=None``: `verify.parallel.default_workers`, or ``--workers N``).
+
+Wall time (`time.perf_counter`) is what the target is about (<= 8 s on 2 cores); CPU time is printed
+beside it (this process plus its reaped worker processes, `resource.getrusage`), so that a loaded machine
+shows as wall above CPU.  The rows of both runs are compared field by field (all but the seconds), and the
+largest row (its own wall time in its worker) is printed: no table can take less than its longest row.
+On a loaded machine (or one whose scheduler caps this user's share) the workers gain little wall time, so the
+script also prints what the one-worker run's row times give when handed out longest first to N idle
+workers (`makespan`): the wall time to expect on a quiet machine, process start-up aside.
+With ``--command``, the same two runs as the command, ``python3 -m verify family --json --no-discrete
+--workers N``, in child processes (cold: imports and certificate included).
+
+Run: python3 benchmarks/bench_family_table.py [--workers N] [--command]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # this checkout's verify, not an installed one
+
+from verify.family.structured import clear_memo  # noqa: E402
+from verify.family.table import ROW_COST, ROWS, family_table  # noqa: E402
+from verify.parallel import default_workers  # noqa: E402
+
+TARGET_WALL = 8.0
+
+
+def _cpu_now() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def timed(fn):
+    """(result, wall seconds, CPU seconds of this process and its reaped children) of ``fn()``, cold memo."""
+    clear_memo()
+    c0, t0 = _cpu_now(), time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t0, _cpu_now() - c0
+
+
+def _fields(row) -> dict:
+    j = row.to_json()
+    j.pop("seconds")
+    j["published"] = [{k: v for k, v in p.items() if k != "time_ratio"} for p in j["published"]]
+    return j
+
+
+def makespan(seconds: list[float], workers: int) -> float:
+    """The wall time of ``seconds`` (one per row) on ``workers`` idle cores, each row to the next free worker
+    in the order `TableRun` hands them out (the list is in that order): what the pool would take on a quiet
+    machine, process start-up aside."""
+    free = [0.0] * workers
+    for s in seconds:
+        i = free.index(min(free))
+        free[i] += s
+    return max(free)
+
+
+def command(workers: int) -> tuple[float, float]:
+    """Wall and CPU seconds (child and its workers, `os.wait4`) of the command on ``workers`` processes."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "verify", "family", "--json", "--no-discrete", "--workers", str(workers)],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"python3 -m verify family --workers {workers} failed")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--workers", type=int, default=None, help="workers of the parallel run (default: all cores)")
+    ap.add_argument("--command", action="store_true", help="also time the command in child processes (cold)")
+    args = ap.parse_args(argv)
+    n = default_workers() if args.workers is None else args.workers
+    print(f"family table, {len(ROWS)} rows at 10 queries; {os.cpu_count()} cores, {n} workers; "
+          f"load average {os.getloadavg()[0]:.1f} at the start")
+    _, wall, _ = timed(lambda: family_table(max_queries=1, workers=1))
+    print(f"  warm-up (every row at 1 query, one worker): {wall:.1f} s wall")
+    serial, w1, c1 = timed(lambda: family_table(workers=1))
+    par, wn, cn = timed(lambda: family_table(workers=n))
+    same = [_fields(a) for a in serial] == [_fields(b) for b in par]
+    longest = max(par, key=lambda r: r.result.seconds)
+    print(f"  1 worker:   {w1:6.2f} s wall  {c1:6.2f} s CPU")
+    print(f"  {n} workers: {wn:6.2f} s wall  {cn:6.2f} s CPU (workers included)   "
+          f"{'met' if wn <= TARGET_WALL else 'MISSED'} (target <= {TARGET_WALL:g} s wall)")
+    print(f"  ratio 1 worker / {n} workers (wall): {w1 / wn:.2f}x")
+    print(f"  longest row on {n} workers: {longest.name} c={'∞' if longest.cutoff is None else longest.cutoff} "
+          f"{longest.result.seconds:.2f} s (its own wall time in its worker)")
+    print(f"  rows identical (every field but the seconds): {'yes' if same else 'NO'}")
+    order = sorted(serial, key=lambda r: -ROW_COST.get((r.name, r.cutoff), 1.0))
+    rows_s = [r.result.seconds for r in order]
+    print(f"  the 1-worker rows' own seconds ({sum(rows_s):.2f} s in all) handed out longest first to {n} idle "
+          f"workers: {makespan(rows_s, n):.2f} s wall (longest row {max(rows_s):.2f} s)")
+    if args.command:
+        cw1, cc1 = command(1)
+        cwn, ccn = command(n)
+        print(f"  command, 1 worker:   {cw1:6.2f} s wall  {cc1:6.2f} s CPU (cold: imports, certificate)")
+        print(f"  command, {n} workers: {cwn:6.2f} s wall  {ccn:6.2f} s CPU   ratio {cw1 / cwn:.2f}x")
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
+    if not same:
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,163 @@
+"""The family table on worker processes (`verify.family.table.TableRun`): the same rows as a serial run, in the
+table's order; ``--workers`` checked like the other commands'; Ctrl-C keeps the rows done (in process, and as a
+real process with a real SIGINT)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from verify.cli.main import EXIT_INTERRUPTED, main
+from verify.errors import InputError
+from verify.family import table
+from verify.family.table import ROW_COST, ROWS, TableRun, family_table
+
+ROOT = Path(__file__).resolve().parent.parent
+#: A few short rows; gap-svt (the longest) last in the table, so it is handed out first and the finishing
+#: order differs from the table's.
+FEW = (("lyu-1", 1), ("lyu-3", 1), ("seed-m1", 1), ("gap-svt", 1))
+
+
+def _fields(row) -> dict:
+    """Every field of a row's JSON but its seconds (and the time ratios computed from them)."""
+    j = row.to_json()
+    j.pop("seconds")
+    j["published"] = [{k: v for k, v in p.items() if k != "time_ratio"} for p in j["published"]]
+    return j
+
+
+def test_one_and_two_workers_give_the_same_rows_in_the_tables_order():
+    serial = family_table(rows=FEW, max_queries=3, workers=1)
+    parallel = family_table(rows=FEW, max_queries=3, workers=2)
+    assert [(r.name, r.cutoff) for r in parallel] == list(FEW) == [(r.name, r.cutoff) for r in serial]
+    assert [_fields(r) for r in parallel] == [_fields(r) for r in serial]
+    assert all(r.result.seconds > 0 for r in parallel)  # each row's own time, measured in its worker
+
+
+def test_iterating_yields_every_row_once_with_its_index():
+    with TableRun(FEW, max_queries=1, workers=2) as run:
+        got = dict(run)
+    assert sorted(got) == list(range(len(FEW)))
+    assert all((got[i].name, got[i].cutoff) == FEW[i] for i in got)
+
+
+def test_the_workers_leave_ctrl_c_to_the_parent():
+    with TableRun(FEW, max_queries=1, workers=2) as run:
+        handlers = {run._pool.apply(signal.getsignal, (signal.SIGINT,)) for _ in range(4)}
+        assert len(dict(run)) == len(FEW)
+    assert handlers == {signal.SIG_IGN}
+
+
+def test_every_default_row_has_a_cost_for_the_hand_out_order():
+    assert set(ROW_COST) == set(ROWS)
+
+
+@pytest.mark.parametrize("bad", [0, -1, True, 1.5, "2"])
+def test_bad_workers_refused_by_the_library(bad):
+    with pytest.raises(InputError, match=r"--workers: .* must be an integer >= 1"):
+        TableRun(FEW, workers=bad)
+
+
+@pytest.mark.parametrize("command", [["family"], ["report"]])
+def test_workers_zero_refused_in_one_line_with_exit_2(capsys, command):
+    assert main([*command, "--workers", "0"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--workers: 0 must be an integer from 1 to" in err[0]
+
+
+def test_family_workers_flag_is_applied(monkeypatch, capsys):
+    seen = []
+    real = table.TableRun.__init__
+
+    def spy(self, *a, **kw):
+        seen.append(a[4] if len(a) > 4 else kw.get("workers"))
+        real(self, *a, **kw)
+
+    monkeypatch.setattr(table.TableRun, "__init__", spy)
+    assert main(["family", "--rows", "lyu-1:1", "--max-queries", "1", "--workers", "3", "--json"]) == 0
+    assert seen == [3]
+    assert json.loads(capsys.readouterr().out)["rows"][0]["preset"] == "lyu-1"
+
+
+def test_report_passes_its_workers_to_the_family_table(monkeypatch):
+    from proofs.report import build_report
+
+    seen = []
+
+    class Fake:
+        def __init__(self, *a, workers=None, **kw):
+            seen.append(workers)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return None
+
+        def table(self):
+            return []
+
+    monkeypatch.setattr(table, "TableRun", Fake)
+    build_report(max_queries=1, workers=1, claims=False, family=True)
+    assert seen == [1]
+
+
+def test_ctrl_c_during_the_parallel_rows_keeps_the_rows_done(monkeypatch, capsys):
+    real_iter = table.TableRun.__iter__
+    closed = []
+    real_close = table.TableRun.close
+
+    def first_then_interrupt(self):
+        it = real_iter(self)
+        yield next(it)
+        raise KeyboardInterrupt
+
+    def close(self):
+        closed.append(self._pool is not None)
+        real_close(self)
+
+    monkeypatch.setattr(table.TableRun, "__iter__", first_then_interrupt)
+    monkeypatch.setattr(table.TableRun, "close", close)
+    argv = ["family", "--rows", "lyu-1:1,lyu-3:1,seed-m1:1", "--max-queries", "2", "--workers", "2"]
+    assert main(argv) == EXIT_INTERRUPTED
+    out = capsys.readouterr().out
+    assert "(partial: family interrupted; 1 row(s) done, the rest not computed)" in out
+    table_lines = [x for x in out.split("\n\n")[0].splitlines()[2:]]
+    assert len(table_lines) == 1 and table_lines[0].split()[0] in ("lyu-1", "lyu-3", "seed-m1")
+    assert closed and closed[0]  # the workers were stopped by the interrupted command
+
+    assert main([*argv, "--json"]) == EXIT_INTERRUPTED
+    j = json.loads(capsys.readouterr().out)
+    assert j["partial"] is True and len(j["rows"]) == 1
+
+
+@pytest.mark.slow
+def test_sigint_to_the_parallel_family_prints_the_rows_done_and_exits_130():
+    """A terminal's Ctrl-C reaches the workers too: they ignore it (no traceback), the parent prints the rows done."""
+    args = ["family", "--rows", "lyu-1:1,lyu-3:1,seed-m2:1,numeric-svt:2,gap-svt:1", "--workers", "2",
+            "--progress", "always"]
+    # its own process group, which gets the SIGINT as from a terminal's Ctrl-C: the parent and its workers
+    p = subprocess.Popen([sys.executable, "-m", "verify", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, start_new_session=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+    err = bytearray()
+    end = time.monotonic() + 400
+    while b"1/5" not in err and p.poll() is None and time.monotonic() < end:  # the bar: one row finished
+        err += os.read(p.stderr.fileno(), 4096)
+    assert p.poll() is None, err.decode(errors="replace")[-500:]
+    os.killpg(p.pid, signal.SIGINT)
+    out, rest = p.communicate(timeout=120)
+    text, err_text = out.decode(), (bytes(err) + rest).decode(errors="replace")
+    assert p.returncode == 130, err_text[-500:]
+    assert "(partial: family interrupted; " in text and " row(s) done, the rest not computed)" in text
+    done = int(text.split("(partial: family interrupted; ")[1].split()[0])
+    assert 1 <= done < 5
+    assert "Traceback" not in err_text

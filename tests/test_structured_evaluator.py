@@ -1,0 +1,92 @@
+"""The float64 evaluator's shortcuts (`verify.family.structured`) give the same bits as the plain evaluation:
+repeated points computed once, remembered values, both sides of a ratio in one pass, small chunks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from verify.family import structured as S
+from verify.family.presets import preset
+from verify.family.structured import Layout, family_log_probability, family_log_ratio
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=float).view(np.int64)
+
+
+def _points(seed: int, n: int = 60):
+    """Seeded points with repeats, 0.0 and -0.0 both present."""
+    rng = np.random.default_rng(seed)
+    u = np.round(rng.uniform(-30, 30, n), 1)
+    v = np.round(rng.uniform(-30, 30, n), 1)
+    u[:3], v[:3] = (0.0, -0.0, 0.0), (-0.0, 0.0, 0.0)
+    idx = rng.integers(0, n, 3 * n)
+    return u[idx], v[idx], np.round(rng.uniform(-5, 5, 3 * n), 2)
+
+
+@pytest.mark.parametrize("name", ["numeric-svt", "seed-m1", "lyu-6", "gap-svt", "lyu-3"])
+@pytest.mark.parametrize("n_b, n_a", [(0, 1), (3, 1), (2, 0)])
+def test_repeated_and_remembered_points_give_the_plain_values(name, n_b, n_a):
+    shape = preset(name).with_changes(cutoff=1)
+    u, v, r = _points(7)
+    if S._r_free(shape):
+        r = np.zeros_like(u) if name != "numeric-svt" else r  # the fresh release: r does not enter
+    plain = S._segment_points(shape, n_b, n_a, u, v, r)
+    S.clear_memo()
+    first = S._segment_log(shape, n_b, n_a, u, v, r)
+    again = S._segment_log(shape, n_b, n_a, u, v, r)  # remembered (r-free shapes)
+    assert np.array_equal(_bits(first), _bits(plain)) and np.array_equal(_bits(again), _bits(plain))
+    again[:] = 0.0  # the caller owns what it gets: the remembered values are not changed
+    assert np.array_equal(_bits(S._segment_log(shape, n_b, n_a, u, v, r)), _bits(plain))
+    one = S._segment_points(shape, n_b, n_a, u[:1], v[:1], r[:1])  # a single point (no repeats): the same
+    for _ in range(2):
+        got = S._segment_log(shape, n_b, n_a, u[:1], v[:1], r[:1])
+        assert _bits(got)[0] == _bits(one)[0]
+        got[:] = 0.0
+
+
+def test_the_fresh_release_ignores_r_in_the_integral():
+    shape = preset("numeric-svt", cutoff=1)
+    assert S._r_free(shape)
+    u, v, r = _points(3)
+    a = S._segment_points(shape, 2, 1, u, v, r)
+    b = S._segment_points(shape, 2, 1, u, v, r + 1.5)
+    assert np.array_equal(_bits(a), _bits(b))
+
+
+@pytest.mark.parametrize("name", ["numeric-svt", "gap-svt", "lyu-3", "seed-m2"])
+def test_groups_are_separate_calls(name):
+    shape = preset(name).with_changes(cutoff=1)
+    u, v, r = _points(11, 20)
+    n = 25
+    wide = u.copy()
+    wide[n:] = wide[n:] * 8  # the second group is wider: more sub-panels than the first
+    one = S._segment_points(shape, 3, 1, wide[:n], v[:n], r[:n])
+    two = S._segment_points(shape, 3, 1, wide[n:], v[n:], r[n:])
+    both = S._segment_points(shape, 3, 1, wide, v, r, groups=((0, n), (n, len(u))))
+    assert np.array_equal(_bits(both), _bits(np.concatenate([one, two])))
+    whole = S._segment_points(shape, 3, 1, wide, v, r)
+    assert not np.array_equal(_bits(whole[:n]), _bits(one))  # one group: the first part gets the wider panels
+
+
+@pytest.mark.parametrize("name", ["numeric-svt", "gap-svt", "seed-m1"])
+def test_log_ratio_equals_the_two_sides_computed_apart(name):
+    shape = preset(name).with_changes(cutoff=1)
+    lay = Layout(3, 1)
+    for u, v, r in [(0.5, -2.0, 1.0), (40.0, -17.0, 0.25), (-3.0, 3.0, 0.0)]:
+        S.clear_memo()
+        p = family_log_probability(shape, lay, u, v, r)
+        pn = family_log_probability(shape, lay, u + 1.0, v - 1.0, r)
+        got = family_log_ratio(shape, lay, u, v, r, 1.0, -1.0)
+        assert _bits(got)[0] == _bits(p - pn)[0]
+
+
+def test_chunk_size_never_changes_a_value(monkeypatch):
+    shape = preset("gap-svt").with_changes(cutoff=1)
+    u, v, r = _points(5)
+    r = np.abs(r)
+    big = S._segment_points(shape, 4, 1, u, v, r)
+    monkeypatch.setattr(S, "CHUNK_NODES", 1)  # one point per chunk
+    small = S._segment_points(shape, 4, 1, u, v, r)
+    assert np.array_equal(_bits(big), _bits(small))
