@@ -200,7 +200,7 @@ FAMILY_TARGETS: tuple[Target, ...] = (
                 "test_unbounded_needs_an_infinite_loss_or_a_growth_proof", "test_guard_a_loss_above_the_bound_by_more_than_tol_is_a_bug")
            + _ids(GRD, "test_search_witness_above_the_bound_raises", "test_per_k_row_above_its_bound_raises",
                   "test_verdict_rule_edges")
-           + (f"{FK}::TestDecisionKills", f"{FK2}::TestDecisionKills2")),
+           + (f"{FK}::TestDecisionKills", f"{FK2}::TestDecisionKills2", f"{FK2}::TestProgressKills")),
     Target("family-tightness", _FAMILY_SEARCH, ("_tightness", "_push"),
            _ids(VW, "test_attained_at_fifty_digits_and_not_one_digit_short", "test_approached_below_a_millionth_of_the_bound_and_loose_above")
            + _ids(GRD, "test_tightness_witness_above_the_bound_raises", "test_pushed_point_above_the_bound_raises")
@@ -210,20 +210,21 @@ FAMILY_TARGETS: tuple[Target, ...] = (
            (STR, f"{FK}::TestStructuredKills") + _ids(FV, "test_lyu4_loss_is_the_change_of_variables_bound")),
     Target("family-search", _FAMILY_SEARCH,
            ("_patterns", "_grid_layout", "_refine", "_refine_once", "_witness", "_scale", "_release_moves"),
-           (f"{FK}::TestSearchKills", f"{FK2}::TestSearchKills2") + _ids(FV, "test_lyu4_loss_is_the_change_of_variables_bound")),
+           (f"{FK}::TestSearchKills", f"{FK2}::TestSearchKills2", f"{FK2}::TestGapRefinementKills") + _ids(FV, "test_lyu4_loss_is_the_change_of_variables_bound")),
     Target("family-witness", ("verify.family.witness",), ("*",),
            _ids(VW, "test_not_private_just_above_epsilon_plus_tol_and_not_just_below", "test_unbounded_needs_an_infinite_loss_or_a_growth_proof")
-           + _ids(FV, "test_witness_reproducible_with_ratio") + (f"{FK}::TestWitnessKills",)),
+           + _ids(FV, "test_witness_reproducible_with_ratio") + (f"{FK}::TestWitnessKills", f"{FK2}::TestWitnessKills2")),
     Target("family-delta", ("verify.family.delta", "verify.family.delta_search"),
            ("complete_outputs", "exact_delta", "rdp_delta", "worst_delta", "delta_at", "epsilon_for", "search_pair",
             "epsilon_for_delta", "pair_profile"),
            _ids(BND, "test_worst_delta_returns_the_best_pair_of_its_own_grid_with_the_right_neighbour",
                 "test_worst_delta_moves_the_earlier_queries_against_the_last_one")
-           + _ids(FV, "test_delta_identities") + (f"{FK}::TestDeltaKills", f"{FK2}::TestDeltaKills2", "tests/test_delta_search.py")),
+           + _ids(FV, "test_delta_identities") + (f"{FK}::TestDeltaKills", f"{FK2}::TestDeltaKills2", f"{FK2}::TestDeltaDefaultsKills", "tests/test_delta_search.py")),
     Target("family-rdp", ("verify.family.rdp",), ("rdp", "delta", "__post_init__"),
            _ids(FV, "test_rdp_transcription_and_conversions")
            + _ids(FK, "TestDeltaKills::test_renyi_curve_and_its_validation", "TestDeltaKills::test_renyi_delta_is_the_minimum_over_orders",
-                  "TestDeltaKills::test_renyi_bound_is_reported_only_for_gaussian_threshold_and_queries_at_cutoff_one")),
+                  "TestDeltaKills::test_renyi_bound_is_reported_only_for_gaussian_threshold_and_queries_at_cutoff_one")
+           + (f"{FK2}::TestRdpKills2",)),
     Target("release-densities", _RELEASE,
            ("_cdf_below", "_sf", "_pdf", "_factor_terms", "_segment", "density_factor", "factor_density", "point", "constant", "build",
             "mp_pdf", "mp_cdf", "mp_sf"),

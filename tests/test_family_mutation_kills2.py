@@ -216,3 +216,66 @@ class TestGapRefinementKills:
             b, c = mpmath.mpf(30), 2 * mpmath.mpf(box.numerator) / box.denominator
             want = 1 / b - mpmath.log((b + c + 1) / (b + c))
             assert abs(w.loss - want) < mpmath.mpf(10) ** -30, (w.loss, want)
+
+
+class TestProgressKills:
+    """The search's progress callback."""
+
+    @pytest.mark.parametrize("max_queries", [1, 3])
+    def test_progress_reports_every_k_once_in_order(self, max_queries):
+        """Rule (`family_worst_case`'s ``progress(k)``): called once for every k = 1..max_queries, in increasing order
+        (the layouts with k queries are searched in that order), whatever the number of layouts per k."""
+        seen = []
+        family_worst_case(variant(cutoff=2), max_queries=max_queries, tightness_study=False, progress=seen.append)
+        assert seen == list(range(1, max_queries + 1))
+
+
+class TestWitnessKills2:
+    """The witness module's constants and values."""
+
+    def test_best_so_far_is_a_frozen_value(self):
+        """Rule: `BestSoFar` (the partial result a caller interrupted by Ctrl-C shows) is an immutable value."""
+        import dataclasses
+
+        from verify.family.witness import BestSoFar
+
+        b = BestSoFar(0.5, (Fraction(0),), (Fraction(1),), "A", (), "grid at k = 1")
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            b.loss = 1.0  # type: ignore[misc]
+        assert not b.confirmed
+
+    def test_confirmed_witnesses_are_computed_at_fifty_digits(self):
+        """Rule (module docstrings: "confirmed by the exact mpmath path at 50 digits"): the search's confirmed witness
+        of a Laplace variant carries digits = 50."""
+        r = family_worst_case(variant(), max_queries=1, tightness_study=False)
+        assert r.witness.digits == 50
+
+
+class TestRdpKills2:
+    """The Rényi conversion's edges."""
+
+    def test_delta_accepts_epsilon_prime_zero_and_caps_at_one(self):
+        """Rule (`GaussianSVTRdp.delta`): ε' >= 0 is accepted (ε' = 0 included; ε' < 0 refused), and δ is a probability:
+        min(1, exp(min over α of log δ_α)).  With σ₁ = σ₂ = Δ/10 the RDP curve is large (ε(α) >= 300α) and the bound
+        is exactly 1; at ε' = 0 with σ = 100Δ it is strictly between 0 and 1."""
+        from verify.errors import InputError
+        from verify.family.rdp import GaussianSVTRdp
+
+        loud = GaussianSVTRdp(Fraction(1, 10), Fraction(1, 10), Fraction(1), 3)
+        assert loud.delta(Fraction(1, 2))[0] == 1
+        quiet = GaussianSVTRdp(Fraction(100), Fraction(100), Fraction(1), 3)
+        d0, _ = quiet.delta(0)
+        assert 0 < d0 < 1
+        with pytest.raises(InputError):
+            quiet.delta(Fraction(-1, 10**6))
+
+
+class TestDeltaDefaultsKills:
+    """exact_delta's documented default precision."""
+
+    def test_exact_delta_default_precision_is_thirty_digits(self):
+        """Rule (`exact_delta(..., digits=30)`): without ``digits`` the result is computed and reported at 30 digits."""
+        from verify.family.delta import exact_delta
+
+        r = exact_delta(variant(z=("laplace", 2), x=("laplace", 3)), (Fraction(0),), (Fraction(1),), Fraction(1, 10))
+        assert r.digits == 30
