@@ -247,6 +247,8 @@ TUNING_PARAMETERS: tuple[tuple[str, str], ...] = (
     ("verify.family.worstcase", "REFINE_BOX, REFINE_XATOL, REFINE_FATOL: the refinement's clip box and stopping tolerances"),
     ("verify.family.worstcase", "MOVE_RTOL: the relative improvement a fresh release's moved point needs to count"),
     ("verify.family.worstcase", "MODERATE_STEPS, CLOSE_RTOL: the tightness study's moderate grid and its float64 filter"),
+    ("verify.family.structured", "TAIL_EFOLDS, GAUSSIAN_TAIL_SCALES, GAUSSIAN_RATE_FACTOR, PANEL_EFOLDS, MIN_PANELS, MAX_PANELS, "
+                                 "CHUNK_POINTS: the float64 objective's quadrature (range, panels, chunking)"),
 )
 
 

@@ -45,6 +45,21 @@ from verify.release.protocol import TermKind
 
 GL_NODES, GL_WEIGHTS = np.polynomial.legendre.leggauss(16)
 
+# Tuning parameters of the float64 objective's quadrature (`_segment_log`): they set its resolution and cost, which the
+# tests pin against the exact oracle (1e-9); no reported number rests on them (the search's best points are confirmed by
+# the exact mpmath path).  The mutation runner does not mutate them (docs/mutation.md, "Tuning parameters").
+#: e-folds of the integrand cut beyond the outermost kink (Laplace/exponential threshold noise).
+TAIL_EFOLDS = 40.0
+#: Gaussian threshold noise: the integration range extends this many σ_Z beyond the outermost kink.
+GAUSSIAN_TAIL_SCALES = 12.0
+#: Gaussian noise: the panels are this many times finer than the decay rate alone asks.
+GAUSSIAN_RATE_FACTOR = 8.0
+#: Panels per segment: one per this many e-folds of the widest segment, clipped to [MIN_PANELS, MAX_PANELS].
+PANEL_EFOLDS = 10.0
+MIN_PANELS, MAX_PANELS = 4, 400
+#: Quadrature points evaluated per numpy chunk (memory, not accuracy).
+CHUNK_POINTS = 1_500_000
+
 
 @dataclass(frozen=True)
 class Layout:
@@ -146,19 +161,19 @@ def _segment_log(shape: SparseVector, n_b: int, n_a: int, u: np.ndarray, v: np.n
     piece = zn.law.piecewise and xn.law.piecewise
     left_rate = 1 / bz + (n_b / xs if piece else 0.0)
     right_rate = 1 / bz + (n_a / xs if piece and term is not None else 0.0)
-    scale_tail = 12.0 * bz if not zn.law.piecewise else None
-    lo = kinks[:, :1] - (scale_tail or 40.0 / left_rate)
-    hi = kinks[:, -1:] + (scale_tail or 40.0 / right_rate)
+    scale_tail = GAUSSIAN_TAIL_SCALES * bz if not zn.law.piecewise else None
+    lo = kinks[:, :1] - (scale_tail or TAIL_EFOLDS / left_rate)
+    hi = kinks[:, -1:] + (scale_tail or TAIL_EFOLDS / right_rate)
     edges = np.concatenate([lo, kinks, hi], axis=1)
     widths = np.diff(edges, axis=1)
     rate = 1 / bz + (n_b + n_a) / (xs if math.isfinite(xs) else bz)
     if not (zn.law.piecewise and xn.law.piecewise):
-        rate *= 8.0
-    sub = int(np.clip(math.ceil(rate * float(np.max(widths)) / 10.0), 4, 400))
+        rate *= GAUSSIAN_RATE_FACTOR
+    sub = int(np.clip(math.ceil(rate * float(np.max(widths)) / PANEL_EFOLDS), MIN_PANELS, MAX_PANELS))
     t = (np.arange(sub)[:, None] + (GL_NODES[None, :] + 1) / 2).reshape(-1) / sub
     wq = np.tile(GL_WEIGHTS / 2, sub) / sub
     out = np.empty(len(u))
-    per = max(1, 1_500_000 // (widths.shape[1] * t.size))
+    per = max(1, CHUNK_POINTS // (widths.shape[1] * t.size))
     for s in range(0, len(u), per):
         e = slice(s, s + per)
         w = widths[e]
