@@ -218,6 +218,20 @@ class TestGapRefinementKills:
             assert abs(w.loss - want) < mpmath.mpf(10) ** -30, (w.loss, want)
 
 
+class TestTightnessRunsKills:
+    """When the tightness study runs."""
+
+    def test_tightness_is_studied_for_private_variants_only(self):
+        """Rule (`family_worst_case`, ``tightness_study``): a private variant gets a tightness word from the study
+        (Mechanism Two: its bound ε is attained, loss = ε at 45 digits); a not-private one is `exceeded` (no study)."""
+        from verify.verdicts import Tightness
+
+        r = family_worst_case(variant(z=("exponential", 30), x=("exponential", 30)), max_queries=2)
+        assert r.verdict is MechanismVerdict.PRIVATE and r.tightness is Tightness.ATTAINED
+        r = family_worst_case(variant(eps=Fraction(1, 100), z=("laplace", 30), x=("laplace", 30)), max_queries=1)
+        assert r.verdict is MechanismVerdict.NOT_PRIVATE and r.tightness is Tightness.EXCEEDED
+
+
 class TestProgressKills:
     """The search's progress callback."""
 
@@ -243,6 +257,23 @@ class TestWitnessKills2:
         with pytest.raises(dataclasses.FrozenInstanceError):
             b.loss = 1.0  # type: ignore[misc]
         assert not b.confirmed
+
+    @pytest.mark.parametrize("release", ["none", "gap", "query"])
+    def test_structured_pair_places_every_letter_and_shifts_the_neighbour(self, release):
+        """Rule (`structured_pair`): every B query at t + u, every A query at t + v, u, v, r rounded to multiples of
+        unit/1000; the neighbour adds σ_B (B's) and σ_A (A's), rounded to multiples of Δ; the released value is the gap r
+        itself (gap release) or t + r (a value released at its query), once per A.  Expected values written out here
+        for t = 1/3, Δ = 2, unit = 3, a point (u, v, r) = (1.2344, -0.5, 0.75) and shifts (+2, -2)."""
+        from verify.family.witness import structured_pair
+
+        t, d = Fraction(1, 3), Fraction(2)
+        s = variant(t=t, delta=d, release=release)
+        q, qn, out, rel = structured_pair(s, "BAB", (1.2344, -0.5, 0.75), (2.0, -2.0), Fraction(3))
+        # the nearest multiples of 3/1000: 1.2344/0.003 = 411.47 -> 411, -0.5/0.003 = -166.67 -> -167, 0.75/0.003 = 250
+        u, v, r = Fraction(1233, 1000), Fraction(-501, 1000), Fraction(3, 4)
+        assert q == (t + u, t + v, t + u) and out == "BAB"
+        assert qn == (t + u + 2, t + v - 2, t + u + 2)
+        assert rel == {"none": (), "gap": (r,), "query": (t + r,)}[release]
 
     def test_confirmed_witnesses_are_computed_at_fifty_digits(self):
         """Rule (module docstrings: "confirmed by the exact mpmath path at 50 digits"): the search's confirmed witness
