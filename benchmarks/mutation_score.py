@@ -210,7 +210,7 @@ FAMILY_TARGETS: tuple[Target, ...] = (
            (STR, f"{FK}::TestStructuredKills") + _ids(FV, "test_lyu4_loss_is_the_change_of_variables_bound")),
     Target("family-search", _FAMILY_SEARCH,
            ("_patterns", "_grid_layout", "_refine", "_refine_once", "_witness", "_scale", "_release_moves"),
-           (f"{FK}::TestSearchKills", f"{FK2}::TestSearchKills2", f"{FK2}::TestGapRefinementKills") + _ids(FV, "test_lyu4_loss_is_the_change_of_variables_bound")),
+           (f"{FK}::TestSearchKills", f"{FK2}::TestSearchKills2", f"{FK2}::TestGapRefinementKills", f"{FK2}::TestSearchKills3") + _ids(FV, "test_lyu4_loss_is_the_change_of_variables_bound")),
     Target("family-witness", ("verify.family.witness",), ("*",),
            _ids(VW, "test_not_private_just_above_epsilon_plus_tol_and_not_just_below", "test_unbounded_needs_an_infinite_loss_or_a_growth_proof")
            + _ids(FV, "test_witness_reproducible_with_ratio") + (f"{FK}::TestWitnessKills", f"{FK2}::TestWitnessKills2")),

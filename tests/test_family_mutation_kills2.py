@@ -310,3 +310,26 @@ class TestDeltaDefaultsKills:
 
         r = exact_delta(variant(z=("laplace", 2), x=("laplace", 3)), (Fraction(0),), (Fraction(1),), Fraction(1, 10))
         assert r.digits == 30
+
+
+class TestSearchKills3:
+    """The refinement's placement of a released value and the confirmation precision of the search's witness."""
+
+    def test_query_release_rows_release_their_above_query(self):
+        """Rule (`Placement.AT_QUERY` without moves: the offset of the released value from its A query is held at 0 in
+        the grid and in the refinement): with the query release, every row's released values equal its A queries."""
+        s = variant(release="query", z=("laplace", 20), x=("laplace", 40), cutoff=2)
+        r = family_worst_case(s, max_queries=2, tightness_study=False, rows=True)
+        assert any("A" in out for out in r.rows)
+        for out, w in r.rows.items():
+            assert w.released == tuple(q for q, ch in zip(w.queries, w.outcome) if ch == "A"), (out, w.queries, w.released)
+
+    @pytest.mark.parametrize("z,x,k", [(("laplace", 30), ("laplace", 30), 2), (("gaussian", 3000), ("gaussian", 3000), 1)])
+    def test_search_witness_is_confirmed_at_fifty_digits_unless_gaussian_quadrature(self, z, x, k):
+        """Rule (`_witness`): the search's witness is confirmed at 50 digits, except a Gaussian witness of more than one
+        query (quadrature, 20 digits): a two-query Laplace witness and a one-query Gaussian witness (exact erfc form)
+        are both at 50.  The losses stay below ε (σ = 3000: the search's loss at one query is about 0.013), so no
+        re-confirmation at 50 digits hides the first confirmation's precision."""
+        r = family_worst_case(variant(z=z, x=x), max_queries=k, tightness_study=False)
+        assert r.loss < mpmath.mpf(1) / 10
+        assert len(r.witness.queries) == k and r.witness.digits == 50
