@@ -333,3 +333,23 @@ class TestSearchKills3:
         r = family_worst_case(variant(z=z, x=x), max_queries=k, tightness_study=False)
         assert r.loss < mpmath.mpf(1) / 10
         assert len(r.witness.queries) == k and r.witness.digits == 50
+
+
+class TestFlagKills2:
+    """A noise set to none with a scale: the error names the flag that was given."""
+
+    @pytest.mark.parametrize("which", ["threshold", "query"])
+    def test_none_noise_with_a_scale_names_the_scale_flag_given(self, which):
+        """Rule (`_noise`): ``--W-noise none`` with a non-zero scale is refused, and the one-line error names the scale
+        flag the user gave (``--W-absolute-scale`` or ``--W-scale``), with its value."""
+        from verify.cli.main import build_parser
+        from verify.cli.variant import variant_from_args
+        from verify.errors import InputError
+
+        def parse(*flags):
+            return build_parser().parse_args(["prob", "--queries", "0", *flags])
+
+        for flag in (f"--{which}-absolute-scale", f"--{which}-scale"):
+            with pytest.raises(InputError) as e:
+                variant_from_args(parse(f"--{which}-noise", "none", flag, "3"))
+            assert f"--{which}-noise none and {flag} 3:" in str(e.value), str(e.value)
