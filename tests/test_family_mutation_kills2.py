@@ -146,7 +146,35 @@ class TestSearchKills2:
 
 
 class TestDeltaKills2:
-    """δ(ε')'s largest term."""
+    """δ(ε')'s largest term and the pair search's refinement."""
+
+    @pytest.mark.parametrize("sz,sx,ep", [(3, 4, Fraction(1, 2)), (2, 2, Fraction(1, 3))])
+    def test_worst_delta_reaches_the_supremum_over_one_query_pairs(self, sz, sx, ep):
+        """Rule (`worst_delta`: grid, then the compass refinement).  One query, Gaussian Z and X: Pr[A] = Φ((q - t)/s),
+        s = √(σ_Z² + σ_X²), Pr[B] = 1 - Pr[A], so over the pairs (q, q ± Δ) δ(ε') = Σ_o max(0, P_o(q) - e^{ε'}P_o(q'))
+        is a function of one variable; its supremum is computed here (dense grid over ±20s, then a bounded scalar
+        minimisation).  The search's exact δ at its pair must reach it to 1e-4 relative (the grid alone is 2-50 %
+        short) and cannot exceed it."""
+        from scipy import optimize, special
+
+        from verify.family.delta_search import worst_delta
+
+        r = worst_delta(variant(z=("gaussian", sz), x=("gaussian", sx)), ep, max_queries=1)
+        sd, e = math.hypot(sz, sx), math.exp(float(ep))
+
+        def delta(q, sign):
+            pa, pa2 = special.ndtr(q / sd), special.ndtr((q + sign) / sd)
+            return max(0.0, pa - e * pa2) + max(0.0, (1 - pa) - e * (1 - pa2))
+
+        sup = 0.0
+        qs = np.linspace(-20 * sd, 20 * sd, 8001)
+        for sign in (1, -1):
+            i = int(np.argmax([delta(q, sign) for q in qs]))
+            res = optimize.minimize_scalar(lambda q, sign=sign: -delta(q, sign), bounds=(qs[max(i - 1, 0)], qs[min(i + 1, len(qs) - 1)]),
+                                           method="bounded", options={"xatol": 1e-12})
+            sup = max(sup, -res.fun)
+        assert float(r.delta) <= sup * (1 + 1e-9)
+        assert float(r.delta) >= sup * (1 - 1e-4), (float(r.delta), sup)
 
     def test_largest_term_output_is_the_argmax_even_when_every_term_is_below_minus_one(self):
         """Rule (`delta_at`): the reported output is the one with the largest term P_s - e^{ε'}P'_s, whatever its sign
