@@ -117,7 +117,7 @@ class PairProfile:
             e = mpmath.mpf(epsilon_prime.numerator) / epsilon_prime.denominator if isinstance(epsilon_prime, Fraction) \
                 else mpmath.mpf(epsilon_prime)
             factor = mpmath.exp(e)
-            total, top, top_term = mpmath.mpf(0), "", mpmath.mpf(-1)
+            total, top, top_term = mpmath.mpf(0), "", -mpmath.inf
             for s, a, b in zip(self.outputs, self.p, self.p_neighbour):
                 term = a - factor * b
                 if term > 0:

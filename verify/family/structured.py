@@ -50,6 +50,19 @@ GL_NODES, GL_WEIGHTS = np.polynomial.legendre.leggauss(16)
 #: Consecutive ranges [a, b) of the points of one call, each integrated as if it were a call of its own.
 Groups = tuple[tuple[int, int], ...]
 
+# Tuning parameters of the float64 objective's quadrature (`_segment_log`): they set its resolution and cost, which the
+# tests pin against the exact oracle (1e-9); no reported number rests on them (the search's best points are confirmed by
+# the exact mpmath path).  The mutation runner does not mutate them (docs/mutation.md, "Tuning parameters").
+#: e-folds of the integrand cut beyond the outermost kink (Laplace/exponential threshold noise).
+TAIL_EFOLDS = 40.0
+#: Gaussian threshold noise: the integration range extends this many σ_Z beyond the outermost kink.
+GAUSSIAN_TAIL_SCALES = 12.0
+#: Gaussian noise: the panels are this many times finer than the decay rate alone asks.
+GAUSSIAN_RATE_FACTOR = 8.0
+#: Panels per segment: one per this many e-folds of the widest segment, clipped to [MIN_PANELS, MAX_PANELS].
+PANEL_EFOLDS = 10.0
+MIN_PANELS, MAX_PANELS = 4, 400
+
 
 @dataclass(frozen=True)
 class Layout:
@@ -242,17 +255,17 @@ def _segment_points(shape: SparseVector, n_b: int, n_a: int, u: np.ndarray, v: n
     piece = zn.law.piecewise and xn.law.piecewise
     left_rate = 1 / bz + (n_b / xs if piece else 0.0)
     right_rate = 1 / bz + (n_a / xs if piece and term is not None else 0.0)
-    scale_tail = 12.0 * bz if not zn.law.piecewise else None
-    lo = kinks[:, :1] - (scale_tail or 40.0 / left_rate)
-    hi = kinks[:, -1:] + (scale_tail or 40.0 / right_rate)
+    scale_tail = GAUSSIAN_TAIL_SCALES * bz if not zn.law.piecewise else None
+    lo = kinks[:, :1] - (scale_tail or TAIL_EFOLDS / left_rate)
+    hi = kinks[:, -1:] + (scale_tail or TAIL_EFOLDS / right_rate)
     edges = np.concatenate([lo, kinks, hi], axis=1)
     widths = np.diff(edges, axis=1)
     rate = 1 / bz + (n_b + n_a) / (xs if math.isfinite(xs) else bz)
     if not (zn.law.piecewise and xn.law.piecewise):
-        rate *= 8.0
+        rate *= GAUSSIAN_RATE_FACTOR
     subs = np.empty(len(u), dtype=int)
     for a, b in ((0, len(u)),) if groups is None else groups:
-        subs[a:b] = int(np.clip(math.ceil(rate * float(np.max(widths[a:b])) / 10.0), 4, 400))
+        subs[a:b] = int(np.clip(math.ceil(rate * float(np.max(widths[a:b])) / PANEL_EFOLDS), MIN_PANELS, MAX_PANELS))
     out = np.empty(len(u))
     for sub in np.unique(subs):
         rows = np.flatnonzero(subs == sub)

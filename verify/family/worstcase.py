@@ -72,6 +72,24 @@ ROW_BUDGET = 30
 #: Offsets (in units of Δ) of a fresh released value from its above query on the grid.
 RELEASE_OFFSETS = (-1.0, 0.0, 1.0)
 
+# Tuning parameters of the search and the tightness study: they set the effort (how many points are tried, how far
+# Nelder-Mead goes) and so which point is found, never what a found point means: a loss is reported only as a
+# 50-digit confirmed witness and `private` only from a proven bound.  The mutation runner does not mutate them
+# (docs/mutation.md, "Tuning parameters").
+#: Nelder-Mead iterations per coordinate when a search start is refined.
+REFINE_BUDGET = 80
+#: The refinement clips every query to this many noise scales from t.
+REFINE_BOX = 40.0
+#: Nelder-Mead's stopping tolerances: on the coordinates (in noise scales) and on the float64 loss.
+REFINE_XATOL = 1e-4
+REFINE_FATOL = 1e-13
+#: A fresh release's moved point counts only where it beats its layout's best by more than this (relative).
+MOVE_RTOL = 1e-9
+#: The tightness study's moderate grid: queries at t + j·unit for these j (|q - t| <= 2 scales).
+MODERATE_STEPS = tuple(j / 2 for j in range(-4, 5))
+#: Grid points of the tightness study within this relative distance of the bound (float64) are confirmed at 50 digits.
+CLOSE_RTOL = 1e-9
+
 
 @dataclass
 class FamilyWorstCase:
@@ -202,7 +220,7 @@ def _grid_layout(shape: SparseVector, lay: Layout, monotone: bool, scale: float,
     return out
 
 
-def _refine(shape: SparseVector, p: _Point, scale: float, moves: bool = False, budget: int = 80) -> _Point:
+def _refine(shape: SparseVector, p: _Point, scale: float, moves: bool = False, budget: int = REFINE_BUDGET) -> _Point:
     """Phase 2: Nelder-Mead from a grid point (queries clipped to 40 scales, at most ``budget`` iterations
     per coordinate); with ``moves`` a fresh released value's offset from its A query is a free variable too."""
     return _refine_once(shape, p, scale, shape.release_rule.placement is Placement.FREE or moves, budget)
@@ -219,7 +237,7 @@ def _refine_once(shape: SparseVector, p: _Point, scale: float, free_release: boo
     x0 = [a for a, used in ((p.u, lay.n_b), (p.v, lay.n_a), (r0, uses_r)) if used]
     if not x0:
         return p
-    box = 40.0 * scale
+    box = REFINE_BOX * scale
 
     def unpack(x):
         it = iter(np.clip(x, -box, box))
@@ -235,7 +253,7 @@ def _refine_once(shape: SparseVector, p: _Point, scale: float, free_release: boo
         return -min(val, 1e300) if np.isfinite(val) or val > 0 else 1e300
 
     res = optimize.minimize(obj, x0, method="Nelder-Mead",
-                            options={"xatol": 1e-4 * scale, "fatol": 1e-13, "maxiter": budget * len(x0)})
+                            options={"xatol": REFINE_XATOL * scale, "fatol": REFINE_FATOL, "maxiter": budget * len(x0)})
     if -float(res.fun) > p.value:
         return _Point(-float(res.fun), lay, *unpack(res.x), p.s_b, p.s_a)
     return p
@@ -353,7 +371,7 @@ def _release_moves(shape: SparseVector, monotone: bool, scale: float, starts: in
     out = []
     for p in [_refine(shape, c, scale, moves=True) for c in cands[:starts]] + cands[starts:]:
         old = best_of[p.lay].value
-        if p.value > old + 1e-9 * max(1.0, abs(old)):
+        if p.value > old + MOVE_RTOL * max(1.0, abs(old)):
             best_of[p.lay] = p
             by_k[p.lay.k] = max(by_k[p.lay.k], p.value)
             out.append(p)
@@ -443,11 +461,11 @@ def _tightness(shape: SparseVector, res: FamilyWorstCase, best: _Point, unit: Fr
     bound = res.upper_bound.value
     scale = float(unit)
     lay = best.lay
-    grid = np.array([j * scale / 2 for j in range(-4, 5)])
+    grid = np.array([j * scale for j in MODERATE_STEPS])
     uu, vv = (a.reshape(-1) for a in np.meshgrid(grid if lay.n_b else [0.0], grid if lay.n_a else [0.0], indexing="ij"))
     rr = vv.copy() if shape.release_rule.placement is Placement.AT_QUERY else np.zeros_like(uu)
     lr = family_log_ratio(shape, lay, uu, vv, rr, best.s_b, best.s_a)
-    close = np.flatnonzero(np.abs(lr - float(bound)) <= 1e-9 * float(bound))
+    close = np.flatnonzero(np.abs(lr - float(bound)) <= CLOSE_RTOL * float(bound))
     with MPMATH_LOCK, mpmath.workdps(VIOLATION_DIGITS + 15):
         b = mpmath.mpf(bound.numerator) / bound.denominator
         if close.size:
