@@ -5,7 +5,13 @@ runs derandomised so that the suite is reproducible.
 Under pytest-xdist (``-n auto``; ``--dist loadgroup`` is in the addopts) the
 tests that check the seed's claims by default (about a minute of CPU: the
 verdicts are cached per process) are kept on one worker, so that the claims
-are checked once per run, not once per worker."""
+are checked once per run, not once per worker.  The claims' group and the tests marked
+slow are collected first (the longest work starts first, so that it does not finish alone at the end).
+
+``--cpu-times=PATH`` writes each test's CPU seconds, and each process's CPU up to the end of collection,
+to ``PATH.<worker>`` (docs/benchmarks.md, "The test suite")."""
+
+import os
 
 import mpmath
 import pytest
@@ -28,11 +34,61 @@ CLAIM_FILES = frozenset({
 })
 
 
+#: Test files whose every test starts real `python -m verify` processes (pure integration): marked slow here.
+PROCESS_FILES = frozenset({"test_cli_process.py"})
+
+
+def _start_rank(item: pytest.Item) -> int:
+    """0 for the claims' group, 1 for a test marked slow, 2 for the rest."""
+    if item.path.name in CLAIM_FILES:
+        return 0
+    return 1 if item.get_closest_marker("slow") is not None else 2
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which turns the mark into the test's group
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.name in CLAIM_FILES:
             item.add_marker(pytest.mark.xdist_group("claims"))
+        if item.path.name in PROCESS_FILES:
+            item.add_marker(pytest.mark.slow)
+    # longest work first, so that no long item starts last and leaves the other worker idle: the claims'
+    # group (one unit of work on one worker), then the tests marked slow, then the rest, each in file order
+    items.sort(key=_start_rank)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--cpu-times", metavar="PATH", default=None,
+                     help="append each test's CPU seconds (this process and its waited-for children, setup to "
+                          "teardown) to PATH.<worker> as 'seconds<TAB>node id'; the line 'collection' holds the "
+                          "process's CPU up to the end of collection (imports included)")
+
+
+def _cpu() -> float:
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def _cpu_file(config: pytest.Config) -> str | None:
+    path = config.getoption("--cpu-times")
+    return None if path is None else f"{path}.{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    path = _cpu_file(session.config)
+    if path is not None:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(f"{_cpu():.3f}\tcollection\n")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    path = _cpu_file(item.config)
+    start = _cpu()
+    yield
+    if path is not None:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(f"{_cpu() - start:.3f}\t{item.nodeid}\n")
 
 
 @pytest.fixture(autouse=True)

@@ -189,6 +189,7 @@ def test_released_tail_sums_to_one_and_differentiates_to_the_oracle_density():
         assert abs(slope / density - 1) < mpmath.mpf(10) ** -12
 
 
+@pytest.mark.slow  # about 5 s CPU; the only test of the released-event enclosure
 def test_released_event_enclosure_contains_the_event_loss():
     """A switch at v in [2, 2.1] along every output: the enclosure holds the loss of S = {v >= 2} and of {v >= 2.1};
     weights that change too often are refused (None); a weight that goes 0, 1, 0 counts only the middle run."""

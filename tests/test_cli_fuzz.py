@@ -327,6 +327,7 @@ CHEAP = [["prob", "--queries", "0,1/2", "--output", "2"], ["ratio", "--queries",
 DESTINATIONS = ["pipe", "full", "devnull", "csv-missing-folder", "csv-long-name", "plot-not-png"]
 
 
+@pytest.mark.slow  # integration: one `python -m verify` process per example (the in-process fuzz above stays quick)
 @settings(max_examples=max(6, EXAMPLES // 100), derandomize=True, deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(cmd=st.sampled_from(range(len(CHEAP))), dest=st.sampled_from(DESTINATIONS),

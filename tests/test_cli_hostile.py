@@ -231,6 +231,7 @@ def test_real_dask_scheduler_passes_the_probe(capsys, short_timeout):
 # 7. ------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("argv", [["proofs", "--list"], ["ratio", "--queries", "0,0", "--neighbour-queries", "1,1", "--json"],
                                   ["sweep", "--k", "1", "--workers", "1", "--json"], ["worst-case", "--max-queries", "1"]])
+@pytest.mark.slow  # integration: one `python -m verify` process each
 def test_closed_stdout_exits_quietly(argv):
     """The reader of stdout has gone (``| head -c1`` after it read): no traceback, status 141 as for ``cat``."""
     r, w = os.pipe()

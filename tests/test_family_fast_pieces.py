@@ -64,6 +64,7 @@ def test_no_query_noise_kernel_is_the_indicator_rule():
     assert abs(math.exp(lin[0]) / want - 1) < 1e-13
 
 
+@pytest.mark.slow  # about 12 s CPU (the mpmath reference at k = 300); the only test of k = 300: the quick subset keeps k <= 41
 def test_long_outcome_of_a_cutoff_2_variant_within_its_estimate_of_mpmath():
     """lyu-1 with cutoff 2, k = 300, one outcome with both A's late: the linear path's estimate is
     below the tolerance (the log-space sum's (k+2)·|log f|·2^-52 was not: 2e-10 at k = 100) and the

@@ -69,7 +69,11 @@ def test_notebook_runs_top_to_bottom(path: Path, kernel_spec_dir: Path, monkeypa
         startup_timeout=120,
         resources={"metadata": {"path": str(path.parent)}},
     )
-    client.execute()  # raises CellExecutionError, naming the cell, on the first failing cell
+    # raises CellExecutionError, naming the cell, on the first failing cell; cleanup_kc: shut the kernel down
+    # afterwards (a NotebookClient given a kernel manager does not by default: the kernels then lived on,
+    # one per notebook, until the pytest process ended)
+    client.execute(cleanup_kc=True)
+    assert not km.is_alive(), f"{path.name}: the kernel outlived its notebook"
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors, f"{path.name}: error outputs {[e.ename for e in errors]}"
 

@@ -88,6 +88,7 @@ def test_witness_reproduces_through_ratio_cli(capsys):
     assert out["outputs"][0]["within_bounds"] is False
 
 
+@pytest.mark.slow  # integration: a process pool and two Dask clusters (one of processes); the only test of that equality
 def test_serial_pool_thread_and_dask_runs_are_identical():
     from dask.distributed import Client, LocalCluster
 

@@ -171,6 +171,7 @@ def test_cli_bad_input(capsys, argv, needle):
     assert needle in err and err.count("\n") == 1
 
 
+@pytest.mark.slow  # about 10 s CPU (every seed mechanism to 4 queries); the only test of the report's seed table
 def test_seed_check_rows():
     """The table behind `svt-verify report`: seed mechanisms never not_private, controls always."""
     from verify.seed_check import check_seed_mechanisms, render_table
