@@ -387,6 +387,9 @@ EQUIVALENT: tuple[Equivalent, ...] = (
     _eq("verify/family/worstcase.py", "_tightness", "1  ->  2", "a.reshape(-1) -> a.reshape(-2): numpy takes any negative "
         "size as the one unknown dimension (checked: np.arange(4).reshape(-2) is [0 1 2 3])", context="-1",
         within="a.reshape(-1)"),
+    _eq("verify/family/structured.py", "_segment_log", "1  ->  2", "(...).reshape(-1) -> .reshape(-2): numpy takes any negative "
+        "size as the one unknown dimension (checked: np.arange(6).reshape(2, 3).reshape(-2) is [0 1 2 3 4 5])", context="-1",
+        within="reshape(-1)"),
     # the noise families' mpmath forms at their branch point y = 0 (both branches give the same mpf, exactly)
     *(_eq(f"verify/noise/{fam}.py", fn, ch, f"at y = 0 both branches give the same value exactly ({why})", within=w)
       for fam, fn, ch, why, w in (
