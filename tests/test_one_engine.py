@@ -3,10 +3,17 @@
 * Only `verify/piecewise.py` defines the closed form's pieces (the factors F, S and p_X on a
   segment, the segment integral, the polynomial product, the prefix trie, the column plan of the
   vectorised mode, the mpmath precision rule): no second closed form lives anywhere in `verify/`.
+  The declared exceptions are named below (`DECLARED_CLOSED_FORMS`, each with its reason); a
+  closed form is a definition with a piece's name or a function that integrates symbolically.
 * The seed's front door (`verify.probabilities`: symbolic, mpmath, arb, fast) and the family's
   (`verify.family.probability`: symbolic, mpmath, arb) both evaluate through that one module, and
   both build what they integrate with the one description of an outcome
-  (`verify.family.integrand.build`).
+  (`verify.family.integrand.build`); so do the float64 paths (`verify.family.fast_generic` through
+  `verify.family.row_plan`, `verify.family.fast_halting` through `piecewise.column_plan`) and the
+  discrete engine's plan (`verify.discrete.plan`, through `integrand.describe`).
+* No function outside `verify/family/integrand.py` rebuilds the description (reads an outcome's
+  letters together with the release rule's factor attributes or the resampling policy), except the
+  declared ones (`DECLARED_DESCRIPTIONS`, each with its reason).
 """
 
 from __future__ import annotations
@@ -33,22 +40,82 @@ PIECES = {"factor_below", "factor_reach", "factor_density", "segment_integral", 
           "PrefixTrie", "ClosedForm", "PiecewiseIntegrator"}
 
 
+#: closed forms outside the core that are a different object, each with the reason (docs/architecture.md)
+DECLARED_CLOSED_FORMS = {
+    ("verify/discrete/closed_form.py", "ClosedForm"):
+        "noise on ℤ: an outcome is a sum over the integers of geometric series (ties have mass), not an integral of a density",
+    ("verify/certify/closed_forms.py", "conditional_cell"):
+        "C(m, d) symbolic in the positions m and d, one formula per order of m, 0, d, on which the certificate proves "
+        "identities for the whole cell; the core evaluates at exact positions",
+    ("verify/certify/closed_forms.py", "tilted_hazard_pieces"):
+        "φ(v), a function of the threshold noise alone, symbolic in v, for the certificate's interval bounds; no outcome",
+}
+
+#: functions outside the one description that read an outcome's letters with the release rule's factor
+#: attributes or the resampling policy, each with the reason
+DECLARED_DESCRIPTIONS = {
+    ("verify/family/oracle.py", "_segment"):
+        "the verdicts' independent re-check of every witness (plain mpmath.quad): it must not share the code it checks",
+    ("verify/audit/laws.py", "grid_letter_laws"):
+        "the audit's trapezoidal estimate of a candidate's letter law, only to rank candidate laws (about 1e-4); "
+        "no probability the project reports comes from it",
+}
+DESCRIPTION = "verify/family/integrand.py"
+#: what a description is made of: the release rule's factor attributes and the resampling policy
+INGREDIENTS = {"above_term", "caps_threshold", "term_offset", "nonnegative", "constant_noise", "RESAMPLE"}
+
+
 def piece_definitions(source: str) -> list[tuple[int, str]]:
-    """(line, name) of every function, method or class definition named as a closed-form piece."""
-    return [(node.lineno, node.name) for node in ast.walk(ast.parse(source))
-            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in PIECES]
+    """(line, name) of every function, method or class definition named as a closed-form piece, and of
+    every function that integrates symbolically (calls ``sympy.integrate``)."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            continue
+        integrates = isinstance(node, ast.FunctionDef) and any(
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "integrate"
+            and isinstance(n.func.value, ast.Name) and n.func.value.id in {"sympy", "sp"} for n in ast.walk(node))
+        if node.name in PIECES or integrates:
+            out.append((node.lineno, node.name))
+    return out
+
+
+def _letter_test(node: ast.AST) -> bool:
+    """A comparison with the letter A (``ABOVE`` or ``"A"``)."""
+    return isinstance(node, ast.Compare) and any(
+        isinstance(x, ast.Name) and x.id == "ABOVE" or isinstance(x, ast.Constant) and x.value == "A"
+        for x in [node.left, *node.comparators])
+
+
+def description_builders(source: str) -> list[tuple[int, str]]:
+    """(line, name) of every function that compares letters with A and reads an `INGREDIENTS` name or
+    compares with "resample": a (re)built description of an outcome."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        inner = list(ast.walk(node))
+        reads = any(isinstance(n, ast.Attribute) and n.attr in INGREDIENTS or isinstance(n, ast.Constant) and n.value == "resample"
+                    for n in inner)
+        if reads and any(_letter_test(n) for n in inner):
+            out.append((node.lineno, node.name))
+    return out
+
+
+def scan(root: Path, find) -> dict[tuple[str, str], int]:
+    """{(path relative to root, name): line} of every hit of ``find`` under root/verify."""
+    hits = {}
+    for path in sorted((root / "verify").rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        for line, name in find(path.read_text(encoding="utf-8")):
+            hits[(rel, name)] = line
+    return hits
 
 
 def test_only_the_core_defines_closed_form_pieces():
-    offenders = {}
-    for path in sorted((ROOT / "verify").rglob("*.py")):
-        rel = path.relative_to(ROOT).as_posix()
-        if rel == CORE or rel.startswith("verify/discrete/"):  # sums over ℤ: the discrete engine, its own law
-            continue
-        hits = piece_definitions(path.read_text(encoding="utf-8"))
-        if hits:
-            offenders[rel] = hits
-    assert offenders == {}
+    found = {key for key in scan(ROOT, piece_definitions) if key[0] != CORE}
+    assert found == set(DECLARED_CLOSED_FORMS)  # a new closed form fails, and so does a stale declaration
+    assert all(len(reason) > 40 for reason in DECLARED_CLOSED_FORMS.values())
     assert {name for _, name in piece_definitions((ROOT / CORE).read_text(encoding="utf-8"))} >= PIECES - {"PiecewiseIntegrator"}
     assert not (ROOT / "verify/family/closed_form.py").exists()
 
@@ -57,13 +124,68 @@ def test_negative_control_a_second_closed_form_is_found():
     second = "class Other:\n    def segment_integral(self, a, lo, hi):\n        return 0\n\ndef poly_times(p, f):\n    return p\n"
     assert sorted(piece_definitions(second)) == [(2, "segment_integral"), (5, "poly_times")]
     assert piece_definitions("def times(p, f):\n    return p\n") == []
+    symbolic = "import sympy\n\ndef cell(p, s, z):\n    return sympy.integrate(p * s, (z, 0, sympy.oo))\n"
+    assert piece_definitions(symbolic) == [(3, "cell")]
+
+
+def test_no_path_rebuilds_the_outcome_description():
+    found = {key for key in scan(ROOT, description_builders) if key[0] != DESCRIPTION}
+    assert found == set(DECLARED_DESCRIPTIONS)
+    assert [name for _, name in description_builders((ROOT / DESCRIPTION).read_text(encoding="utf-8"))] == ["describe"]
+
+
+#: the generic fast path's own pieces, as they were before it read the description
+REBUILT = '''
+from verify.family.integrand import TermKind
+from verify.family.model import ABOVE, ThresholdPolicy
+
+
+def pieces(mech, outcome):
+    pieces, terms, caps = [], [], []
+    r = 0
+    rule = mech.release_rule
+    for i, letter in enumerate(outcome):
+        if letter != ABOVE:
+            terms.append((TermKind.BELOW, i, None))
+            continue
+        if rule.above_term is not None:
+            terms.append((rule.above_term, i, r if rule.above_term is TermKind.DENSITY else None))
+        if mech.threshold_policy is ThresholdPolicy.RESAMPLE:
+            pieces.append((terms, caps))
+            terms, caps = [], []
+    if terms or not pieces:
+        pieces.append((terms, caps))
+    return pieces
+
+
+def segments(mech, q, outcome):
+    resample = mech.threshold_policy.value == "resample"
+    out, offs = [], []
+    for i, letter in enumerate(outcome):
+        offs.append(q[i])
+        if resample and letter == "A":
+            out.append(offs)
+            offs = []
+    return out
+'''
+
+
+def test_negative_control_a_rebuilt_description_is_found(tmp_path):
+    module = tmp_path / "verify" / "family" / "rebuilt.py"
+    module.parent.mkdir(parents=True)
+    module.write_text(REBUILT, encoding="utf-8")
+    assert scan(tmp_path, description_builders) == {("verify/family/rebuilt.py", "pieces"): 6,
+                                                      ("verify/family/rebuilt.py", "segments"): 24}
+    # reading the rule without the letters (or the letters without the rule) is no description
+    assert description_builders("def f(rule):\n    return rule.above_term\n") == []
+    assert description_builders("def f(s):\n    return s.count('A') if s[0] == 'A' else 0\n") == []
 
 
 @pytest.fixture
 def calls(monkeypatch):
     """Counts the core's evaluations and the one description's builds."""
-    seen = {"integrals": 0, "build": 0, "plan": 0}
-    integrals, build, plan = core.ClosedForm.integrals, integrand.build, core.column_plan
+    seen = {"integrals": 0, "build": 0, "plan": 0, "describe": 0}
+    integrals, build, plan, describe = core.ClosedForm.integrals, integrand.build, core.column_plan, integrand.describe
 
     def counted_integrals(self, pieces, floor=None):
         seen["integrals"] += 1
@@ -77,7 +199,12 @@ def calls(monkeypatch):
         seen["plan"] += 1
         return plan(mech, k)
 
+    def counted_describe(*args, **kwargs):
+        seen["describe"] += 1
+        return describe(*args, **kwargs)
+
     monkeypatch.setattr(core.ClosedForm, "integrals", counted_integrals)
+    monkeypatch.setattr(integrand, "describe", counted_describe)
     monkeypatch.setattr(integrand, "build", counted_build)
     monkeypatch.setattr("verify.fast.column_plan", counted_plan)
     return seen
@@ -145,3 +272,25 @@ def test_the_plan_refuses_outcomes_off_the_columns():
 
     with pytest.raises(InputError, match="vectorised closed form"):
         core.column_plan(preset("lyu-2", cutoff=2), 2)  # a resampled threshold: outcomes of two pieces
+
+
+def test_the_float64_paths_and_the_discrete_plan_read_the_description(calls):
+    """The generic fast path (through `row_plan`), the halting path (through `column_plan`, its
+    precondition) and the discrete plan all call the one description; the caches are cleared so
+    that a cached plan cannot hide a path that stopped reading it."""
+    from verify.discrete.plan import build_plan
+    from verify.discrete.presets import discrete_preset
+    from verify.family.fast_generic import log_probability
+    from verify.family.fast_halting import halting_distribution
+    from verify.family.row_plan import row_plan
+
+    row_plan.cache_clear()
+    core.column_plan.cache_clear()
+    log_probability(preset("gap-svt", cutoff=2), np.array([[0.0, 1.0, 2.0]]), "BAA", [1.0, 0.5])
+    assert calls["build"] >= 1
+    n = calls["build"]
+    halting_distribution(preset("dwork-roth"), np.linspace(-3, 3, 15)[None, :])
+    assert calls["build"] > n
+    n = calls["describe"]
+    build_plan(discrete_preset("dlap-seed-m1"), [0, 1], "BA")
+    assert calls["describe"] > n

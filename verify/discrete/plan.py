@@ -31,8 +31,6 @@ from verify.discrete.rules import check_queries
 from verify.errors import InputError
 from verify.noise import Noise
 
-ABOVE = "A"
-
 
 @dataclass(frozen=True)
 class Segment:
@@ -53,25 +51,25 @@ class Plan:
 
 def build_plan(mech, queries: Sequence[object], outcome: str) -> Plan:
     """The plan of ``Pr[outcome | queries]`` for a discrete variant (a `SparseVector` with
-    `is_discrete`); queries must be integers and the outcome complete for ``len(queries)``."""
+    `is_discrete`); queries must be integers and the outcome complete for ``len(queries)``.
+
+    Read from the one description of the outcome (`verify.family.integrand.describe`): its pieces are
+    the segments, a term F or S at x = q_i - t is the letter's factor with u_i = [compare = gt] - x."""
+    from verify.family import integrand  # the description's module imports `verify.discrete.rules`
+
     if not getattr(mech, "is_discrete", False):
         raise InputError(f"discrete probabilities: {mech.name} has no discrete noise")
     q = check_queries(queries)
     mech.check_outcome(outcome, len(q))
-    t = mech.threshold.numerator
     shift = 1 if mech.compare is Comparison.GT else 0
-    resample = mech.threshold_policy.value == "resample"
+    desc = integrand.describe(mech, q, outcome)
     segments: list[Segment] = []
-    offs: list[int] = []
-    ups: list[bool] = []
-    for i, letter in enumerate(outcome):
-        offs.append(t - q[i] + shift)
-        ups.append(letter == ABOVE)
-        if resample and letter == ABOVE:
-            segments.append(Segment(tuple(offs), tuple(ups)))
-            offs, ups = [], []
-    if offs:
-        segments.append(Segment(tuple(offs), tuple(ups)))
+    for piece in desc.pieces:
+        kinds = [term.kind for term in piece.terms]
+        if desc.constants or piece.cap is not None or piece.zero or integrand.TermKind.DENSITY in kinds:
+            raise InputError(f"discrete probabilities: outcome {outcome!r} of {mech.name} has a factor other than F and S")
+        segments.append(Segment(tuple(shift - int(term.x) for term in piece.terms),
+                                tuple(kind is integrand.TermKind.ABOVE for kind in kinds)))
     return Plan(mech.threshold_noise, mech.query_noise, tuple(segments))
 
 

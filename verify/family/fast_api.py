@@ -7,7 +7,8 @@
   exponential / no noise) use, for k <= `SEED_FAST_MAX_K`, the vectorised mode of the
   one closed form (`verify.fast`, through `verify.probabilities.fast_log_distribution`; fastest at small k)
   and above it the Gauss–Legendre halting path (`verify.family.fast_halting`),
-  which does not cancel; other variants integrate each output.
+  which does not cancel, wherever its precondition holds (`halting_refusal`); every other
+  variant integrates each output on the generic path.
 
 Every value whose error estimate exceeds ``tolerance`` is recomputed: first by
 the log-space path (for the halting path), then with mpmath
@@ -28,7 +29,7 @@ import numpy as np
 from verify.discrete.rules import refuse_discrete
 from verify.errors import InputError
 from verify.family.fast_generic import log_probability
-from verify.family.fast_halting import halting_distribution
+from verify.family.fast_halting import halting_distribution, halting_refusal
 from verify.family.model import SparseVector
 from verify.family.probability import evaluate
 from verify.mechanism import as_variant
@@ -96,13 +97,13 @@ def fast_log_distribution(mech: SparseVector, queries: np.ndarray, tolerance: fl
     if mech.releases_values:
         raise InputError(f"distribution: {mech.name} releases values; its outputs have densities, give them one at a time")
     outs = mech.outputs(k)
-    if mech.is_above_threshold:
-        if k <= SEED_FAST_MAX_K or mech.threshold_noise.is_none:
-            # no threshold noise: the seed's path is a product of point events, O(k), no quadrature
-            from verify.probabilities import fast_log_distribution as seed_fast
+    if mech.is_above_threshold and (k <= SEED_FAST_MAX_K or mech.threshold_noise.is_none):
+        # no threshold noise: the seed's path is a product of point events, O(k), no quadrature
+        from verify.probabilities import fast_log_distribution as seed_fast
 
-            logp, refined = seed_fast(mech, q, tolerance)
-            return logp, outs, refined
+        logp, refined = seed_fast(mech, q, tolerance)
+        return logp, outs, refined
+    if halting_refusal(mech) is None:  # the halting kernel's precondition; else each outcome on the generic path
         res = halting_distribution(mech, q)
         logp = res.log_value.copy()
         refined = 0

@@ -1,7 +1,8 @@
 """Float64 log-probability (or log-density) of one outcome string, for every variant.
 
-The integrand (`verify.family.integrand`: pieces, caps, densities) is
-integrated by the Gauss–Legendre panels of `verify.family.fast` between all
+The integrand, the one description of the outcome (`verify.family.integrand`:
+pieces, caps, densities; read over the query columns by
+`verify.family.row_plan`), is integrated by the Gauss–Legendre panels of `verify.family.fast` between all
 kinks.  The panel count of a segment comes from the log-integrand's variation
 measured at its ends and midpoint (a first pass over the edges, in log space
 with the noise kernel of `verify.noise`), doubled plus one panel; tails are
@@ -40,37 +41,17 @@ from verify.family.fast import (
     tail_edges,
 )
 from verify.family.integrand import TermKind
-from verify.family.model import ABOVE, SparseVector, ThresholdPolicy
+from verify.family.model import ABOVE, SparseVector
+from verify.family.row_plan import row_plan
 from verify.noise import Gaussian, Noise
-
-
-def _pieces(mech: SparseVector, outcome: str):
-    """Per piece: list of (kind, query index, released index or None) and the released indices capping it."""
-    pieces, terms, caps = [], [], []
-    r = 0
-    rule = mech.release_rule  # its attributes (`verify.release.protocol`), never its name
-    for i, letter in enumerate(outcome):
-        if letter != ABOVE:
-            terms.append((TermKind.BELOW, i, None))
-            continue
-        if rule.above_term is not None:
-            terms.append((rule.above_term, i, r if rule.above_term is TermKind.DENSITY else None))
-        if rule.caps_threshold:
-            caps.append((i, r))
-        if rule.releases_values:
-            r += 1
-        if mech.threshold_policy is ThresholdPolicy.RESAMPLE:
-            pieces.append((terms, caps))
-            terms, caps = [], []
-    if terms or not pieces:
-        pieces.append((terms, caps))
-    return pieces
 
 
 def log_probability(mech: SparseVector, queries: np.ndarray, outcome: str, released: np.ndarray | Sequence | None = None) -> FastResult:
     """log Pr[outcome] (log density at the released values) for each row of ``queries`` (n, k).
 
-    ``released``: (n, number of A's) or one row broadcast to all."""
+    ``released``: (n, number of A's) or one row broadcast to all.  What is integrated is the one
+    description of the outcome (`verify.family.integrand.build`), read over the columns by
+    `verify.family.row_plan.row_plan`."""
     q = np.atleast_2d(np.asarray(queries, dtype=float))
     n, k = q.shape
     mech.check_outcome(outcome, k)
@@ -81,39 +62,32 @@ def log_probability(mech: SparseVector, queries: np.ndarray, outcome: str, relea
         if released is not None and np.size(released):
             mech.check_released(outcome, list(np.ravel(released)))
         v = np.zeros((n, 0))
+    plan = row_plan(mech, k, outcome)
     t = float(mech.threshold)
     a = q - t
     total = np.zeros(n)
     err = np.zeros(n)
-    # constants: the released values' densities (the rule's constant noise: X for a query release, Y for a fresh one)
-    r = 0
-    density = mech.release_rule.constant_noise(mech)
-    for i, letter in enumerate(outcome):
-        if letter != ABOVE or not mech.releases_values:
-            continue
-        if density is not None:
-            total += density.log_pdf(v[:, r] - q[:, i])
-        r += 1
-    pieces = _pieces(mech, outcome)
-    for terms, caps in pieces:
-        xs = np.zeros((n, len(terms)))
-        kinds = [kind for kind, _, _ in terms]
-        for c, (kind, i, ri) in enumerate(terms):
-            xs[:, c] = a[:, i] - (v[:, ri] if kind is TermKind.DENSITY else 0.0)
-            if kind is TermKind.DENSITY:
-                total = np.where(v[:, ri] < 0, -np.inf, total)
+    # constants: the released values' densities p(v_r - q_j), in the description's order
+    for noise, r, j in plan.constants:
+        total += noise.log_pdf(v[:, r] - q[:, j])
+    for piece in plan.pieces:
+        xs = np.zeros((n, len(piece.kinds)))
+        for c, (j, r) in enumerate(zip(piece.columns, piece.released)):
+            xs[:, c] = a[:, j] if r is None else a[:, j] - v[:, r]
+        for r in piece.nonnegative:
+            total = np.where(v[:, r] < 0, -np.inf, total)
         cap = None
-        for _i, ri in caps:
-            ci = v[:, ri] - t
+        for r in piece.caps:
+            ci = v[:, r] - t
             cap = ci if cap is None else np.minimum(cap, ci)
-        lv, e = _piece(mech, kinds, xs, cap)
+        lv, e = _piece(mech, list(piece.kinds), xs, cap)
         total = total + lv
         err = err + e
     # the pieces' and constants' logs added: each carries its own rounding (in err), the sum adds
     # at most one rounding of |total| per term
-    terms = len(pieces) + (outcome.count(ABOVE) if mech.releases_values else 0)
+    terms = len(plan.pieces) + plan.released
     err = err + EPS * (np.abs(total) + 1) * (terms + 1)
-    err = err + argument_rounding(mech, q, v, sum(len(p[0]) for p in pieces) + terms)
+    err = err + argument_rounding(mech, q, v, sum(len(p.kinds) for p in plan.pieces) + terms)
     return FastResult(total, np.where(np.isnan(total), np.inf, err))
 
 

@@ -1,5 +1,19 @@
 """All k+1 halting probabilities of AboveThreshold in float64 (cutoff 1, no release).
 
+What the kernel assumes is checked first (`halting_refusal`, one line why not; the front door
+`verify.family.fast_api` then integrates each outcome on the generic path):
+
+* the outcomes for k queries are B^{i-1}A (i = 1..k) and B^k, and the one description of each
+  (`verify.family.integrand`, read over the columns by `verify.piecewise.column_plan`) is one
+  uncapped piece F(z - a_1)···F(z - a_{i-1})·S(z - a_i) (F^k for B^k) without constants: the
+  chain below.  That is cutoff 1 (any threshold policy: the run halts before a resampling) and an
+  above's factor S_X (no release).  It is checked at k = 3 (the first k with an F·F prefix);
+  the description is built letter by letter, so the chain holds for every k once it holds there;
+* the query noise is Laplace, exponential or none (the kernel's codes, `kernel_mode`);
+* the threshold noise is Laplace or exponential: `variation_bound` takes its log-density's slope
+  to be at most 1/b, and p_Z is evaluated at the nodes (no threshold noise: no density; the seed's
+  point product serves it).
+
     Pr[B^{i-1}A] = ∫ p_Z(z) G_{i-1}(z) S(z - a_i) dz,  Pr[B^k] = ∫ p_Z(z) G_k(z) dz,
     G_i(z) = Π_{j<=i} F(z - a_j)
 
@@ -51,8 +65,10 @@ from verify.family.fast import (
     tail_edges,
     variation_bound,
 )
+from verify.family.integrand import TermKind
 from verify.family.model import SparseVector
 from verify.noise import Exponential, Laplace, Noise
+from verify.piecewise import column_plan
 
 TINY = 1e-290
 #: nodes whose running mass G·p_Z·w is below this fraction of the largest are left out (and bounded)
@@ -73,6 +89,41 @@ def kernel_mode(xn: Noise) -> int:
     raise InputError(f"query noise: the fast halting kernel covers Laplace, exponential and none, not {xn.family}")
 
 
+def _chain(plan) -> list[list[tuple[TermKind, int]]]:
+    """The (kind, column) sequence of each outcome of a `verify.piecewise.ColumnPlan`, in order."""
+    paths = []
+    for leaf in plan.trie.leaves:
+        path, node = [], leaf
+        while node:
+            parent, term = plan.trie.nodes[node - 1]
+            path.append(term)
+            node = parent
+        paths.append(path[::-1])
+    return paths
+
+
+#: the halting chain at k = 3: B^{i-1}A is F..F S, B^3 is F F F
+CHAIN = [[(TermKind.BELOW, j) for j in range(i)] + ([(TermKind.ABOVE, i)] if i < 3 else []) for i in range(4)]
+
+
+def halting_refusal(mech: SparseVector) -> str | None:
+    """Why the halting kernel does not serve ``mech`` (one line), or None if it does (module docstring)."""
+    zn, xn = mech.threshold_noise, mech.query_noise
+    if mech.is_discrete:
+        return f"{mech.name} has discrete noise (sums over the integers, verify.discrete)"
+    if not isinstance(zn.law, (Laplace, Exponential)):
+        return f"threshold noise {zn.family}: the kernel's panels and weights assume a Laplace or exponential density"
+    if not (xn.is_none or isinstance(xn.law, (Laplace, Exponential))):
+        return f"query noise {xn.family}: the kernel covers Laplace, exponential and none"
+    cut = "unlimited" if mech.cutoff is None else mech.cutoff
+    why = f"cutoff {cut}, release {mech.release.value}: the outcomes are not the halting chain B^(i-1)A, B^k of F...F·S factors"
+    try:
+        plan = column_plan(mech, 3)
+    except InputError as exc:
+        return f"{why} ({exc})"
+    return None if _chain(plan) == CHAIN else why
+
+
 def _kernel(xn: Noise, z: np.ndarray, omega: np.ndarray, count: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """`verify.family.halting_kernel.halting_rows` with the factors of `verify.family.fast.outer_factors`
     (one exp per element where those could overflow).  Returns (values, dropped, ε, δ)."""
@@ -86,7 +137,12 @@ def _kernel(xn: Noise, z: np.ndarray, omega: np.ndarray, count: np.ndarray, a: n
 
 
 def halting_distribution(mech: SparseVector, q: np.ndarray) -> FastResult:
-    """log Pr of B^{i-1}A (i = 1..k) and B^k for each row of q (n, k), with error estimates."""
+    """log Pr of B^{i-1}A (i = 1..k) and B^k for each row of q (n, k), with error estimates.
+
+    Refuses (`InputError`, the reason of `halting_refusal`) a variant the kernel does not serve."""
+    why = halting_refusal(mech)
+    if why is not None:
+        raise InputError(f"halting path: {why}")
     q = np.atleast_2d(np.asarray(q, dtype=float))
     n, k = q.shape
     zn, xn = mech.threshold_noise, mech.query_noise

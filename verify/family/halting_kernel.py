@@ -8,7 +8,9 @@ the k+1 halting probabilities of AboveThreshold are
     M_1 = ω,  M_{i+1}(n) = M_i(n)·F(z_n - a_i)
 
 (seed, Proof 1's conditioning on Z: the integrand of B^{i-1}A is p_Z·G_{i-1}·S_i
-with G_{i-1} = Π_{j<i} F(· - a_j)).  The queries are visited in their order, so
+with G_{i-1} = Π_{j<i} F(· - a_j)).  That the outputs are this chain (cutoff 1, no release) and the
+noises those of the three modes below is the caller's checked precondition
+(`verify.family.fast_halting.halting_refusal`).  The queries are visited in their order, so
 M_i = ω·G_{i-1} is updated in place: one multiply-add per node and query, no
 exp (F and S come from t = ½e^{λz_n}·e^{-λa_i}, an outer product of two
 precomputed vectors; ``direct``: one exp per node and query, where those two

@@ -90,6 +90,13 @@ def build(mech: SparseVector, queries: Sequence[object], outcome: str, released:
 
     ``queries`` are q_1..q_k; the outcome is validated against k (`SparseVector.check_outcome`)."""
     refuse_discrete(mech, "integrand")
+    return describe(mech, queries, outcome, released)
+
+
+def describe(mech: SparseVector, queries: Sequence[object], outcome: str, released: Sequence[object] | None = None) -> Integrand:
+    """The description itself, for any noise: `build` for the engines that integrate a density, and
+    for the discrete engine (`verify.discrete.plan`), which reads the same pieces and factors as
+    sums over ℤ (a term's x = q_i - t is then an integer; ties are its own law's business)."""
     q = parse_queries(queries)
     outcome = mech.check_outcome(outcome, len(q))
     values = mech.check_released(outcome, released)
