@@ -242,11 +242,11 @@ TARGETS = TARGETS + FAMILY_TARGETS
 #: `private` only from a proven bound; a change can make the search find a different (better or worse) point, never
 #: turn a wrong statement into a reported one.
 TUNING_PARAMETERS: tuple[tuple[str, str], ...] = (
-    ("verify.family.worstcase", "GRID_STEPS, GAP_STEPS, RELEASE_OFFSETS: the first phase's grid"),
-    ("verify.family.worstcase", "REFINE_BUDGET, ROW_BUDGET: Nelder-Mead iterations per coordinate (a start, a per-k row)"),
-    ("verify.family.worstcase", "REFINE_BOX, REFINE_XATOL, REFINE_FATOL: the refinement's clip box and stopping tolerances"),
-    ("verify.family.worstcase", "MOVE_RTOL: the relative improvement a fresh release's moved point needs to count"),
-    ("verify.family.worstcase", "MODERATE_STEPS, CLOSE_RTOL: the tightness study's moderate grid and its float64 filter"),
+    ("verify.family.search_tuning", "GRID_STEPS, GAP_STEPS, RELEASE_OFFSETS: the first phase's grid"),
+    ("verify.family.search_tuning", "REFINE_BUDGET, ROW_BUDGET: Nelder-Mead iterations per coordinate (a start, a per-k row)"),
+    ("verify.family.search_tuning", "REFINE_BOX, REFINE_XATOL, REFINE_FATOL: the refinement's clip box and stopping tolerances"),
+    ("verify.family.search_tuning", "MOVE_RTOL: the relative improvement a fresh release's moved point needs to count"),
+    ("verify.family.search_tuning", "MODERATE_STEPS, CLOSE_RTOL: the tightness study's moderate grid and its float64 filter"),
     ("verify.family.structured", "TAIL_EFOLDS, GAUSSIAN_TAIL_SCALES, GAUSSIAN_RATE_FACTOR, PANEL_EFOLDS, MIN_PANELS, MAX_PANELS, "
                                  "CHUNK_NODES: the float64 objective's quadrature (range, panels, chunking)"),
 )

@@ -56,6 +56,7 @@ from scipy import optimize
 from verify.discrete.rules import refuse_discrete
 from verify.errors import InputError
 from verify.exact import fmt
+from verify.family import search_tuning as tune
 from verify.family.bounds import ProvenBound, growth, growth_witness, proven_upper_bound, upper_bound_at, why_no_bound
 from verify.family.structured import Layout, family_log_probability, family_log_ratio, layouts
 from verify.family.witness import VIOLATION_DIGITS, BestSoFar, FamilyWitness, confirm, structured_pair
@@ -64,31 +65,6 @@ from verify.precision import MPMATH_LOCK
 from verify.ratio import log_ratio_from_logs
 from verify.release.protocol import Placement
 from verify.verdicts import MechanismVerdict, Tightness
-
-GRID_STEPS = (0.0, 1.0, 2.0, 4.0, 8.0, 16.0)
-GAP_STEPS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
-#: Nelder-Mead iterations per coordinate when a per-k row (not a search start) is refined.
-ROW_BUDGET = 30
-#: Offsets (in units of Δ) of a fresh released value from its above query on the grid.
-RELEASE_OFFSETS = (-1.0, 0.0, 1.0)
-
-# Tuning parameters of the search and the tightness study: they set the effort (how many points are tried, how far
-# Nelder-Mead goes) and so which point is found, never what a found point means: a loss is reported only as a
-# 50-digit confirmed witness and `private` only from a proven bound.  The mutation runner does not mutate them
-# (docs/mutation.md, "Tuning parameters").
-#: Nelder-Mead iterations per coordinate when a search start is refined.
-REFINE_BUDGET = 80
-#: The refinement clips every query to this many noise scales from t.
-REFINE_BOX = 40.0
-#: Nelder-Mead's stopping tolerances: on the coordinates (in noise scales) and on the float64 loss.
-REFINE_XATOL = 1e-4
-REFINE_FATOL = 1e-13
-#: A fresh release's moved point counts only where it beats its layout's best by more than this (relative).
-MOVE_RTOL = 1e-9
-#: The tightness study's moderate grid: queries at t + j·unit for these j (|q - t| <= 2 scales).
-MODERATE_STEPS = tuple(j / 2 for j in range(-4, 5))
-#: Grid points of the tightness study within this relative distance of the bound (float64) are confirmed at 50 digits.
-CLOSE_RTOL = 1e-9
 
 
 @dataclass
@@ -195,18 +171,18 @@ def _scale(shape: SparseVector) -> float:
 
 def _grid_layout(shape: SparseVector, lay: Layout, monotone: bool, scale: float, moves: bool = False) -> list[_Point]:
     """Phase 1: the geometric grid over (u, v, r) for every shift pattern; the best grid point per pattern.
-    ``moves`` (fresh release): the released value also moves off its A query (offsets `RELEASE_OFFSETS`),
+    ``moves`` (fresh release): the released value also moves off its A query (offsets `search_tuning.RELEASE_OFFSETS`),
     and the A query may move up (`_patterns`)."""
     d = float(shape.sensitivity)
-    steps = np.array(sorted({s * m for s in GRID_STEPS for m in (-1, 1)})) * scale
+    steps = np.array(sorted({s * m for s in tune.GRID_STEPS for m in (-1, 1)})) * scale
     u_ax = steps if lay.n_b else np.array([0.0])
     v_ax = steps if lay.n_a else np.array([0.0])
     r_ax = np.array([0.0])
     placement = shape.release_rule.placement  # where the rule puts its released value (`verify.release.protocol`)
     if placement is Placement.FREE and lay.n_a:
-        r_ax = np.array(GAP_STEPS) * scale
+        r_ax = np.array(tune.GAP_STEPS) * scale
     elif moves and lay.n_a:
-        r_ax = np.array(RELEASE_OFFSETS) * d  # the released value moves around the A query (its offset r - v)
+        r_ax = np.array(tune.RELEASE_OFFSETS) * d  # the released value moves around the A query (its offset r - v)
     uu, vv, rr = (a.reshape(-1) for a in np.meshgrid(u_ax, v_ax, r_ax, indexing="ij"))
     if placement is Placement.AT_QUERY:
         rr = vv + rr  # the released value at the A query (offset 0, or moving): the release factor gains its full Δ/b
@@ -220,7 +196,7 @@ def _grid_layout(shape: SparseVector, lay: Layout, monotone: bool, scale: float,
     return out
 
 
-def _refine(shape: SparseVector, p: _Point, scale: float, moves: bool = False, budget: int = REFINE_BUDGET) -> _Point:
+def _refine(shape: SparseVector, p: _Point, scale: float, moves: bool = False, budget: int = tune.REFINE_BUDGET) -> _Point:
     """Phase 2: Nelder-Mead from a grid point (queries clipped to 40 scales, at most ``budget`` iterations
     per coordinate); with ``moves`` a fresh released value's offset from its A query is a free variable too."""
     return _refine_once(shape, p, scale, shape.release_rule.placement is Placement.FREE or moves, budget)
@@ -237,7 +213,7 @@ def _refine_once(shape: SparseVector, p: _Point, scale: float, free_release: boo
     x0 = [a for a, used in ((p.u, lay.n_b), (p.v, lay.n_a), (r0, uses_r)) if used]
     if not x0:
         return p
-    box = REFINE_BOX * scale
+    box = tune.REFINE_BOX * scale
 
     def unpack(x):
         it = iter(np.clip(x, -box, box))
@@ -253,7 +229,7 @@ def _refine_once(shape: SparseVector, p: _Point, scale: float, free_release: boo
         return -min(val, 1e300) if np.isfinite(val) or val > 0 else 1e300
 
     res = optimize.minimize(obj, x0, method="Nelder-Mead",
-                            options={"xatol": REFINE_XATOL * scale, "fatol": REFINE_FATOL, "maxiter": budget * len(x0)})
+                            options={"xatol": tune.REFINE_XATOL * scale, "fatol": tune.REFINE_FATOL, "maxiter": budget * len(x0)})
     if -float(res.fun) > p.value:
         return _Point(-float(res.fun), lay, *unpack(res.x), p.s_b, p.s_a)
     return p
@@ -333,7 +309,7 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
     if rows:  # every reported row is a refined point, not a grid point
         for lay, p in list(best_of.items()):
             if not any(p is r for r in refined):
-                best_of[lay] = _refine(shape, p, scale, budget=ROW_BUDGET)
+                best_of[lay] = _refine(shape, p, scale, budget=tune.ROW_BUDGET)
                 by_k[lay.k] = max(by_k[lay.k], best_of[lay].value)
     if shape.release_rule.search_moves:
         refined += _release_moves(shape, monotone, scale, starts, [lay for lay in best_of], by_k, best_of, notes)
@@ -371,7 +347,7 @@ def _release_moves(shape: SparseVector, monotone: bool, scale: float, starts: in
     out = []
     for p in [_refine(shape, c, scale, moves=True) for c in cands[:starts]] + cands[starts:]:
         old = best_of[p.lay].value
-        if p.value > old + MOVE_RTOL * max(1.0, abs(old)):
+        if p.value > old + tune.MOVE_RTOL * max(1.0, abs(old)):
             best_of[p.lay] = p
             by_k[p.lay.k] = max(by_k[p.lay.k], p.value)
             out.append(p)
@@ -461,11 +437,11 @@ def _tightness(shape: SparseVector, res: FamilyWorstCase, best: _Point, unit: Fr
     bound = res.upper_bound.value
     scale = float(unit)
     lay = best.lay
-    grid = np.array([j * scale for j in MODERATE_STEPS])
+    grid = np.array([j * scale for j in tune.MODERATE_STEPS])
     uu, vv = (a.reshape(-1) for a in np.meshgrid(grid if lay.n_b else [0.0], grid if lay.n_a else [0.0], indexing="ij"))
     rr = vv.copy() if shape.release_rule.placement is Placement.AT_QUERY else np.zeros_like(uu)
     lr = family_log_ratio(shape, lay, uu, vv, rr, best.s_b, best.s_a)
-    close = np.flatnonzero(np.abs(lr - float(bound)) <= CLOSE_RTOL * float(bound))
+    close = np.flatnonzero(np.abs(lr - float(bound)) <= tune.CLOSE_RTOL * float(bound))
     with MPMATH_LOCK, mpmath.workdps(VIOLATION_DIGITS + 15):
         b = mpmath.mpf(bound.numerator) / bound.denominator
         if close.size:
