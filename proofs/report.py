@@ -41,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=flags.integer(1, limits.MAX_WORKERS), default=None, metavar="N",
                    help="processes for the mechanism checks, the claims and the family table's rows (default all cores)")
     p.add_argument("--no-claims", action="store_true", help="skip the claims of the proofs (mechanism checks only)")
-    p.add_argument("--no-family", action="store_true", help="skip the SVT family table (svt-verify family; about 30 s)")
+    p.add_argument("--no-family", action="store_true", help="skip the SVT family table (svt-verify family)")
     p.add_argument("--json", action="store_true", help="print one JSON object: mechanisms, claims, summary, seconds")
     add_progress_flag(p)
     p.set_defaults(func=run)
