@@ -1,0 +1,139 @@
+"""Tests written for the survivors of the family targets' second-round samples (seed 2202; third round).
+
+Each test states the rule it guards; the expected values are derived here (closed forms, enumeration, the
+support of a noise law), never by calling the function under test for the answer.  One class per mutation target
+(`benchmarks/mutation_score.py`); `tests/test_family_mutation_kills.py` and `..._kills2.py` hold the earlier rounds.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+
+from verify.family.delta import PairProfile
+from verify.family.oracle import output_probability
+from verify.family.sampler import sample
+from verify.family.witness import BestSoFar
+from verify.family.worstcase import family_worst_case
+from verify.mechanism import SparseVector
+from verify.noise import NoiseSpec
+from verify.verdicts import MechanismVerdict
+
+
+def variant(eps=Fraction(1, 10), delta=Fraction(1), t=Fraction(0), z=("laplace", 30), x=("laplace", 30), cutoff=1,
+            policy="shared", release="none", y=None) -> SparseVector:
+    """A variant with absolute noise scales (``z``, ``x``, ``y``: (family, scale))."""
+    return SparseVector(Fraction(eps), Fraction(delta), Fraction(t), NoiseSpec(z[0], absolute=Fraction(z[1])),
+                        NoiseSpec(x[0], absolute=Fraction(x[1])), cutoff=cutoff, threshold_policy=policy, release=release,
+                        release_spec=None if y is None else NoiseSpec(y[0], absolute=Fraction(y[1])))
+
+
+class TestDecisionKills3:
+    """The Gaussian restriction's note."""
+
+    def test_gaussian_search_at_one_query_has_no_restriction_note(self):
+        """Rule (`family_worst_case`): Gaussian noise with a shared threshold is searched at k = 1 only, and the note
+        saying so ("searched k = 1, not up to n") is written only when more than one query was asked for: at
+        max_queries = 1 nothing was restricted, so no note; at max_queries = 3 the note names 3."""
+        s = variant(z=("gaussian", 30), x=("gaussian", 30))
+        one = family_worst_case(s, max_queries=1, tightness_study=False)
+        assert not any("not up to" in n for n in one.notes), one.notes
+        three = family_worst_case(s, max_queries=3, tightness_study=False)
+        assert any("searched k = 1, not up to 3" in n for n in three.notes), three.notes
+
+
+class TestTightnessKills3:
+    """The push table's sign at v = 0."""
+
+    def test_push_counts_v_zero_as_plus(self):
+        """Rule (`_push`): sign(0) = +1 for the A queries too: a best point with v = 0 exactly pushes its A queries to
+        t + L; row j = 0 recomputed with the exact oracle (Mechanism One, t = 5, layout BA, B's at t - L)."""
+        from verify.family import worstcase as wc
+        from verify.family.structured import layouts
+
+        s = variant(t=Fraction(5))
+        r = family_worst_case(s, max_queries=2, tightness_study=False)
+        assert r.verdict is MechanismVerdict.PRIVATE
+        lay = next(lay for lay in layouts(s, 2) if lay.string(s) == "BA")
+        unit = Fraction(30)
+        table, fam = wc._push(s, r, wc._Point(0.0, lay, -7.0, 0.0, 0.0, 1.0, -1.0), unit, None)
+        assert "B queries at t - L, A queries at t + L" in fam
+        q = (s.threshold - unit, s.threshold + unit)
+        qn = (q[0] + 1, q[1] - 1)
+        with mpmath.workdps(60):
+            want = abs(mpmath.log(output_probability(s, q, "BA", (), 50)) - mpmath.log(output_probability(s, qn, "BA", (), 50)))
+            assert abs(table[0][2] - want) < mpmath.mpf(10) ** -40
+
+
+class TestWitnessKills3:
+    """The search's last best pair in JSON."""
+
+    def test_best_so_far_json_writes_inf_only_for_an_infinite_loss(self):
+        """Rule (`BestSoFar.to_json`): the loss is the string "inf" when infinite (JSON has no infinity), the float itself
+        otherwise."""
+        q, qn = (Fraction(1),), (Fraction(2),)
+        finite = BestSoFar(0.25, q, qn, "A", (), "refined").to_json()
+        assert finite["loss"] == 0.25 and finite["queries"] == ["1"] and finite["neighbour_queries"] == ["2"]
+        assert BestSoFar(float("inf"), q, qn, "A", (), "refined").to_json()["loss"] == "inf"
+
+
+class TestDeltaKills3:
+    """ε for a given δ at a prefix sum exactly equal to δ."""
+
+    def test_epsilon_for_a_delta_equal_to_the_infinite_loss_mass_is_finite(self):
+        """Rule (`PairProfile.epsilon_for`, Meiser & Mohammadi): ε(δ) = max(0, max over prefixes with A_j > δ of
+        log((A_j - δ)/B_j)), +∞ only when a prefix with A_j > δ has B_j = 0.  Two outputs, P = (1/2, 1/2),
+        P' = (0, 1): δ(ε') = 1/2 for every ε' >= 0 (the first output's mass; the second's term 1/2 - e^{ε'} <= 0), so
+        ε(1/2) = 0 (the prefix A_1 = 1/2 is not > 1/2), ε(1/4) = +∞, and ε(1/2) at A_2 = 1: log(1/2) < 0 -> 0."""
+        with mpmath.workdps(30):
+            half = mpmath.mpf(1) / 2
+            prof = PairProfile(("A", "B"), (half, half), (mpmath.mpf(0), mpmath.mpf(1)), 20)
+            assert prof.epsilon_for(Fraction(1, 2)) == 0
+            assert prof.epsilon_for(Fraction(1, 4)) == mpmath.inf
+            assert prof.delta_at(Fraction(0))[0] == half
+
+
+class TestReleaseDensityKills3:
+    """No threshold noise: the query release's cap."""
+
+    def test_no_threshold_noise_query_release_and_no_release(self):
+        """Rule (`_segment`, Z absent): the threshold is t exactly; a released value v = q + X >= t has density
+        p_X(v - q) = e^{-|v-q|/b}/(2b) (the cap v - t >= 0 is inactive), v < t has density 0; without an above the
+        probability is F_X(t - q) = e^{-(q-t)/b}/2 for q > t.  Laplace X, b = 2, q = 1, t = 0."""
+        s = variant(z=("none", 1), x=("laplace", 2), release="query")
+        with mpmath.workdps(30):
+            want = mpmath.exp(-mpmath.mpf(1) / 4) / 4
+            assert abs(output_probability(s, [1], "A", [Fraction(3, 2)]) - want) < mpmath.mpf(10) ** -25
+            assert output_probability(s, [1], "A", [Fraction(-1, 2)]) == 0
+            assert abs(output_probability(s, [1], "B") - mpmath.exp(-mpmath.mpf(1) / 2) / 2) < mpmath.mpf(10) ** -25
+
+
+class TestReleaseRuleKills3:
+    """The gap's support and the fresh release's sampler."""
+
+    def test_gap_release_has_no_density_below_zero(self):
+        """Rule (`GapRelease.nonnegative`): the gap q + X - (t + Z) is released only for an above, so it is >= 0; a
+        negative gap has density 0, a positive one the density of X - Z at g - (q - t): for two Laplace(b),
+        f(w) = (1 + |w|/b) e^{-|w|/b}/(4b).  b = 2, q = 1, t = 0, g = 1/2: w = -1/2."""
+        s = variant(z=("laplace", 2), x=("laplace", 2), release="gap")
+        with mpmath.workdps(30):
+            assert output_probability(s, [1], "A", [Fraction(-1, 2)]) == 0
+            w = mpmath.mpf(1) / 2 / 2
+            want = (1 + w) * mpmath.exp(-w) / 8
+            assert abs(output_probability(s, [1], "A", [Fraction(1, 2)]) - want) < mpmath.mpf(10) ** -20
+
+    def test_fresh_release_samples_query_plus_y(self):
+        """Rule (`FreshRelease.draw`): the released value is q + Y.  With exponential Y (support [0, ∞), mean b) every
+        released value is >= q (no false alarm: Y < 0 has probability 0), and the mean of v - q is b: with 20,000
+        runs the sample mean's standard error is b/√n; a deviation of 6 standard errors has probability about 2e-9
+        (normal approximation of the Gamma(n) mean): the false-alarm rate of this check.  Seeded (seed 2203)."""
+        b, q = 3.0, 5.0
+        s = variant(z=("laplace", 1), x=("laplace", 1), t=Fraction(-20), release="fresh", y=("exponential", 3))
+        got = sample(s, [q], 20_000, 2203)
+        v = got.released[:, 0]
+        v = v[~np.isnan(v)]
+        assert v.size > 19_000
+        assert np.all(v >= q)
+        assert abs((v - q).mean() - b) < 6 * b / np.sqrt(v.size)
