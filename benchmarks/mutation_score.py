@@ -205,7 +205,8 @@ FAMILY_TARGETS: tuple[Target, ...] = (
     Target("family-tightness", _FAMILY_SEARCH, ("_tightness", "_push"),
            _ids(VW, "test_attained_at_fifty_digits_and_not_one_digit_short", "test_approached_below_a_millionth_of_the_bound_and_loose_above")
            + _ids(GRD, "test_tightness_witness_above_the_bound_raises", "test_pushed_point_above_the_bound_raises")
-           + (f"{FK}::TestTightnessKills", f"{FK}::TestSearchKills::test_mechanism_two_attains_its_bound", f"{FK2}::TestTightnessKills2", f"{FK3}::TestTightnessKills3")),
+           + (f"{FK}::TestTightnessKills", f"{FK}::TestSearchKills::test_mechanism_two_attains_its_bound", f"{FK2}::TestTightnessKills2", f"{FK3}::TestTightnessKills3",
+              f"{FK3}::TestTightnessGridKills3")),
     Target("family-structured", ("verify.family.structured",),
            ("layouts", "_segment_log", "family_log_probability", "family_log_ratio", "_logsumexp", "string", "k"),
            (STR, f"{FK}::TestStructuredKills") + _ids(FV, "test_lyu4_loss_is_the_change_of_variables_bound")),

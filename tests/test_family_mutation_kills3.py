@@ -137,3 +137,39 @@ class TestReleaseRuleKills3:
         assert v.size > 19_000
         assert np.all(v >= q)
         assert abs((v - q).mean() - b) < 6 * b / np.sqrt(v.size)
+
+
+class TestTightnessGridKills3:
+    """The tightness study's moderate grid."""
+
+    def test_moderate_grid_is_t_plus_j_half_units(self, monkeypatch):
+        """Rule (`_tightness`, docs/mutation.md "Tuning parameters"): the moderate grid is t + j·unit/2, j = -4..4
+        (|q - t| <= 2 scales), on both axes of a layout with B's and A's: the 81 points (u, v) that the study evaluates
+        are recorded and compared with that product (Laplace Z, exponential X with scale 30: unit = 30; the best layout has B's and A's)."""
+        from verify.family import search_tuning as tune
+        from verify.family import worstcase as wc
+
+        seen: list[tuple[np.ndarray, np.ndarray]] = []
+        real_tightness, real_ratio = wc._tightness, wc.family_log_ratio
+        inside = []
+
+        def tightness(*a, **k):
+            inside.append(True)
+            try:
+                return real_tightness(*a, **k)
+            finally:
+                inside.pop()
+
+        def ratio(shape, lay, uu, vv, rr, sb, sa):
+            if inside:
+                seen.append((np.array(uu, dtype=float), np.array(vv, dtype=float)))
+            return real_ratio(shape, lay, uu, vv, rr, sb, sa)
+
+        monkeypatch.setattr(wc, "_tightness", tightness)
+        monkeypatch.setattr(wc, "family_log_ratio", ratio)
+        r = family_worst_case(variant(z=("laplace", 30), x=("exponential", 30)), max_queries=2)
+        assert r.verdict is MechanismVerdict.PRIVATE and seen
+        uu, vv = seen[0]
+        steps = [15.0 * j for j in range(-4, 5)]
+        assert tuple(tune.MODERATE_STEPS) == tuple(j / 2 for j in range(-4, 5))
+        assert sorted(zip(uu.tolist(), vv.tolist())) == sorted((a, b) for a in steps for b in steps)
