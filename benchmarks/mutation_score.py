@@ -212,7 +212,7 @@ FAMILY_TARGETS: tuple[Target, ...] = (
            (STR, f"{FK}::TestStructuredKills") + _ids(FV, "test_lyu4_loss_is_the_change_of_variables_bound")),
     Target("family-search", _FAMILY_SEARCH,
            ("_patterns", "_grid_layout", "_refine", "_refine_once", "_witness", "_scale", "_release_moves"),
-           (f"{FK}::TestSearchKills", f"{FK2}::TestSearchKills2", f"{FK2}::TestGapRefinementKills", f"{FK2}::TestSearchKills3") + _ids(FV, "test_lyu4_loss_is_the_change_of_variables_bound")),
+           (f"{FK}::TestSearchKills", f"{FK2}::TestSearchKills2", f"{FK2}::TestGapRefinementKills", f"{FK2}::TestSearchKills3", f"{FK3}::TestReleaseMovesKills3") + _ids(FV, "test_lyu4_loss_is_the_change_of_variables_bound")),
     Target("family-witness", ("verify.family.witness",), ("*",),
            _ids(VW, "test_not_private_just_above_epsilon_plus_tol_and_not_just_below", "test_unbounded_needs_an_infinite_loss_or_a_growth_proof")
            + _ids(FV, "test_witness_reproducible_with_ratio") + (f"{FK}::TestWitnessKills", f"{FK2}::TestWitnessKills2", f"{FK3}::TestWitnessKills3")),
@@ -221,7 +221,7 @@ FAMILY_TARGETS: tuple[Target, ...] = (
             "epsilon_for_delta", "pair_profile"),
            _ids(BND, "test_worst_delta_returns_the_best_pair_of_its_own_grid_with_the_right_neighbour",
                 "test_worst_delta_moves_the_earlier_queries_against_the_last_one")
-           + _ids(FV, "test_delta_identities") + (f"{FK}::TestDeltaKills", f"{FK2}::TestDeltaKills2", f"{FK2}::TestDeltaDefaultsKills", f"{FK3}::TestDeltaKills3", "tests/test_delta_search.py")),
+           + _ids(FV, "test_delta_identities") + (f"{FK}::TestDeltaKills", f"{FK2}::TestDeltaKills2", f"{FK2}::TestDeltaDefaultsKills", f"{FK3}::TestDeltaKills3", f"{FK3}::TestDeltaStartsKills3", "tests/test_delta_search.py")),
     Target("family-rdp", ("verify.family.rdp",), ("rdp", "delta", "__post_init__"),
            _ids(FV, "test_rdp_transcription_and_conversions")
            + _ids(FK, "TestDeltaKills::test_renyi_curve_and_its_validation", "TestDeltaKills::test_renyi_delta_is_the_minimum_over_orders",

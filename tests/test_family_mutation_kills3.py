@@ -11,6 +11,7 @@ from fractions import Fraction
 
 import mpmath
 import numpy as np
+import pytest
 
 from verify.family.delta import PairProfile
 from verify.family.oracle import output_probability
@@ -173,3 +174,76 @@ class TestTightnessGridKills3:
         steps = [15.0 * j for j in range(-4, 5)]
         assert tuple(tune.MODERATE_STEPS) == tuple(j / 2 for j in range(-4, 5))
         assert sorted(zip(uu.tolist(), vv.tolist())) == sorted((a, b) for a in steps for b in steps)
+
+
+class TestDeltaStartsKills3:
+    """The pair search's starting grid."""
+
+    def test_start_grid_is_thirteen_points_per_axis_and_every_other_for_three_queries(self, monkeypatch):
+        """Rule (`search_pair`, `worst_delta`; delta_search module docstring, step 1): the starts are the grid
+        u, v in {-8s + j·16s/(grid - 1)}, j = 0..grid-1, with the default grid = 13 (steps of 4s/3), every other point
+        of it (j even) for patterns of COARSE_FROM = 3 or more queries that use both u and v, plus the hand-picked
+        shapes.  The first batch the scorer receives is recorded and compared with that set, pattern by pattern
+        (Laplace Z and X with scale 30, up to 3 queries)."""
+        from verify.family import delta_search as ds
+
+        batches: list[list] = []
+        real = ds._Scorer
+
+        class Recorded(Exception):
+            pass
+
+        class Recording(real):
+            def __call__(self, points):  # record the starts, then stop the search (only the starts are checked)
+                batches.append(list(points))
+                raise Recorded
+
+        monkeypatch.setattr(ds, "_Scorer", Recording)
+        s = variant(z=("laplace", 30), x=("laplace", 30), cutoff=2)
+        with pytest.raises(Recorded):
+            ds.worst_delta(s, Fraction(1, 10), max_queries=3)
+        sc = Fraction(30)
+        axis = [sc * Fraction(4, 3) * j - 8 * sc for j in range(13)]
+        coarse = axis[::2]
+        by_pat: dict = {}
+        for pat, u, v in batches[0]:
+            by_pat.setdefault(pat, set()).add((u, v))
+        seen_coarse = seen_full = False
+        for pat, got in by_pat.items():
+            both = pat.uses_u and pat.uses_v
+            ax = coarse if both and len(pat.letters) >= 3 else axis
+            us, vs = (ax if pat.uses_u else [Fraction(0)]), (ax if pat.uses_v else [Fraction(0)])
+            want = {(u, v) for u in us for v in vs}
+            want |= {(sc * u if pat.uses_u else Fraction(0), sc * v if pat.uses_v else Fraction(0)) for u, v in ds.HAND_PICKED}
+            assert got == want, pat
+            seen_coarse |= both and len(pat.letters) == 3
+            seen_full |= both and len(pat.letters) == 2
+        assert seen_coarse and seen_full
+
+
+class TestReleaseMovesKills3:
+    """The fresh release's moved points: when a gain counts."""
+
+    def test_a_moved_point_counts_above_a_relative_gain_of_1e_minus_9_of_max_one_old(self, monkeypatch):
+        """Rule (`_release_moves`, its docstring): a moved point replaces its layout's best only where it beats it by
+        more than MOVE_RTOL·max(1, |old|) (float64 noise; MOVE_RTOL = 1e-9).  With old = 1/2 the margin is 1e-9 (the
+        max picks 1): a gain of 1.5e-9 counts, a gain of 0.5e-9 does not; with old = 4 the margin is 4e-9: a gain of
+        3e-9 does not count, 5e-9 does, and the same at old = -4 (|old|).  The candidates are injected (the grid and the refinement replaced), so only
+        the rule is exercised."""
+        from verify.family import search_tuning as tune
+        from verify.family import worstcase as wc
+        from verify.family.structured import layouts
+
+        assert tune.MOVE_RTOL == 1e-9
+        s = variant(release="fresh", y=("laplace", 30))
+        lay = next(lay for lay in layouts(s, 1) if lay.n_a)
+        for old, gains, counted in ((0.5, (1.5e-9, 0.5e-9), (True, False)), (4.0, (3e-9, 5e-9), (False, True)),
+                                    (-4.0, (3e-9, 5e-9), (False, True))):
+            cands = [wc._Point(old + g, lay, 0.0, 0.0, 1.0 + i, 0.0, -1.0) for i, g in enumerate(gains)]
+            monkeypatch.setattr(wc, "_grid_layout", lambda *a, cands=cands, **k: list(cands))
+            best_of = {lay: wc._Point(old, lay, 0.0, 0.0, 0.0, 0.0, -1.0)}
+            by_k = {lay.k: old}
+            out = wc._release_moves(s, False, 30.0, 0, [lay], by_k, best_of, [])
+            want = [c for c, ok in zip(cands, counted) if ok]
+            assert out == want, (old, out)
+            assert best_of[lay] is want[0] and by_k[lay.k] == want[0].value
