@@ -237,13 +237,13 @@ class TestReleaseMovesKills3:
         assert tune.MOVE_RTOL == 1e-9
         s = variant(release="fresh", y=("laplace", 30))
         lay = next(lay for lay in layouts(s, 1) if lay.n_a)
-        for old, gains, counted in ((0.5, (1.5e-9, 0.5e-9), (True, False)), (4.0, (3e-9, 5e-9), (False, True)),
-                                    (-4.0, (3e-9, 5e-9), (False, True))):
-            cands = [wc._Point(old + g, lay, 0.0, 0.0, 1.0 + i, 0.0, -1.0) for i, g in enumerate(gains)]
-            monkeypatch.setattr(wc, "_grid_layout", lambda *a, cands=cands, **k: list(cands))
-            best_of = {lay: wc._Point(old, lay, 0.0, 0.0, 0.0, 0.0, -1.0)}
-            by_k = {lay.k: old}
+        cases = ((0.5, 1.5e-9, True), (0.5, 0.5e-9, False), (4.0, 3e-9, False), (4.0, 5e-9, True), (-4.0, 3e-9, False),
+                 (-4.0, 5e-9, True))
+        for old, gain, counted in cases:  # one candidate at a time (the candidates are taken best first)
+            cand = wc._Point(old + gain, lay, 0.0, 0.0, 1.0, 0.0, -1.0)
+            monkeypatch.setattr(wc, "_grid_layout", lambda *a, cand=cand, **k: [cand])
+            first = wc._Point(old, lay, 0.0, 0.0, 0.0, 0.0, -1.0)
+            best_of, by_k = {lay: first}, {lay.k: old}
             out = wc._release_moves(s, False, 30.0, 0, [lay], by_k, best_of, [])
-            want = [c for c, ok in zip(cands, counted) if ok]
-            assert out == want, (old, out)
-            assert best_of[lay] is want[0] and by_k[lay.k] == want[0].value
+            assert out == ([cand] if counted else []), (old, gain)
+            assert best_of[lay] is (cand if counted else first) and by_k[lay.k] == best_of[lay].value
