@@ -404,6 +404,11 @@ EQUIVALENT: tuple[Equivalent, ...] = (
     _eq("verify/family/witness.py", "to_json", "self.digits + 15  ->  self.digits - 15", "to_json only reads stored values "
         "(the log ratio sets its own precision) and formats them with mpmath.nstr, which does not depend on the working "
         "precision", within="workdps(self.digits + 15)"),
+    # epsilon_for_delta's working precision frames only `delta_at`, which sets its own (`self.digits + 15`), and an
+    # exact 0: no arithmetic happens at the outer precision, so any change of it is inert
+    *(_eq("verify/family/delta.py", "epsilon_for_delta", ch, "the working precision around `prof.delta_at(ep)` (which "
+          "sets its own, digits + 15) and an exact mpf(0): nothing is computed at the outer precision",
+          within="workdps(digits + 15)") for ch in ("digits + 15  ->  digits - 15", "15  ->  16")),
     _eq("verify/family/worstcase.py", "_push", "0.0  ->  1.0", "the float64 value field of the pushed point: `_witness` "
         "reads only the point's layout, coordinates and shifts, never its value", within="_Point(0.0, best.lay"),
     # the family's guard digits: every decision compares values at tolerances of 10^-(digits-5) or coarser, and the
