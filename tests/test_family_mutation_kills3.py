@@ -276,3 +276,20 @@ class TestRowsKills3:
         wc.family_worst_case(variant(), max_queries=3, starts=1, rows=True, tightness_study=False)
         assert outputs and row_inputs
         assert not any(p is o for p in row_inputs for o in outputs)
+
+
+class TestStructuredKills3:
+    """Written after sample 3 (seed 2203): the float64 objective's gap support."""
+
+    def test_float64_objective_of_a_negative_gap_is_minus_infinity(self):
+        """Rule (`family_log_probability`, gap release): a released gap r < 0 has density 0, so its log is -inf at every
+        point with r < 0, and at r >= 0 it is the exact oracle's log density (one query, outcome A, Laplace b = 2, t = 0:
+        the density of X - Z at r - v, (1 + |w|/b) e^{-|w|/b}/(4b), w = r - v)."""
+        from verify.family.structured import family_log_probability, layouts
+
+        s = variant(z=("laplace", 2), x=("laplace", 2), release="gap")
+        lay = next(lay for lay in layouts(s, 1) if lay.n_a == 1)
+        got = family_log_probability(s, lay, [0.0, 0.0, 0.0], [1.0, 1.0, 1.0], [-0.5, -1e-9, 0.5])
+        assert got[0] == -np.inf and got[1] == -np.inf
+        w = 0.25
+        assert abs(got[2] - np.log((1 + w) * np.exp(-w) / 8)) < 1e-9
