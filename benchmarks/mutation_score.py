@@ -412,6 +412,16 @@ EQUIVALENT: tuple[Equivalent, ...] = (
     *(_eq("verify/family/worstcase.py", "obj", ch, "`val > 0` is evaluated only when `np.isfinite(val)` is false "
           "(val = +inf, -inf or nan), where val > 0, val >= 0 and val > 1 agree", within="np.isfinite(val) or val > 0")
       for ch in ("0  ->  1", "val > 0  ->  val >= 0")),
+    # `_patterns`' fallbacks are dead code: every pattern list built before them has a nonzero σ_A and a nonzero σ_B,
+    # and a layout has at least one letter, so `... or [(0, -1)]` and `... or [(1, 0)]` never take their right side
+    *(_eq("verify/family/worstcase.py", "_patterns", ch, "a fallback never evaluated: every pattern list has a nonzero "
+          "sigma_A and sigma_B, and a layout has at least one letter", context=c, within=w)
+      for ch, c, w in (("0  ->  1", "(0, -1)", "or [(0, -1)]"), ("-1  ->  1", "(0, -1)", "or [(0, -1)]"),
+                       ("1  ->  2", "-1", "or [(0, -1)]"), ("1  ->  2", "(1, 0)", "or [(1, 0)]"),
+                       ("0  ->  1", "(1, 0)", "or [(1, 0)]"))),
+    _eq("verify/family/structured.py", "_segment_log", "len(u) > 1  ->  len(u) >= 1", "at len(u) == 1 the dedup block "
+        "finds the one point distinct: pick = [0], len(pick) == len(u), so back = None and u, v, r are unchanged, as "
+        "in the else branch", within="if len(u) > 1:"),
     _eq("verify/family/worstcase.py", "_push", "0.0  ->  1.0", "the float64 value field of the pushed point: `_witness` "
         "reads only the point's layout, coordinates and shifts, never its value", within="_Point(0.0, best.lay"),
     # the family's guard digits: every decision compares values at tolerances of 10^-(digits-5) or coarser, and the
