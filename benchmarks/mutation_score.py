@@ -231,7 +231,7 @@ FAMILY_TARGETS: tuple[Target, ...] = (
     Target("release-densities", _RELEASE,
            ("_cdf_below", "_sf", "_pdf", "_factor_terms", "_segment", "density_factor", "factor_density", "point", "constant", "build",
             "mp_pdf", "mp_cdf", "mp_sf"),
-           (REL, f"{FK}::TestReleaseKills", f"{FK3}::TestReleaseDensityKills3")),
+           (REL, f"{FK}::TestReleaseKills", f"{FK3}::TestReleaseDensityKills3", f"{FK3}::TestClosedFormPointKills3")),
     Target("variant-flags", ("verify.cli.variant",), ("*",), (FLG, "tests/test_family_cli.py", f"{FK}::TestFlagKills", f"{FK2}::TestFlagKills2")),
     Target("release-rules", tuple(f"verify.release.{m}" for m in ("protocol", "registry", "none", "query", "gap", "fresh")), ("*",),
            ("tests/test_release_rules.py", REL, f"{FK}::TestReleaseKills", f"{FK3}::TestReleaseRuleKills3")),

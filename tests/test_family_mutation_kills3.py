@@ -293,3 +293,21 @@ class TestStructuredKills3:
         assert got[0] == -np.inf and got[1] == -np.inf
         w = 0.25
         assert abs(got[2] - np.log((1 + w) * np.exp(-w) / 8)) < 1e-9
+
+
+class TestClosedFormPointKills3:
+    """Written after sample 3 (seed 2203): the closed form without threshold noise."""
+
+    def test_closed_form_at_z_zero_is_the_product_of_laplace_cdf_and_survival(self):
+        """Rule (`verify.piecewise` `point`, no threshold noise: z = 0): a below at q contributes F_X(t - q) and an
+        above S_X(t - q); Laplace b = 2, t = 0 (textbook: F(d) = e^{d/b}/2 for d < 0, 1 - e^{-d/b}/2 for d >= 0):
+        Pr[B at q = 1] = e^{-1/2}/2, Pr[B at q = -1] = 1 - e^{-1/2}/2, Pr[BA at (1, -1)] = e^{-1/2}/2 · e^{-1/2}/2 = e^{-1}/4
+        (cutoff 1), all on the closed-form path at 30 digits."""
+        from verify.family.probability import evaluate
+
+        s = variant(z=("none", 1), x=("laplace", 2))
+        with mpmath.workdps(40):
+            h = mpmath.exp(-mpmath.mpf(1) / 2) / 2
+            for q, outcome, want in (([1], "B", h), ([-1], "B", 1 - h), ([1, -1], "BA", h * h)):
+                got = evaluate(s, q, outcome, method="closed")
+                assert got.method == "closed form" and abs(got.value - want) < mpmath.mpf(10) ** -25, (q, outcome)
