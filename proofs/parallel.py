@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import atexit
 import multiprocessing
-import signal
 from typing import Any
+
+from verify.parallel import ignore_sigint
 
 #: Sections with fewer claims than this are checked together, as one unit of work.
 SMALL_SECTION = 6
@@ -45,10 +46,6 @@ def _rows_of(ids: list[str]) -> list[dict[str, Any]]:
     return verdict_rows([get_claim(i) for i in ids])
 
 
-def _leave_ctrl_c_to_the_parent() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 class ClaimRows:
     """The verdict rows of every claim (or of the claims ``ids``), checked on ``workers`` processes from
     the moment this object is made, so that the caller can do other work meanwhile; `rows` waits for them.  ``workers = 1``: checked
@@ -61,7 +58,7 @@ class ClaimRows:
         self._parts: list[Any] = []
         if workers > 1:
             units = units_of_work(ids)
-            self._pool = multiprocessing.get_context().Pool(min(workers, len(units)), initializer=_leave_ctrl_c_to_the_parent)
+            self._pool = multiprocessing.get_context().Pool(min(workers, len(units)), initializer=ignore_sigint)
             self._parts = [self._pool.apply_async(_rows_of, (u,)) for u in units]
             atexit.register(self.close)
 

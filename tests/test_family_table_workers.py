@@ -61,7 +61,7 @@ def test_every_default_row_has_a_cost_for_the_hand_out_order():
 
 @pytest.mark.parametrize("bad", [0, -1, True, 1.5, "2"])
 def test_bad_workers_refused_by_the_library(bad):
-    with pytest.raises(InputError, match=r"--workers: .* must be an integer >= 1"):
+    with pytest.raises(InputError, match=r"^workers: .* must be an integer >= 1"):
         TableRun(FEW, workers=bad)
 
 

@@ -105,9 +105,18 @@ def _quiet_dask():
             lg.setLevel(level)
 
 
-def _ignore_sigint() -> None:
-    """Pool workers leave Ctrl-C to the parent, which cancels cleanly."""
+def ignore_sigint() -> None:
+    """Pool workers leave Ctrl-C to the parent, which cancels cleanly (a pool's ``initializer``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def worker_count(workers: int | None) -> int:
+    """``workers`` processes (None: all cores, `default_workers`), refused in one line unless an integer >= 1."""
+    if workers is None:
+        return default_workers()
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InputError(f"workers: {workers!r} must be an integer >= 1")
+    return workers
 
 
 def default_workers() -> int:
@@ -130,8 +139,8 @@ def executor_for(executor: Executor | None = None, workers: int | None = None, s
     """
     if executor is not None and scheduler is not None:
         raise InputError("executor: give either an Executor or a scheduler address, not both")
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise InputError(f"workers: {workers!r} must be an integer >= 1")
+    if workers is not None:
+        worker_count(workers)
     if executor is not None:
         yield executor, type(executor).__name__
         return
@@ -161,7 +170,7 @@ def executor_for(executor: Executor | None = None, workers: int | None = None, s
     if n == 1:
         yield None, "serial"
         return
-    pool = ProcessPoolExecutor(max_workers=n, initializer=_ignore_sigint)
+    pool = ProcessPoolExecutor(max_workers=n, initializer=ignore_sigint)
     try:
         yield pool, f"{n} processes"
     finally:

@@ -10,7 +10,7 @@ range over all reals).
 
 The rows are independent (each is one `family_worst_case`, deterministic), so
 `TableRun` runs them on worker processes (default: all cores,
-`verify.parallel.default_workers`; 1 runs them here, one after another).  The
+`verify.parallel.worker_count`; 1 runs them here, one after another).  The
 rows are handed out longest first (`ROW_COST`), each to the next free worker,
 and put back in the table's order: the rows are the same, field for field, as
 a serial run's except ``seconds``.  A row's seconds are its own: the wall time
@@ -21,7 +21,6 @@ waiting for a free worker is not counted), not CPU time.
 from __future__ import annotations
 
 import multiprocessing
-import signal
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -30,12 +29,11 @@ from typing import Any
 
 import mpmath
 
-from verify.errors import InputError
 from verify.exact import fmt, positive, to_fraction
 from verify.family.literature import LYU_CLAIMS, PUBLISHED_MACHINE, published_for
 from verify.family.presets import preset
 from verify.family.worstcase import FamilyWorstCase, family_worst_case
-from verify.parallel import default_workers
+from verify.parallel import ignore_sigint, worker_count
 from verify.precision import MPMATH_LOCK
 
 EPSILON = Fraction(1, 10)
@@ -163,19 +161,6 @@ def _run_row(task: tuple[int, str, int | None, int, bool, TableConfig]) -> tuple
     return i, FamilyRow(name, cutoff, res, config)
 
 
-def _leave_ctrl_c_to_the_parent() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def check_workers(workers: int | None) -> int:
-    """``workers`` (None: all cores), refused in one line unless an integer >= 1."""
-    if workers is None:
-        return default_workers()
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise InputError(f"--workers: {workers!r} must be an integer >= 1")
-    return workers
-
-
 class TableRun:
     """The rows of a table, run from the moment this object is made: on ``workers`` processes (at most one
     per row; the rows handed out longest first, `ROW_COST`), or, with one worker, here, one at a time as
@@ -186,13 +171,13 @@ class TableRun:
 
     def __init__(self, rows=ROWS, max_queries: int = 10, monotone: bool = False, config: TableConfig = DP_SNIPER,
                  workers: int | None = None) -> None:
-        n = min(check_workers(workers), len(rows))
+        n = min(worker_count(workers), len(rows))
         self._tasks = [(i, name, cutoff, max_queries, monotone, config) for i, (name, cutoff) in enumerate(rows)]
         self._pool = None
         self._results: Iterator[tuple[int, FamilyRow]] | None = None
         if n > 1:
             order = sorted(self._tasks, key=lambda t: -ROW_COST.get((t[1], t[2]), 1.0))  # stable: ties keep the table's order
-            self._pool = multiprocessing.get_context().Pool(n, initializer=_leave_ctrl_c_to_the_parent)
+            self._pool = multiprocessing.get_context().Pool(n, initializer=ignore_sigint)
             self._results = self._pool.imap_unordered(_run_row, order, chunksize=1)
 
     def __iter__(self) -> Iterator[tuple[int, FamilyRow]]:
