@@ -12,23 +12,14 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
+from test_family_mutation_kills2 import variant  # the same variant builder (absolute scales)
 
 from verify.family.delta import PairProfile
 from verify.family.oracle import output_probability
 from verify.family.sampler import sample
 from verify.family.witness import BestSoFar
 from verify.family.worstcase import family_worst_case
-from verify.mechanism import SparseVector
-from verify.noise import NoiseSpec
 from verify.verdicts import MechanismVerdict
-
-
-def variant(eps=Fraction(1, 10), delta=Fraction(1), t=Fraction(0), z=("laplace", 30), x=("laplace", 30), cutoff=1,
-            policy="shared", release="none", y=None) -> SparseVector:
-    """A variant with absolute noise scales (``z``, ``x``, ``y``: (family, scale))."""
-    return SparseVector(Fraction(eps), Fraction(delta), Fraction(t), NoiseSpec(z[0], absolute=Fraction(z[1])),
-                        NoiseSpec(x[0], absolute=Fraction(x[1])), cutoff=cutoff, threshold_policy=policy, release=release,
-                        release_spec=None if y is None else NoiseSpec(y[0], absolute=Fraction(y[1])))
 
 
 class TestDecisionKills3:
