@@ -180,19 +180,16 @@ def _segment_log(shape: SparseVector, n_b: int, n_a: int, u: np.ndarray, v: np.n
     `_segment_points` gives for the whole array."""
     if groups is not None or not _r_free(shape):
         return _segment_points(shape, n_b, n_a, u, v, r, groups)
+    back = None  # where each given point's value sits among the distinct points' (None: all distinct)
     if len(u) > 1:  # the distinct (u, v), bit for bit (0.0 and -0.0 apart), in the order they first occur
         bits = np.stack([u, v], axis=1).view(np.int64)
         _, first, inverse = np.unique(bits, axis=0, return_index=True, return_inverse=True)
-        order = np.argsort(first)
-        rank = np.empty_like(order)
-        rank[order] = np.arange(len(order))
-        pick, back = first[order], rank[inverse.reshape(-1)]
-        if len(pick) < len(u):
+        if len(first) < len(u):
+            order = np.argsort(first)
+            rank = np.empty_like(order)
+            rank[order] = np.arange(len(order))
+            pick, back = first[order], rank[inverse.reshape(-1)]
             u, v, r = u[pick], v[pick], r[pick]
-        else:
-            back = None
-    else:
-        back = None
     key = (shape, n_b, n_a, u.tobytes(), v.tobytes())
     with _MEMO_LOCK:
         out = _MEMO.get(key)
