@@ -209,7 +209,8 @@ FAMILY_TARGETS: tuple[Target, ...] = (
            + (f"{FK}::TestTightnessKills", f"{FK}::TestSearchKills::test_mechanism_two_attains_its_bound", f"{FK2}::TestTightnessKills2", f"{FK3}::TestTightnessKills3",
               f"{FK3}::TestTightnessGridKills3")),
     Target("family-structured", ("verify.family.structured",),
-           ("layouts", "_segment_log", "family_log_probability", "family_log_ratio", "_logsumexp", "string", "k"),
+           ("layouts", "_segment_log", "_segment_points", "_panel_rule", "_r_free", "family_log_probability", "family_log_ratio",
+            "_logsumexp", "string", "k"),
            (STR, f"{FK}::TestStructuredKills", f"{FK3}::TestStructuredKills3") + _ids(FV, "test_lyu4_loss_is_the_change_of_variables_bound")),
     Target("family-search", _FAMILY_SEARCH,
            ("_patterns", "_grid_layout", "_refine", "_refine_once", "_witness", "_scale", "_release_moves"),
@@ -393,6 +394,12 @@ EQUIVALENT: tuple[Equivalent, ...] = (
     _eq("verify/family/structured.py", "_segment_log", "1  ->  2", "(...).reshape(-1) -> .reshape(-2): numpy takes any negative "
         "size as the one unknown dimension (checked: np.arange(6).reshape(2, 3).reshape(-2) is [0 1 2 3 4 5])", context="-1",
         within="reshape(-1)"),
+    _eq("verify/family/structured.py", "_segment_points", "1  ->  2", "f.reshape(rows, -1) -> f.reshape(rows, -2): numpy takes "
+        "any negative size as the one unknown dimension", context="-1", within="reshape(f.shape[0], -1)"),
+    _eq("verify/family/structured.py", "_panel_rule", "64  ->  65", "the size of lru_cache's memory of panel rules: a cache "
+        "returns the values it would compute (only the time changes)", context="maxsize=64"),
+    _eq("verify/family/structured.py", "_panel_rule", "1  ->  2", "(...).reshape(-1) -> .reshape(-2): numpy takes any negative "
+        "size as the one unknown dimension", context="-1", within="reshape(-1)"),
     # the noise families' mpmath forms at their branch point y = 0 (both branches give the same mpf, exactly)
     *(_eq(f"verify/noise/{fam}.py", fn, ch, f"at y = 0 both branches give the same value exactly ({why})", within=w)
       for fam, fn, ch, why, w in (
