@@ -103,9 +103,11 @@ def _sigint_after(args, delay: float) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(args, p.returncode, b"", err)
 
 
-#: Commands that run well past the last delay (about 10 s alone on 2 cores): one that finishes first could be
+#: Commands that run well past the last delay (6-29 s each alone on 2 cores, 2026-12-02): one that finishes first could be
 #: killed by SIGINT while the interpreter shuts down, after Python has put back the default handler.
-LONG = [["sweep", "--k", "4"], ["worst-case"], ["family"],
+LONG = [["sweep", "--k", "4"],
+        # the seed's worst case now ends in about 2 s: mixed Laplace/Gaussian noise (its 50-digit confirmation about 25 s)
+        ["worst-case", "--threshold-noise", "laplace", "--noise", "gaussian", "--max-queries", "2"], ["family"],
         ["prob", "--variant", "gaussian-svt", "--queries", "0,1,2", "--outcomes", "BBA", "--digits", "120"]]
 
 
@@ -165,7 +167,9 @@ class _Watched:
 
 @pytest.mark.slow
 def test_ctrl_c_in_worst_case_prints_the_best_pair_so_far():
-    w = _Watched(["worst-case", "--max-queries", "12", "--progress", "always"])
+    # a search that runs well past its first best pair: mixed Laplace/Gaussian noise (confirmation about 25 s)
+    w = _Watched(["worst-case", "--threshold-noise", "laplace", "--noise", "gaussian", "--max-queries", "2",
+                  "--progress", "always"])
     assert w.wait_for("err", "best loss so far"), w.text("err")[-500:]  # the search has a best pair
     assert w.interrupt() == 130
     out, err = w.text("out"), w.text("err")
