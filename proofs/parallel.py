@@ -16,7 +16,7 @@ import atexit
 import multiprocessing
 from typing import Any
 
-from verify.parallel import ignore_sigint
+from verify.parallel import ignore_sigint, sigint_deferred
 
 #: Sections with fewer claims than this are checked together, as one unit of work.
 SMALL_SECTION = 6
@@ -58,7 +58,8 @@ class ClaimRows:
         self._parts: list[Any] = []
         if workers > 1:
             units = units_of_work(ids)
-            self._pool = multiprocessing.get_context().Pool(min(workers, len(units)), initializer=ignore_sigint)
+            with sigint_deferred():  # Ctrl-C during the forks is delivered after them
+                self._pool = multiprocessing.get_context().Pool(min(workers, len(units)), initializer=ignore_sigint)
             self._parts = [self._pool.apply_async(_rows_of, (u,)) for u in units]
             atexit.register(self.close)
 

@@ -25,6 +25,7 @@ import os
 import signal
 import socket
 import struct
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
@@ -110,6 +111,36 @@ def ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+@contextmanager
+def sigint_deferred():
+    """Hold Ctrl-C back while this process forks its workers, then deliver it.
+
+    ``os.fork`` runs the interpreter's at-fork callbacks (logging registers
+    one).  A KeyboardInterrupt raised inside one of them is printed as
+    "Exception ignored" and lost, so a Ctrl-C pressed at that moment neither
+    stopped the command nor left it quietly.  Inside this block SIGINT only
+    records that it came; on leaving, the previous handler is restored and
+    the signal raised again, so the KeyboardInterrupt surfaces in the
+    caller's code.  Outside the main thread (where no handler can be set)
+    it does nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    came: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: came.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if came:
+            signal.raise_signal(signal.SIGINT)
+
+
+def _no_task() -> None:
+    """Submitted once so that a fork-started pool forks all its workers at once (`executor_for`)."""
+
+
 def worker_count(workers: int | None) -> int:
     """``workers`` processes (None: all cores, `default_workers`), refused in one line unless an integer >= 1."""
     if workers is None:
@@ -172,6 +203,8 @@ def executor_for(executor: Executor | None = None, workers: int | None = None, s
         return
     pool = ProcessPoolExecutor(max_workers=n, initializer=ignore_sigint)
     try:
+        with sigint_deferred():  # a fork-started pool forks every worker at its first submit: do it here
+            pool.submit(_no_task)
         yield pool, f"{n} processes"
     finally:
         pool.shutdown(wait=True, cancel_futures=True)

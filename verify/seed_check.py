@@ -27,7 +27,7 @@ import mpmath
 
 from verify.exact import fmt
 from verify.mechanism import AboveThreshold, SparseVector
-from verify.parallel import default_workers
+from verify.parallel import default_workers, sigint_deferred
 from verify.serialize import float_or_str
 from verify.verdicts import MechanismVerdict, SweepVerdict, Tightness
 
@@ -102,7 +102,9 @@ def check_seed_mechanisms(epsilon: object = 1, max_queries: int = 5, include_con
     if n == 1:
         return [_check_one(j) for j in jobs]
     with ProcessPoolExecutor(max_workers=min(n, len(jobs))) as pool:
-        return list(pool.map(_check_one, jobs))
+        with sigint_deferred():  # map submits every job, and the first submit forks the workers
+            results = pool.map(_check_one, jobs)
+        return list(results)
 
 
 def render_table(rows: list[SeedCheckRow]) -> str:

@@ -33,7 +33,7 @@ from verify.exact import fmt, positive, to_fraction
 from verify.family.literature import LYU_CLAIMS, PUBLISHED_MACHINE, published_for
 from verify.family.presets import preset
 from verify.family.worstcase import FamilyWorstCase, family_worst_case
-from verify.parallel import ignore_sigint, worker_count
+from verify.parallel import ignore_sigint, sigint_deferred, worker_count
 from verify.precision import MPMATH_LOCK
 
 EPSILON = Fraction(1, 10)
@@ -177,7 +177,8 @@ class TableRun:
         self._results: Iterator[tuple[int, FamilyRow]] | None = None
         if n > 1:
             order = sorted(self._tasks, key=lambda t: -ROW_COST.get((t[1], t[2]), 1.0))  # stable: ties keep the table's order
-            self._pool = multiprocessing.get_context().Pool(n, initializer=ignore_sigint)
+            with sigint_deferred():  # Ctrl-C during the forks is delivered after them (see sigint_deferred)
+                self._pool = multiprocessing.get_context().Pool(n, initializer=ignore_sigint)
             self._results = self._pool.imap_unordered(_run_row, order, chunksize=1)
 
     def __iter__(self) -> Iterator[tuple[int, FamilyRow]]:
