@@ -55,7 +55,8 @@ DECLARED_CLOSED_FORMS = {
 #: attributes or the resampling policy, each with the reason
 DECLARED_DESCRIPTIONS = {
     ("verify/family/oracle.py", "_segment"):
-        "the verdicts' independent re-check of every witness (plain mpmath.quad): it must not share the code it checks",
+        "the verdicts' independent re-check of every witness (plain mpmath quadrature, its own panels and rule): "
+        "it must not share the code it checks",
     ("verify/audit/laws.py", "grid_letter_laws"):
         "the audit's trapezoidal estimate of a candidate's letter law, only to rank candidate laws (about 1e-4); "
         "no probability the project reports comes from it",

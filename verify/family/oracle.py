@@ -1,7 +1,11 @@
 """Exact probability (or density) of one output of an SVT variant by direct mpmath quadrature.
 
 This is the verdicts' own, deliberately plain path: one 1-D integral per
-threshold segment, ``mpmath.quad`` split at every kink, at the digits asked.
+threshold segment, split at every kink, at the digits asked: a closed form for
+piecewise-exponential noise, else (Gaussian) Gauss-Legendre on equal panels over
+the integrand's mass with tanh-sinh (``mpmath.quad``) on the two infinite tails
+(`verify.family.oracle_rule`), two layouts compared, tanh-sinh on every panel when
+they disagree.
 It serves as the independent re-check of every witness ("every
 not_private witness re-checked by an independent path").
 
