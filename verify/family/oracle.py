@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from fractions import Fraction
+from functools import lru_cache
 
 import mpmath
 
@@ -45,7 +46,15 @@ from verify.release.protocol import TermKind
 
 
 def _mp(x: Fraction) -> mpmath.mpf:
-    return mpmath.mpf(x.numerator) / x.denominator
+    """x rounded to the working precision (remembered per precision: the integrand asks for the same few
+    scales and offsets at every node)."""
+    return _mp_at(x, mpmath.mp.prec)
+
+
+@lru_cache(maxsize=256)
+def _mp_at(x: Fraction, prec: int) -> mpmath.mpf:
+    with mpmath.workprec(prec):
+        return mpmath.mpf(x.numerator) / x.denominator
 
 
 def _cdf_below(law: Noise, y):

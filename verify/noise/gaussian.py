@@ -22,11 +22,19 @@ from verify.precision import MPMATH_LOCK
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 
 
+def _arb_to_mp(ball: Any, prec: int) -> Any:
+    """The ball's midpoint rounded to the working precision, or None when the ball is wider than that precision."""
+    if ball.is_zero() or ball.rel_accuracy_bits() < prec + 2:
+        return None
+    man, exp = ball.mid().man_exp()  # the midpoint exactly (``_mpf_`` flushes exponents below mpmath's range to 0)
+    return +mpmath.mpf((int(man), int(exp)))
+
+
 def half_erfc(y: Any, b: Any) -> Any:
     """``erfc(y/(b√2))/2`` at mpmath's working precision, by arb's erfc (python-flint, ``arb.erfc``) on the exact
     mpf inputs at 20 more bits, rounded once; mpmath's own ``erfc`` where arb's ball is wider than the working
     precision or an input is not finite.  Why: at 60 digits mpmath's erfc costs 27 µs at 1.2, 122 µs at 6
-    and 532 µs at 12 (pure-Python backend), arb's 4, 9 and 24 µs (benchmarks/bench_gaussian_oracle.py)."""
+    and 532 µs at 12 (pure-Python backend), arb's 4, 9 and 24 µs (timeit, 2026-12-06)."""
     y, b = mpmath.mpmathify(y), mpmath.mpmathify(b)
     if not (mpmath.isfinite(y) and mpmath.isfinite(b)) or b <= 0:
         return mpmath.erfc(y / (b * mpmath.sqrt(2))) / 2
@@ -36,10 +44,8 @@ def half_erfc(y: Any, b: Any) -> Any:
         prec = mpmath.mp.prec
         with flint.ctx.workprec(prec + 20):
             ball = (flint.arb(y) / (flint.arb(b) * flint.arb(2).sqrt())).erfc() / 2
-        if ball.is_zero() or ball.rel_accuracy_bits() < prec + 2:
-            return mpmath.erfc(y / (b * mpmath.sqrt(2))) / 2
-        man, exp = ball.mid().man_exp()  # the midpoint exactly (``_mpf_`` flushes exponents below mpmath's range to 0)
-        return +mpmath.mpf((int(man), int(exp)))
+        out = _arb_to_mp(ball, prec)
+        return mpmath.erfc(y / (b * mpmath.sqrt(2))) / 2 if out is None else out
 
 
 class Gaussian(NoiseFamily):
