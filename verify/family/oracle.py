@@ -345,7 +345,11 @@ def _segment(shape: SparseVector, q: list[Fraction], outcome: str, v: list[Fract
     fine, log_peak = _mass_panels(shape, q, outcome, v, a_index, seg, pts, cap, digits, panels)
     peak = mpmath.exp(mpmath.mpf(log_peak))  # any positive constant is exact here; this one makes quad's target relative
     scaled = lambda z: _pdf(zn, z) * integrand(z) / peak  # noqa: E731
-    val = (mpmath.quad(scaled, fine) if quadrature == "tanh-sinh" else oracle_rule.integrate(scaled, fine)) * peak
+    if quadrature == "tanh-sinh":
+        val = mpmath.quad(scaled, fine) * peak
+    else:  # the slope per half-panel is at most 3 on 2·digits + 20 panels and shrinks as the panels do
+        n = oracle_rule.points_for(mpmath.mp.dps, 3.0 * (2 * digits + 20) / (panels or 2 * digits))
+        val = oracle_rule.integrate(scaled, fine, n) * peak
     return const * val
 
 

@@ -9,7 +9,7 @@ factor e^{c·u} on the panel mapped to u ∈ [-1, 1], the error is about (c/2)^{
 (`verify.family.oracle._mass_panels`: 2·digits + 20 equal panels over the region where the log-integrand is
 within digits·ln 10 + 30 nats of its peak) keep that slope per half-panel c below about 2.4 for every
 Gaussian, Laplace or exponential factor (a quadratic log-integrand: c = (digits·ln 10 + 30)/(digits + 10));
-`points_for` takes c = 3 with a margin of 5 digits.  The rule is a heuristic like tanh-sinh's own error
+`points_for` takes c = 3 with a margin of 5 digits (c = 1.5 on the layout with twice the panels).  The rule is a heuristic like tanh-sinh's own error
 estimate; the guard is the oracle's: two panel layouts (one twice as fine) must agree to 10^-digits.
 
 The two infinite tails (beyond the region, at most e^{-(digits·ln 10 + 30)} of the peak) keep
