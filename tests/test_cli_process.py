@@ -104,7 +104,7 @@ def _sigint_after(args, delay: float) -> subprocess.CompletedProcess:
 
 
 #: Commands that run well past the last delay (6-9 s of CPU each alone, 2026-12-06: sweep 8.5, family 9.3, prob 5.9,
-#: delta 8.6): one that finishes first could be killed by SIGINT while the interpreter shuts down, after Python has put
+#: delta 7.8): one that finishes first could be killed by SIGINT while the interpreter shuts down, after Python has put
 #: back the default handler.
 LONG = [["sweep", "--k", "4"],
         # the δ search over gaussian-svt pairs of up to 2 queries, the best pair's δ by the exact oracle; the mixed
@@ -169,8 +169,8 @@ class _Watched:
 
 @pytest.mark.slow
 def test_ctrl_c_in_worst_case_prints_the_best_pair_so_far():
-    # a search that runs past its first best pair: mixed Laplace/Gaussian noise (first best pair at 1.9 s, end at 5.0 s
-    # on the loaded 2-core machine, 2026-12-06; the interrupt follows the line within 0.05 s)
+    # a search that runs past its first best pair: mixed Laplace/Gaussian noise (first best pair at 1.4 s, end at 3.3 s
+    # on the 2-core machine, 2026-12-06; the interrupt follows the line within 0.05 s)
     w = _Watched(["worst-case", "--threshold-noise", "laplace", "--noise", "gaussian", "--max-queries", "2",
                   "--progress", "always"])
     assert w.wait_for("err", "best loss so far"), w.text("err")[-500:]  # the search has a best pair
