@@ -70,7 +70,8 @@ class TestRefinementKills4:
         """Rule (`_refine`): the first evaluation is the grid point itself; the coordinates are u (B's), v (A's) and,
         for a layout with A's, a gap release's gap or (with moves) a fresh release's offset r - v; a value released at
         its A query otherwise keeps its offset (query release: r = v at every evaluation); a layout without A's has no
-        released value (r stays).  Checked by recording every evaluation, starts with v != 0 and offset Δ."""
+        released value (r stays); a letter the layout lacks sits at t (its coordinate 0).  Checked by recording every
+        evaluation, starts with v != 0 and offset Δ."""
         cases = (  # (variant, has B, has A, moves, start (u, v, r), r free?)
             (variant(release="query"), True, True, False, (-30.0, 60.0, 60.0), False),
             (variant(release="fresh", y=("laplace", 20)), True, True, True, (-30.0, 60.0, 61.0), True),
@@ -78,18 +79,19 @@ class TestRefinementKills4:
             (variant(release="gap"), True, False, False, (-30.0, 0.0, 0.0), False),
             (variant(release="gap"), True, True, False, (-30.0, 60.0, 30.0), True),
             (variant(), True, True, False, (-30.0, 60.0, 0.0), False),
+            (variant(), False, True, False, (0.0, 60.0, 0.0), False),
         )
         for s, has_b, has_a, moves, (u, v, r), free in cases:
             lay = lay_of(s, has_b, has_a)
             p = wc._Point(0.01, lay, u, v, r, 1.0, -1.0)
             seen = record_ratio(monkeypatch)
-            wc._refine(s, p, 30.0, moves=moves)
+            wc._refine(s, p, 30.0, moves=True) if moves else wc._refine(s, p, 30.0)  # moves off by default
             assert seen[0] == (u, v, r), (s.release, lay, moves, seen[0])
+            assert all(a == 0 for a, _, _ in seen) is not has_b and all(b == 0 for _, b, _ in seen) is not has_a
             offsets = {b - a for _, a, b in seen} if s.release_rule.placement.name == "AT_QUERY" else {b for *_, b in seen}
             assert (len(offsets) > 1) is free, (s.release, lay, moves, sorted(offsets)[:5])
             if not free:
                 assert offsets == {r - v if s.release_rule.placement.name == "AT_QUERY" else r}, (s.release, lay, moves)
-            assert len({a for a, _, _ in seen}) > 1 and (len({b for _, b, _ in seen}) > 1) is bool(lay.n_a)
 
     def test_options_are_the_documented_tolerances_and_budget_per_coordinate(self, monkeypatch):
         """Rule (`_refine`, `search_tuning`): Nelder-Mead stops at REFINE_XATOL noise scales (xatol = 1e-4·scale) and
@@ -362,3 +364,23 @@ class TestTightnessKills4:
                 return out
             _, _, confirmed = tightness(monkeypatch, s, lay, Fraction(10**9), f, mp65(0), fixed((0, 0), mp65(0), "BA"))
             assert [(p.u, p.v) for p in confirmed] == [(30.0, -30.0)] * n, lr
+
+    def test_push_releases_the_value_at_the_pushed_above_query(self):
+        """Rule (`_push`: "released value at the A query"): a fresh release's pushed point has its A query at
+        t + sign(v)·L and its released value there too.  Row j is recomputed with the exact oracle: q(D) = (t - L, t + L)
+        for output BA, released t + L, q(D') shifted by (+Δ, -Δ); L = unit·2^j, j = 0, 1 (Laplace Z, X, Y, scales 30)."""
+        from verify.family.oracle import output_probability
+
+        s = variant(release="fresh", y=("laplace", 30))
+        bound = proven_upper_bound(s)
+        lay = lay_of(s, True, True)
+        res = wc.FamilyWorstCase(s, False, 2, MechanismVerdict.PRIVATE, fixed((0, 0), mp65(0), "BA"), bound, None, False, None,
+                                 Tightness.LOOSE, "")
+        unit = Fraction(30)
+        table, _ = wc._push(s, res, wc._Point(0.0, lay, -7.0, 3.0, 3.0, 1.0, -1.0), unit, None)
+        for j in (0, 1):
+            L = unit * 2**j
+            q, qn, rel = (-L, L), (-L + 1, L - 1), (L,)
+            with mpmath.workdps(60):
+                want = abs(mpmath.log(output_probability(s, q, "BA", rel, 50)) - mpmath.log(output_probability(s, qn, "BA", rel, 50)))
+                assert abs(table[j][2] - want) < mpmath.mpf(10) ** -40, (j, table[j][2], want)
