@@ -203,7 +203,7 @@ FAMILY_TARGETS: tuple[Target, ...] = (
            + _ids(GRD, "test_search_witness_above_the_bound_raises", "test_per_k_row_above_its_bound_raises",
                   "test_verdict_rule_edges")
            + (f"{FK}::TestDecisionKills", f"{FK2}::TestDecisionKills2", f"{FK2}::TestProgressKills", f"{FK2}::TestTightnessRunsKills", f"{FK3}::TestDecisionKills3",
-              f"{FK3}::TestRowsKills3")),
+              f"{FK3}::TestRowsKills3", f"{FK4S}::TestOnBestKills4")),
     Target("family-tightness", _FAMILY_SEARCH, ("_tightness", "_push"),
            _ids(VW, "test_attained_at_fifty_digits_and_not_one_digit_short", "test_approached_below_a_millionth_of_the_bound_and_loose_above")
            + _ids(GRD, "test_tightness_witness_above_the_bound_raises", "test_pushed_point_above_the_bound_raises")

@@ -384,3 +384,18 @@ class TestTightnessKills4:
             with mpmath.workdps(60):
                 want = abs(mpmath.log(output_probability(s, q, "BA", rel, 50)) - mpmath.log(output_probability(s, qn, "BA", rel, 50)))
                 assert abs(table[j][2] - want) < mpmath.mpf(10) ** -40, (j, table[j][2], want)
+
+
+class TestOnBestKills4:
+    """`family_worst_case`'s ``on_best``: only a strict improvement is reported."""
+
+    def test_on_best_is_called_only_when_the_best_pair_strictly_improves(self, monkeypatch):
+        """Rule (`family_worst_case`: ``on_best`` is "called whenever the search's best pair improves, and with the
+        confirmed witness").  With the refinement replaced by the identity, the refined best equals the grid's best:
+        no call for the refinement; the search's calls have strictly increasing losses, then one confirmed call."""
+        monkeypatch.setattr(wc, "_refine", lambda shape, p, scale, moves=False, budget=80: p)
+        calls: list[BestSoFar] = []
+        wc.family_worst_case(variant(), max_queries=2, tightness_study=False, on_best=calls.append)
+        assert calls and calls[-1].confirmed and not any(c.confirmed for c in calls[:-1])
+        assert [c.stage for c in calls[:-1]] and all(c.stage.startswith("grid") for c in calls[:-1]), [c.stage for c in calls]
+        assert all(a.loss < b.loss for a, b in zip(calls[:-1], calls[1:-1]))
