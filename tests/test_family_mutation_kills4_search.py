@@ -32,13 +32,14 @@ from verify.verdicts import MechanismVerdict, Tightness
 
 @dataclass(frozen=True)
 class FixedLoss(FamilyWitness):
-    """A witness whose loss is the given mpf (a crafted input for a decision edge)."""
+    """A witness whose loss is the given mpf, or ``fixed()`` computed at the caller's working precision (a crafted
+    input for a decision edge that holds at any precision)."""
 
     fixed: Any = None
 
     @property
     def loss(self) -> mpmath.mpf:
-        return self.fixed
+        return self.fixed() if callable(self.fixed) else self.fixed
 
 
 def fixed(queries, loss, outcome="A") -> FixedLoss:
@@ -310,15 +311,22 @@ class TestTightnessKills4:
 
     def test_an_equally_good_moderate_witness_replaces_the_search_witness(self, monkeypatch):
         """Rule (`_tightness`): when attained, the moderate witness is reported unless the search's loss L is larger by
-        more than tol = 10^-45·max(1, ε): it replaces it at w.loss = L, and at w.loss = L - tol exactly (L = b + tol/2),
-        but not at w.loss = b - tol/2 < L - tol (L = b + 0.9·tol)."""
+        more than tol = 10^-45·max(1, ε): it replaces it at w.loss = L, and at w.loss = L - tol exactly (L = b + tol/2,
+        both computed at the working precision of the comparison), but not at w.loss = b - tol/2 < L - tol
+        (L = b + 0.9·tol)."""
         s = variant()
         b = proven_upper_bound(s).value
+
+        def B():
+            return mpmath.mpf(b.numerator) / b.denominator
+
+        def tol():
+            return wc._tol(s, 50)
+
         lay = lay_of(s, True, True)
         far = (300, 300)
-        with mpmath.workdps(65):
-            B, tol = mp65(b), wc._tol(s, 50)
-            cases = ((B, B, True), (B + tol / 2, B + tol / 2 - tol, True), (B + tol * mpmath.mpf("0.9"), B - tol / 2, False))
+        cases = ((B, B, True), (lambda: B() + tol() / 2, lambda: (B() + tol() / 2) - tol(), True),
+                 (lambda: B() + tol() * mpmath.mpf("0.9"), lambda: B() - tol() / 2, False))
         for search_loss, moderate, replaced in cases:
             search = fixed(far, search_loss, "BA")
             res, _, confirmed = tightness(monkeypatch, s, lay, b, lambda uu, vv, rr: 0 * uu + float(b), moderate, search)
@@ -338,15 +346,16 @@ class TestTightnessKills4:
             assert confirmed and res.tightness is word, (bound, res.tightness)
 
     def test_approached_includes_a_gap_of_exactly_a_millionth_of_the_bound(self, monkeypatch):
-        """Rule (`_tightness`): approached when bound - loss <= 10^-6·bound (inclusive).  Crafted: bound 10^6 and the
-        search's loss 10^6 - 1 (the gap 1 is exactly 10^-6·bound at 65 digits): approached; loss 10^6 - 3/2: loose.
-        No moderate point is close (their float64 loss is 0)."""
+        """Rule (`_tightness`): approached when bound - loss <= 10^-6·bound (inclusive).  Crafted: at the edge, bound 0
+        and the search's loss 0 (the gap 0 equals 10^-6·0 at any precision): approached; either side, bound 10^6 and
+        loss 10^6 - 1/2 (gap below 1): approached, loss 10^6 - 3/2: loose.  No moderate point is close (their float64
+        loss is 1, the bound 0 or 10^6)."""
         s = variant()
         lay = lay_of(s, True, True)
-        with mpmath.workdps(65):
-            assert mp65(Fraction(10**6)) - mp65(Fraction(10**6 - 1)) == mpmath.mpf("1e-6") * mp65(Fraction(10**6))
-        for loss, word in ((Fraction(10**6 - 1), Tightness.APPROACHED), (Fraction(2 * 10**6 - 3, 2), Tightness.LOOSE)):
-            res, _, confirmed = tightness(monkeypatch, s, lay, Fraction(10**6), lambda uu, vv, rr: 0 * uu, mp65(0),
+        for bound, loss, word in ((Fraction(0), Fraction(0), Tightness.APPROACHED),
+                                  (Fraction(10**6), Fraction(2 * 10**6 - 1, 2), Tightness.APPROACHED),
+                                  (Fraction(10**6), Fraction(2 * 10**6 - 3, 2), Tightness.LOOSE)):
+            res, _, confirmed = tightness(monkeypatch, s, lay, bound, lambda uu, vv, rr: 0 * uu + 1.0, mp65(0),
                                           fixed((0, 0), mp65(loss), "BA"))
             assert not confirmed and res.tightness is word, (loss, res.tightness)
 
