@@ -197,8 +197,11 @@ def _grid_layout(shape: SparseVector, lay: Layout, monotone: bool, scale: float,
 
 
 def _refine(shape: SparseVector, p: _Point, scale: float, moves: bool = False, budget: int = tune.REFINE_BUDGET) -> _Point:
-    """Phase 2: Nelder-Mead from a grid point (queries clipped to 40 scales, at most ``budget`` iterations
-    per coordinate); with ``moves`` a fresh released value's offset from its A query is a free variable too."""
+    """Phase 2: Nelder-Mead from a grid point (its first evaluation; queries clipped to 40 scales, at most ``budget``
+    iterations per coordinate).  Coordinates: u if the layout has B's, v if it has A's and, for a layout with A's, a
+    gap release's gap or (``moves``) a fresh released value's offset from its A query (a value released at its A
+    query otherwise keeps its offset).  Returns the start itself unless a strictly larger value is found (an
+    infinite loss, clamped inside Nelder-Mead, is returned as inf)."""
     return _refine_once(shape, p, scale, shape.release_rule.placement is Placement.FREE or moves, budget)
 
 
@@ -230,8 +233,9 @@ def _refine_once(shape: SparseVector, p: _Point, scale: float, free_release: boo
 
     res = optimize.minimize(obj, x0, method="Nelder-Mead",
                             options={"xatol": tune.REFINE_XATOL * scale, "fatol": tune.REFINE_FATOL, "maxiter": budget * len(x0)})
-    if -float(res.fun) > p.value:
-        return _Point(-float(res.fun), lay, *unpack(res.x), p.s_b, p.s_a)
+    found = -float(res.fun) if -float(res.fun) < 1e300 else math.inf  # obj's clamp of an infinite loss: inf
+    if found > p.value:
+        return _Point(found, lay, *unpack(res.x), p.s_b, p.s_a)
     return p
 
 
@@ -431,9 +435,11 @@ def verdict_rule(shape: SparseVector, witness: FamilyWitness, bound: ProvenBound
 
 def _tightness(shape: SparseVector, res: FamilyWorstCase, best: _Point, unit: Fraction, push_table: bool,
                digits: int | None) -> None:
-    """attained / approached / loose for a private variant (module docstring).  attained: a witness at moderate queries (|q - t| <= 2 scales, the best layout's grid) whose
-    50-digit loss equals the bound to 45 digits; approached: the confirmed gap bound - loss of the
-    (pushed) search witness is below 1e-6·bound; loose otherwise."""
+    """attained / approached / loose for a private variant (module docstring).  attained: of the moderate grid (|q - t| <=
+    2 scales, the best layout; an absent letter at t, a value released at its A query, a gap 0) the points whose float64
+    loss is within CLOSE_RTOL·bound of the bound, the one nearest t (least max |q - t|) confirmed at 50 digits, equal to
+    the bound within 10^-45 (inclusive; it is the witness unless the search's is larger by more than tol); approached:
+    bound - loss <= 1e-6·bound at the (pushed) search witness; loose otherwise."""
     bound = res.upper_bound.value
     scale = float(unit)
     lay = best.lay
