@@ -169,7 +169,9 @@ def _mass_panels(shape, q, outcome, v, a_index, seg, pts, cap, digits: int, pane
     the relative error then falls like 1e-16 (40 panels), 1e-32 (64) for a 2-query witness at 50 digits.
 
     Also returns the float64 log of the integrand's peak: the caller divides by it, because
-    ``mpmath.quad``'s error target is absolute (a 1e-699 integrand otherwise passes at the first degree)."""
+    ``mpmath.quad``'s error target is absolute (a 1e-699 integrand otherwise passes at the first degree).
+    No nodes (and a peak of -inf) when the integrand is 0 between every two kinks; ArithmeticError when
+    it found no mass and two kinks are too close for float64 to look between them."""
     import numpy as np
 
     zn, xn, t = shape.threshold_noise, shape.query_noise, shape.threshold
@@ -178,7 +180,12 @@ def _mass_panels(shape, q, outcome, v, a_index, seg, pts, cap, digits: int, pane
     lo, hi = min(kinks) - span, max(kinks) + span
     if cap is not None:
         hi = min(hi, float(cap))
-    z = np.linspace(lo, hi, 200_001)
+    # the grid, every kink and the midpoint of every two consecutive kinks: between two kinks each factor
+    # is either 0 throughout or positive throughout, so an interval of support narrower than the grid's
+    # step is still seen, and f = -inf at every point means that the integrand is 0 almost everywhere
+    inside = [k for k in kinks if lo <= k <= hi]
+    z = np.unique(np.concatenate([np.linspace(lo, hi, 200_001), inside,
+                                  [(x + y) / 2 for x, y in zip(inside, inside[1:])]]))
     f = zn.log_pdf(z)
     kind = shape.release_rule.above_term
     for i in seg:
@@ -190,11 +197,20 @@ def _mass_panels(shape, q, outcome, v, a_index, seg, pts, cap, digits: int, pane
         elif kind is not None:
             f = f + xn.log_sf(y)
     top = np.max(f)
+    if top == -np.inf:
+        exact = sorted(set(pts))
+        close = [(x, y) for x, y in zip(exact, exact[1:]) if abs(float(y) - float(x)) <= 4 * np.spacing(abs(float(x)))]
+        if close:
+            x, y = close[0]
+            raise ArithmeticError(f"output probability: the kinks {float(x)!r} and {float(y)!r} are within 4 float64 "
+                                  "spacings, and the float64 grid that locates the integrand's mass found none")
+        return [], top
     keep = np.flatnonzero(f >= top - (digits * math.log(10) + 30))
     a, b = z[max(keep[0] - 1, 0)], z[min(keep[-1] + 1, len(z) - 1)]
     n = panels or 2 * digits
     inner = [mpmath.mpf(a) + (mpmath.mpf(b) - mpmath.mpf(a)) * j / n for j in range(n + 1)]
-    inner += [_mp(k) for k in pts if a < k < b]
+    step = (hi - lo) / 200_000  # a kink rounded to float64 may sit on the far side of a or b: kept exact
+    inner += [_mp(k) for k in pts if a - step <= k <= b + step]
     upper = mpmath.inf if cap is None else _mp(cap)
     nodes = sorted({x for x in inner if x < upper})
     return [-mpmath.inf] + nodes + [upper], float(top)
@@ -343,6 +359,8 @@ def _segment(shape: SparseVector, q: list[Fraction], outcome: str, v: list[Fract
     if all(n.law.piecewise for n in (zn, xn)):
         return const * _closed_form(shape, q, outcome, v, a_index, seg, pts, cap)
     fine, log_peak = _mass_panels(shape, q, outcome, v, a_index, seg, pts, cap, digits, panels)
+    if not fine:  # the integrand is 0 between every two kinks (an impossible output)
+        return mpmath.mpf(0)
     peak = mpmath.exp(mpmath.mpf(log_peak))  # any positive constant is exact here; this one makes quad's target relative
     scaled = lambda z: _pdf(zn, z) * integrand(z) / peak  # noqa: E731
     if quadrature == "tanh-sinh":
