@@ -166,6 +166,7 @@ FV, STR, FLG = "tests/test_family_verdicts.py", "tests/test_structured_search.py
 FK, GRD = "tests/test_family_mutation_kills.py", "tests/test_worstcase_guard.py"
 FK2 = "tests/test_family_mutation_kills2.py"
 FK3 = "tests/test_family_mutation_kills3.py"
+FK4C = "tests/test_family_mutation_kills4_core.py"  # fourth round: structured, delta, decision, densities
 #: The family's search and decision (`verify.worstcase.decision` restates the result in the seed's terms).
 _FAMILY_SEARCH = ("verify.family.worstcase",)
 _SEED_VIEW = ("verify.worstcase.decision",)
@@ -202,7 +203,7 @@ FAMILY_TARGETS: tuple[Target, ...] = (
            + _ids(GRD, "test_search_witness_above_the_bound_raises", "test_per_k_row_above_its_bound_raises",
                   "test_verdict_rule_edges")
            + (f"{FK}::TestDecisionKills", f"{FK2}::TestDecisionKills2", f"{FK2}::TestProgressKills", f"{FK2}::TestTightnessRunsKills", f"{FK3}::TestDecisionKills3",
-              f"{FK3}::TestRowsKills3")),
+              f"{FK3}::TestRowsKills3", f"{FK4C}::TestDecisionKills4")),
     Target("family-tightness", _FAMILY_SEARCH, ("_tightness", "_push"),
            _ids(VW, "test_attained_at_fifty_digits_and_not_one_digit_short", "test_approached_below_a_millionth_of_the_bound_and_loose_above")
            + _ids(GRD, "test_tightness_witness_above_the_bound_raises", "test_pushed_point_above_the_bound_raises")
@@ -211,7 +212,8 @@ FAMILY_TARGETS: tuple[Target, ...] = (
     Target("family-structured", ("verify.family.structured",),
            ("layouts", "_segment_log", "_segment_points", "_panel_rule", "_r_free", "family_log_probability", "family_log_ratio",
             "_logsumexp", "string", "k"),
-           (STR, f"{FK}::TestStructuredKills", f"{FK3}::TestStructuredKills3") + _ids(FV, "test_lyu4_loss_is_the_change_of_variables_bound")),
+           (STR, f"{FK}::TestStructuredKills", f"{FK3}::TestStructuredKills3", "tests/test_structured_evaluator.py",
+            f"{FK4C}::TestStructuredKills4") + _ids(FV, "test_lyu4_loss_is_the_change_of_variables_bound")),
     Target("family-search", _FAMILY_SEARCH,
            ("_patterns", "_grid_layout", "_refine", "_refine_once", "_witness", "_scale", "_release_moves"),
            (f"{FK}::TestSearchKills", f"{FK2}::TestSearchKills2", f"{FK2}::TestGapRefinementKills", f"{FK2}::TestSearchKills3", f"{FK3}::TestReleaseMovesKills3") + _ids(FV, "test_lyu4_loss_is_the_change_of_variables_bound")),
@@ -223,7 +225,8 @@ FAMILY_TARGETS: tuple[Target, ...] = (
             "epsilon_for_delta", "pair_profile"),
            _ids(BND, "test_worst_delta_returns_the_best_pair_of_its_own_grid_with_the_right_neighbour",
                 "test_worst_delta_moves_the_earlier_queries_against_the_last_one")
-           + _ids(FV, "test_delta_identities") + (f"{FK}::TestDeltaKills", f"{FK2}::TestDeltaKills2", f"{FK2}::TestDeltaDefaultsKills", f"{FK3}::TestDeltaKills3", f"{FK3}::TestDeltaStartsKills3", "tests/test_delta_search.py")),
+           + _ids(FV, "test_delta_identities") + (f"{FK}::TestDeltaKills", f"{FK2}::TestDeltaKills2", f"{FK2}::TestDeltaDefaultsKills", f"{FK3}::TestDeltaKills3", f"{FK3}::TestDeltaStartsKills3", "tests/test_delta_search.py",
+                                                     f"{FK4C}::TestDeltaCompassKills4")),
     Target("family-rdp", ("verify.family.rdp",), ("rdp", "delta", "__post_init__"),
            _ids(FV, "test_rdp_transcription_and_conversions")
            + _ids(FK, "TestDeltaKills::test_renyi_curve_and_its_validation", "TestDeltaKills::test_renyi_delta_is_the_minimum_over_orders",

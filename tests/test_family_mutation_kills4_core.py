@@ -1,0 +1,189 @@
+"""Tests written for the survivors of the family targets' samples (fourth round: structured, delta, decision, densities).
+
+Each test states the rule it guards; the expected values are derived here (closed forms, the exact oracle, an
+independent re-run of a documented procedure), never by calling the function under test for the answer.  One class
+per mutation target (`benchmarks/mutation_score.py`); `tests/test_family_mutation_kills.py`, `..._kills2.py` and
+`..._kills3.py` hold the earlier rounds.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+from test_family_mutation_kills2 import variant  # the same variant builder (absolute scales)
+
+from verify.family.oracle import output_probability
+
+
+# --- family-delta: the compass search of `search_pair` ---------------------------------------------------------------
+def _compass(starts, f, s, reach, floor, margin, n_starts=4):
+    """The delta_search module docstring's step 2, written out independently: from the ``n_starts`` best starts, each
+    state (pattern, u, v, score, h) moves to the best of u ± h (patterns with B's), v ± h (patterns with A's) within
+    |u|, |v| <= reach, if that raises its score by more than ``margin(score)``, else halves h; states with h < floor
+    are done.  Returns (the batches of points scored, as sets; the best final state)."""
+    states = [[p, u, v, f(p, u, v), s] for p, u, v in sorted(starts, key=lambda x: -f(*x))[:n_starts]]
+    batches = []
+    while any(st[4] >= floor for st in states):
+        batch, best = set(), {}
+        for j, (p, u, v, _, h) in enumerate(states):
+            if h < floor:
+                continue
+            steps = ([(h, 0), (-h, 0)] if "B" in p.letters else []) + ([(0, h), (0, -h)] if "A" in p.letters else [])
+            for du, dv in steps:
+                if abs(u + du) <= reach and abs(v + dv) <= reach:
+                    batch.add((p, u + du, v + dv))
+                    val = f(p, u + du, v + dv)
+                    if j not in best or val > best[j][0]:
+                        best[j] = (val, u + du, v + dv)
+        if not batch:
+            break
+        batches.append(batch)
+        for j, st in enumerate(states):
+            if st[4] < floor:
+                continue
+            if j in best and best[j][0] > st[3] + margin(st[3]):
+                st[1], st[2], st[3] = best[j][1], best[j][2], best[j][0]
+            else:
+                st[4] = st[4] / 2
+    return batches, max(states, key=lambda st: st[3])
+
+
+class TestDeltaCompassKills4:
+    """The compass search of `search_pair` (delta_search module docstring, step 2) on synthetic scores."""
+
+    def _run(self, monkeypatch, score_of):
+        """Run `search_pair` with the scorer replaced by ``score_of(pattern, u, v)`` (exact Fractions in), recording
+        every batch it scores; Laplace Z and X of scale s = 30, cutoff 1, up to 3 queries, the default grid of 13."""
+        from verify.family import delta_search as ds
+
+        batches: list[list] = []
+
+        class Synthetic:
+            def __init__(self, shape, score):
+                pass
+
+            def __call__(self, points):
+                assert len(batches) < 500, "the compass search does not end"  # the expected runs take about 40 steps
+                batches.append(list(points))
+                return np.array([score_of(p, u, v) for p, u, v in points])
+
+        monkeypatch.setattr(ds, "_Scorer", Synthetic)
+        shape = variant(z=("laplace", 30), x=("laplace", 30), cutoff=1)
+        q, qn, val = ds.search_pair(shape, None, 3, 13)
+        return shape, batches, q, qn, val
+
+    @staticmethod
+    def _pair(shape, p, u, v):
+        """The documented pair: every B query at t + u, every A query at t + v; D' moves B's by sign·Δ, A's by -sign·Δ."""
+        t, d = shape.threshold, shape.sensitivity
+        q = tuple(t + (u if c == "B" else v) for c in p.letters)
+        qn = tuple(x + (p.sign * d if c == "B" else -p.sign * d) for x, c in zip(q, p.letters))
+        return q, qn
+
+    def test_compass_walks_to_the_reach_and_halves_down_to_s_over_256(self, monkeypatch):
+        """Rule (step 2, `REACH`, `STEP_HALVINGS`): with a score increasing in u and in v (u/s + v/(πs), plus a distinct
+        offset per pattern so that no two points tie), the four best starts are the patterns with both letters at
+        (8s, 8s); each compass step takes the best of u ± h, v ± h, so u climbs to the reach 16s by steps of s, then v,
+        and the queries stay within 16 scales of t, the edge |u| = 16s included ("within"); then h halves down to
+        s/2^8.  Every batch scored is the set the documented procedure scores, and the pair returned sits at
+        (t + 16s, t + 16s): queries exactly 16 scales from the threshold."""
+        s = Fraction(30)
+        offsets: dict = {}
+
+        def f(p, u, v):
+            key = (p.letters, p.sign)
+            if key not in offsets:  # a distinct offset per pattern, in the order first seen
+                offsets[key] = 1e-3 * len(offsets)
+            return float(u / s) + float(v / s) / math.pi + offsets[key]
+
+        shape, batches, q, qn, val = self._run(monkeypatch, f)
+        from verify.family.delta_search import _margin
+
+        want, top = _compass(batches[0], f, s, 16 * s, s / 256, lambda x: float(_margin(np.array([x]))[0]))
+        assert [set(b) for b in batches[1:]] == want
+        assert (top[1], top[2]) == (16 * s, 16 * s) and "B" in top[0].letters and "A" in top[0].letters
+        assert (q, qn) == self._pair(shape, top[0], 16 * s, 16 * s) and val == top[3]
+        assert max(abs(x) for b in batches[1:] for _, u, v in b for x in (u, v)) == 16 * s
+
+    def test_a_move_counts_only_when_it_beats_the_score_by_more_than_the_margin(self, monkeypatch):
+        """Rule (step 2, `_margin`): a state moves only where the best neighbour raises its score by *more* than the
+        float64 error of a score, m(S) = `_margin(S)`.  Scores: a peak at (0, 0) for each pattern with both letters
+        (offsets 0.1·i, so the four best starts are four such patterns at (0, 0)), lower elsewhere, with three
+        neighbours of the starts set by hand: one exactly S + m(S) (no move: not more than the margin), one S + 2m(S)
+        (a move), one S - m(S)/2 (no move: lower).  The batches and the result are those of the documented procedure."""
+        from verify.family.delta_search import _margin
+
+        s = Fraction(30)
+        margin = lambda x: float(_margin(np.array([x]))[0])  # noqa: E731
+        both = ["BBA+", "BBA-", "BA+", "BA-"]  # the four starts, best first
+
+        def base(p):
+            key = p.letters + ("+" if p.sign > 0 else "-")
+            return 0.1 * (len(both) - both.index(key)) if key in both else -10.0
+
+        special = {("BBA+", s, 0): lambda b: b + margin(b), ("BBA-", s, 0): lambda b: b + 2 * margin(b),
+                   ("BA+", -s, 0): lambda b: b - margin(b) / 2}
+
+        def f(p, u, v):
+            key = p.letters + ("+" if p.sign > 0 else "-")
+            b = base(p)
+            if (key, u, v) in special:
+                return special[(key, u, v)](b)
+            x, y = float(u / s), float(v / s)  # a strict maximum at (0, 0); no two neighbours of a point tie
+            return b - x * x * (1 if x > 0 else 2) - y * y * (3 if y > 0 else 4)
+
+        shape, batches, q, qn, val = self._run(monkeypatch, f)
+        want, top = _compass(batches[0], f, s, 16 * s, s / 256, margin)
+        assert [set(b) for b in batches[1:]] == want
+        firsts = {(p.letters + ("+" if p.sign > 0 else "-"), u, v) for p, u, v in batches[1]}
+        assert set(special) <= firsts  # the three hand-set neighbours are scored in the first compass step
+        moved = {p.letters + ("+" if p.sign > 0 else "-"): (u, v) for p, u, v in batches[2] if (u, v) == (2 * s, 0)}
+        assert set(moved) == {"BBA-"}  # only the move by 2m was taken: the next step starts from (s, 0)
+        assert (q, qn) == self._pair(shape, top[0], top[1], top[2]) and val == top[3]
+
+
+# --- family-decision: `on_best` ----------------------------------------------------------------------------------------
+class TestDecisionKills4:
+    """The partial results shown to a caller interrupted by Ctrl-C."""
+
+    def test_on_best_is_called_only_when_the_best_improves_then_with_the_witness(self):
+        """Rule (`family_worst_case`, ``on_best``): called whenever the search's best pair *improves* (strictly), and
+        once more with the confirmed witness.  Lyu Alg. 5 (no query noise, shared threshold) at two queries: the grid
+        at k = 2 finds an infinite loss (AB impossible on one side), the search stops there and the refinement keeps
+        that point (an infinite value is not refined): no improvement, so no "refined" call; the float64 values of
+        the unconfirmed calls increase strictly and end at +inf, and the last call is the confirmed witness."""
+        from verify.family.presets import preset
+        from verify.family.worstcase import family_worst_case
+
+        seen: list = []
+        r = family_worst_case(preset("lyu-5"), max_queries=2, tightness_study=False, on_best=seen.append)
+        assert any(n.startswith("infinite loss at") for n in r.notes), r.notes
+        unconfirmed = [b for b in seen if not b.confirmed]
+        assert seen[-1].confirmed and len(unconfirmed) == len(seen) - 1
+        assert all(a.loss < b.loss for a, b in zip(unconfirmed, unconfirmed[1:])), [(b.loss, b.stage) for b in seen]
+        assert unconfirmed[-1].loss == math.inf and all(b.stage.startswith("grid at k = ") for b in unconfirmed)
+
+
+# --- family-structured: the float64 objective ---------------------------------------------------------------------------
+class TestStructuredKills4:
+    """The query release's cap in the float64 objective."""
+
+    def test_query_release_without_threshold_noise_allows_a_released_value_equal_to_t(self):
+        """Rule (`_segment_points`' cap z <= r, the query release; `verify.release.query`): given Z = z, a released value
+        t + r is possible exactly when t + r >= t + z, i.e. z <= r, a closed condition.  Without threshold noise z = 0:
+        a released value equal to t (r = 0) has density p_X(r - v) > 0, below t (r < 0) density 0.  Laplace X, b = 2,
+        the A query at t + 1: log p_X(-1) = -1/2 - log 4; the exact oracle agrees at r = 0 and is 0 at r = -1/10^9."""
+        from verify.family.structured import family_log_probability, layouts
+
+        s = variant(z=("none", 1), x=("laplace", 2), release="query")
+        lay = next(lay for lay in layouts(s, 1) if lay.n_a == 1)
+        got = family_log_probability(s, lay, [0.0, 0.0], [1.0, 1.0], [0.0, -1e-9])
+        assert abs(got[0] - (-0.5 - math.log(4))) < 1e-12 and got[1] == -np.inf
+        with mpmath.workdps(30):
+            t = s.threshold
+            at_t = output_probability(s, (t + 1,), "A", (t,), 30)
+            assert abs(mpmath.log(at_t) - (-mpmath.mpf(1) / 2 - mpmath.log(4))) < mpmath.mpf(10) ** -25
+            assert output_probability(s, (t + 1,), "A", (t - Fraction(1, 10**9),), 30) == 0
