@@ -226,7 +226,7 @@ FAMILY_TARGETS: tuple[Target, ...] = (
            _ids(BND, "test_worst_delta_returns_the_best_pair_of_its_own_grid_with_the_right_neighbour",
                 "test_worst_delta_moves_the_earlier_queries_against_the_last_one")
            + _ids(FV, "test_delta_identities") + (f"{FK}::TestDeltaKills", f"{FK2}::TestDeltaKills2", f"{FK2}::TestDeltaDefaultsKills", f"{FK3}::TestDeltaKills3", f"{FK3}::TestDeltaStartsKills3", "tests/test_delta_search.py",
-                                                     f"{FK4C}::TestDeltaCompassKills4")),
+                                                     f"{FK4C}::TestDeltaCompassKills4", f"{FK4C}::TestDeltaWrapperKills4")),
     Target("family-rdp", ("verify.family.rdp",), ("rdp", "delta", "__post_init__"),
            _ids(FV, "test_rdp_transcription_and_conversions")
            + _ids(FK, "TestDeltaKills::test_renyi_curve_and_its_validation", "TestDeltaKills::test_renyi_delta_is_the_minimum_over_orders",

@@ -145,6 +145,30 @@ class TestDeltaCompassKills4:
         assert (q, qn) == self._pair(shape, top[0], top[1], top[2]) and val == top[3]
 
 
+class TestDeltaWrapperKills4:
+    """`verify.family.delta`'s re-export of the pair search."""
+
+    def test_the_delta_modules_worst_delta_has_the_searchs_defaults_and_passes_them(self, monkeypatch):
+        """Rule (`verify.family.delta.worst_delta`: "the largest exact δ(ε') the search finds
+        (`verify.family.delta_search.worst_delta`)"): the same function under a second name, so the same defaults
+        (max_queries, grid, digits), and every argument passed through unchanged (recorded from the search's side)."""
+        import inspect
+
+        from verify.family import delta, delta_search
+
+        def defaults(fn):
+            return {k: p.default for k, p in inspect.signature(fn).parameters.items()}
+
+        assert defaults(delta.worst_delta) == defaults(delta_search.worst_delta)
+        s = variant()
+        want = defaults(delta_search.worst_delta) | {"mech": s, "epsilon_prime": Fraction(1, 10)}
+        seen: list = []
+        monkeypatch.setattr(delta_search, "worst_delta", lambda *a, **k: seen.append((a, k)) or "result")
+        assert delta.worst_delta(s, Fraction(1, 10)) == "result"
+        (args, kw), = seen
+        assert dict(zip(("mech", "epsilon_prime"), args)) | kw == want
+
+
 # --- family-decision: `on_best` ----------------------------------------------------------------------------------------
 class TestDecisionKills4:
     """The partial results shown to a caller interrupted by Ctrl-C."""
@@ -165,6 +189,56 @@ class TestDecisionKills4:
         assert seen[-1].confirmed and len(unconfirmed) == len(seen) - 1
         assert all(a.loss < b.loss for a, b in zip(unconfirmed, unconfirmed[1:])), [(b.loss, b.stage) for b in seen]
         assert unconfirmed[-1].loss == math.inf and all(b.stage.startswith("grid at k = ") for b in unconfirmed)
+
+
+    def test_push_table_only_when_asked(self):
+        """Rule (`family_worst_case(..., push_table=False)`): the push table is tabulated only when asked for; by default
+        a private variant's result has no push rows and no push family.  Asked for, the same variant (the seed's
+        Mechanism Two at one query, private by its bound) gets the documented eight rows L = unit·2^j, j = 0..7."""
+        from verify.family.worstcase import family_worst_case
+        from verify.verdicts import MechanismVerdict
+
+        s = variant(z=("exponential", 30), x=("exponential", 30))
+        plain = family_worst_case(s, max_queries=1)
+        assert plain.verdict is MechanismVerdict.PRIVATE and plain.push == [] and plain.push_family is None
+        asked = family_worst_case(s, max_queries=1, push_table=True)
+        assert [L for _, L, _ in asked.push] == [Fraction(30) * 2**j for j in range(8)] and asked.push_family
+
+    def test_progress_k_is_reported_once_every_layout_of_k_queries_is_searched(self, monkeypatch):
+        """Rule (`family_worst_case`'s ``progress(k)``): called when the layouts with k queries are searched, i.e. after
+        the grid of every layout with k queries and before any layout with more (the caller shows progress as it
+        happens).  The grid calls are recorded (cutoff 1, up to 3 queries: layouts A; BA; BBB, BBA): at progress(1) the
+        searched layouts have k = 1 only, at progress(2) k <= 2, at progress(3) all of them."""
+        from verify.family import worstcase as wc
+
+        real = wc._grid_layout
+        searched: list[int] = []
+
+        def grid(shape, lay, *a, **k):
+            searched.append(lay.k)
+            return real(shape, lay, *a, **k)
+
+        monkeypatch.setattr(wc, "_grid_layout", grid)
+        at: dict[int, list[int]] = {}
+        wc.family_worst_case(variant(cutoff=1), max_queries=3, tightness_study=False,
+                             progress=lambda k: at.setdefault(k, sorted(searched)))
+        assert sorted(searched) == [1, 2, 3, 3]
+        assert at == {1: [1], 2: [1, 2], 3: [1, 2, 3, 3]}
+
+    def test_a_witness_is_reconfirmed_at_fifty_digits_only_when_it_exceeds_epsilon(self):
+        """Rule (`family_worst_case`'s ``digits``; `_decide`): the witnesses are confirmed at the digits asked, and a
+        witness whose loss exceeds ε (+ tol) is re-confirmed at 50 before `not_private` is said.  At digits = 20: the
+        seed's Mechanism Two (loss below ε = 1/10) keeps its 20-digit witness; Laplace b = 30 with ε = 1/100 (one
+        query: loss up to 1/30 > ε) is re-confirmed, its witness at 50 digits."""
+        from verify.family.worstcase import family_worst_case
+        from verify.verdicts import MechanismVerdict
+
+        private = family_worst_case(variant(z=("exponential", 30), x=("exponential", 30)), max_queries=1, digits=20,
+                                    tightness_study=False)
+        assert private.verdict is MechanismVerdict.PRIVATE and private.loss <= mpmath.mpf(1) / 10
+        assert private.witness.digits == 20
+        leaky = family_worst_case(variant(eps=Fraction(1, 100)), max_queries=1, digits=20, tightness_study=False)
+        assert leaky.verdict is MechanismVerdict.NOT_PRIVATE and leaky.witness.digits == 50
 
 
 # --- family-structured: the float64 objective ---------------------------------------------------------------------------
