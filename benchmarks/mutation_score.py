@@ -432,6 +432,9 @@ EQUIVALENT: tuple[Equivalent, ...] = (
     _eq("verify/family/structured.py", "_segment_log", "len(u) > 1  ->  len(u) >= 1", "at len(u) == 1 the dedup block "
         "finds the one point distinct: pick = [0], len(pick) == len(u), so back = None and u, v, r are unchanged, as "
         "in the else branch", within="if len(u) > 1:"),
+    _eq("verify/family/structured.py", "layouts", "1  ->  2", "the resampled layouts' j loop up to max_queries + 1: the "
+        "extra j = max_queries + 1 is always skipped (n_a >= 1: used = n_a(j + 1) > max_queries; n_a = 0: j > 0), so the "
+        "same layouts", context="max_queries + 1", within="for j in range(0, max_queries + 1)"),
     _eq("verify/family/worstcase.py", "_push", "0.0  ->  1.0", "the float64 value field of the pushed point: `_witness` "
         "reads only the point's layout, coordinates and shifts, never its value", within="_Point(0.0, best.lay"),
     # the family's guard digits: every decision compares values at tolerances of 10^-(digits-5) or coarser, and the

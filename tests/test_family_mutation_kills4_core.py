@@ -13,6 +13,7 @@ from fractions import Fraction
 
 import mpmath
 import numpy as np
+import pytest
 from test_family_mutation_kills2 import variant  # the same variant builder (absolute scales)
 
 from verify.family.oracle import output_probability
@@ -239,6 +240,18 @@ class TestDecisionKills4:
         assert private.witness.digits == 20
         leaky = family_worst_case(variant(eps=Fraction(1, 100)), max_queries=1, digits=20, tightness_study=False)
         assert leaky.verdict is MechanismVerdict.NOT_PRIVATE and leaky.witness.digits == 50
+
+
+    @pytest.mark.parametrize("mech", [object(), "lyu-1", 3])
+    def test_a_non_variant_is_refused_in_one_line(self, mech):
+        """Rule (`family_worst_case`: ``mech`` is a seed `AboveThreshold` or a `SparseVector`; `as_variant`): anything
+        else is refused with the one-line `InputError` naming it ("is not an SVT variant"), not a traceback from deeper
+        in (only a variant can be asked whether its noise is discrete)."""
+        from verify.errors import InputError
+        from verify.family.worstcase import family_worst_case
+
+        with pytest.raises(InputError, match="is not an SVT variant"):
+            family_worst_case(mech, max_queries=1)
 
 
 # --- family-structured: the float64 objective ---------------------------------------------------------------------------
