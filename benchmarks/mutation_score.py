@@ -435,6 +435,15 @@ EQUIVALENT: tuple[Equivalent, ...] = (
     _eq("verify/family/structured.py", "layouts", "1  ->  2", "the resampled layouts' j loop up to max_queries + 1: the "
         "extra j = max_queries + 1 is always skipped (n_a >= 1: used = n_a(j + 1) > max_queries; n_a = 0: j > 0), so the "
         "same layouts", context="max_queries + 1", within="for j in range(0, max_queries + 1)"),
+    _eq("verify/family/structured.py", "_logsumexp", "0.0  ->  1.0", _MASKED + " (np.isfinite(top): a row whose largest "
+        "term is not finite is -inf whatever its placeholder shift)", context="np.where(np.isfinite(top), top, 0.0)"),
+    _eq("verify/family/structured.py", "_segment_log", "False  ->  True", "the read-only flag of a remembered array: "
+        "nothing writes into `_MEMO`'s arrays (a caller gets `out.copy()` or `out[back]`, a fancy index: both new "
+        "arrays), so the flag is never consulted", within="out.flags.writeable = False"),
+    _eq("verify/family/structured.py", "_segment_log", "len(first) < len(u)  ->  len(first) <= len(u)", "with every point "
+        "distinct (len(first) == len(u)) the dedup block is the identity: `first` is a permutation, order = argsort(first) "
+        "gives pick = first[order] = 0..n-1, and back = rank[inverse] = 0..n-1 (the first occurrence of point i is i), so "
+        "u, v, r keep their values and bits (the memo key is the same bytes) and out[back] has out's values"),
     _eq("verify/family/worstcase.py", "_push", "0.0  ->  1.0", "the float64 value field of the pushed point: `_witness` "
         "reads only the point's layout, coordinates and shifts, never its value", within="_Point(0.0, best.lay"),
     # the family's guard digits: every decision compares values at tolerances of 10^-(digits-5) or coarser, and the

@@ -274,3 +274,82 @@ class TestStructuredKills4:
             at_t = output_probability(s, (t + 1,), "A", (t,), 30)
             assert abs(mpmath.log(at_t) - (-mpmath.mpf(1) / 2 - mpmath.log(4))) < mpmath.mpf(10) ** -25
             assert output_probability(s, (t + 1,), "A", (t - Fraction(1, 10**9),), 30) == 0
+
+    def test_panel_rules_are_read_only(self):
+        """Rule (`_panel_rule`: "nodes t in (0, 1) and log weights ... (read-only)"): the rules are cached and shared by
+        every later call, so a caller cannot write into them; the nodes lie in (0, 1) and the weights sum to 1 (a rule
+        on [0, 1]: Gauss-Legendre's weights sum to the interval's length)."""
+        from verify.family import structured as S
+
+        for sub in (4, 7):
+            t, log_wq = S._panel_rule(sub)
+            assert t.size == 16 * sub and 0 < t.min() and t.max() < 1
+            assert abs(np.exp(log_wq).sum() - 1) < 1e-14
+            for a in (t, log_wq):
+                with pytest.raises(ValueError):
+                    a[0] = 0.5
+
+    def test_the_memo_keeps_the_values_of_the_last_memo_size_calls(self, monkeypatch):
+        """Rule (`MEMO_SIZE`, `_segment_log`: "the values of the last `MEMO_SIZE` calls are kept"): with MEMO_SIZE = 3,
+        after the calls a, b, c, a (a remembered: no new evaluation), d, the last three calls are c, a, d: those
+        three are remembered, b is evaluated again.  Evaluations counted at `_segment_points` (the fresh release,
+        whose r enters neither the integrand nor its kinks, so it is remembered)."""
+        from verify.family import structured as S
+
+        shape = variant(release="fresh", y=("laplace", 30))
+        assert S._r_free(shape)
+        monkeypatch.setattr(S, "MEMO_SIZE", 3)
+        real = S._segment_points
+        runs: list[float] = []
+
+        def counted(shape, n_b, n_a, u, v, r, groups=None):
+            runs.append(float(u[0]))
+            return real(shape, n_b, n_a, u, v, r, groups)
+
+        monkeypatch.setattr(S, "_segment_points", counted)
+        S.clear_memo()
+        one = np.zeros(1)
+
+        def call(x):
+            return S._segment_log(shape, 2, 1, np.array([x]), one, one)
+
+        values = {x: call(x)[0] for x in (1.0, 2.0, 3.0)}
+        assert call(1.0)[0] == values[1.0] and runs == [1.0, 2.0, 3.0]
+        call(4.0)
+        assert len(S._MEMO) == 3 and runs == [1.0, 2.0, 3.0, 4.0]
+        for x in (3.0, 1.0, 4.0):  # remembered
+            call(x)
+        assert runs == [1.0, 2.0, 3.0, 4.0]
+        assert call(2.0)[0] == values[2.0] and runs == [1.0, 2.0, 3.0, 4.0, 2.0]  # forgotten: evaluated again
+        S.clear_memo()
+
+    def test_logsumexp_of_rows_and_its_scratch_mode(self):
+        """Rule (`_logsumexp`): log Σ exp(x) along an axis, -inf for a row of zeros (all -inf); ``overwrite=False`` (the
+        default) leaves x as it was, ``overwrite=True`` may use it as scratch and gives the same values.  Expected values
+        from math.fsum of the exponentials (rows shifted so that no exp underflows: 1000 + log(1 + e^-1 + e^-2), etc.)."""
+        from verify.family.structured import _logsumexp
+
+        x = np.array([[1000.0, 999.0, 998.0], [-np.inf, -np.inf, -np.inf], [0.0, -np.inf, math.log(3.0)]])
+        want = [1000.0 + math.log(math.fsum([1.0, math.exp(-1.0), math.exp(-2.0)])), -np.inf, math.log(4.0)]
+        keep = x.copy()
+        got = _logsumexp(x, axis=1)
+        assert np.array_equal(x, keep)  # not used as scratch by default
+        assert got[1] == -np.inf and abs(got[0] - want[0]) < 1e-12 and abs(got[2] - want[2]) < 1e-15
+        scratch = _logsumexp(x.copy(), axis=1, overwrite=True)
+        assert scratch[1] == -np.inf and np.allclose(scratch[[0, 2]], got[[0, 2]], rtol=0, atol=1e-15)
+        cols = _logsumexp(x.T.copy(), axis=0)  # along the other axis: the same sums
+        assert cols[1] == -np.inf and np.allclose(cols[[0, 2]], got[[0, 2]], rtol=0, atol=1e-15)
+
+    def test_a_probability_zero_on_every_node_is_log_zero(self):
+        """Rule (`family_log_probability`: log Pr): exponential threshold noise (Z >= 0) and the query release capping it
+        at the released value, z <= r: with r = -1 no z is possible, Pr = 0 exactly, log = -inf (the exact oracle: 0);
+        at r = 1 (t = 0, the A query at v = 2, b_X = b_Z = 2) Pr > 0: the density p_X(r - v) times Pr[Z <= r] = 1 - e^{-1/2}."""
+        from verify.family.structured import family_log_probability, layouts
+
+        s = variant(z=("exponential", 2), x=("laplace", 2), release="query")
+        lay = next(lay for lay in layouts(s, 1) if lay.n_a == 1)
+        got = family_log_probability(s, lay, [0.0, 0.0], [2.0, 2.0], [-1.0, 1.0])
+        assert got[0] == -np.inf
+        want = math.log(math.exp(-0.5) / 4) + math.log(-math.expm1(-0.5))
+        assert abs(got[1] - want) < 1e-9
+        assert output_probability(s, (Fraction(2),), "A", (Fraction(-1),), 30) == 0
