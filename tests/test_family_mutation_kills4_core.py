@@ -353,3 +353,22 @@ class TestStructuredKills4:
         want = math.log(math.exp(-0.5) / 4) + math.log(-math.expm1(-0.5))
         assert abs(got[1] - want) < 1e-9
         assert output_probability(s, (Fraction(2),), "A", (Fraction(-1),), 30) == 0
+
+
+# --- release-densities: the exact oracle's release switch ---------------------------------------------------------------
+class TestReleaseDensityKills4:
+    """The gap release's support in the exact oracle."""
+
+    def test_gap_density_is_the_density_of_x_minus_z_on_the_whole_half_line(self):
+        """Rule (`_segment`, the gap release: ``nonnegative``): the released gap g = q + X - (t + Z) is >= 0 exactly when
+        the query is above (q + X >= t + Z), so its density is that of X - Z at g - (q - t) for every g >= 0, the edge
+        g = 0 and gaps below 1 included, and 0 for g < 0.  Laplace X and Z with b = 2, t = 0, q = 1: the density of
+        W = X - Z is (1 + |w|/b)e^{-|w|/b}/(4b) (the convolution of two Laplace densities), at w = g - 1."""
+        s = variant(z=("laplace", 2), x=("laplace", 2), release="gap")
+        with mpmath.workdps(40):
+            for g in (Fraction(0), Fraction(1, 2), Fraction(3, 2)):
+                w = abs(mpmath.mpf(g.numerator) / g.denominator - 1) / 2
+                want = (1 + w) * mpmath.exp(-w) / 8
+                got = output_probability(s, (Fraction(1),), "A", (g,), 30)
+                assert abs(got - want) < mpmath.mpf(10) ** -25 * want, g
+            assert output_probability(s, (Fraction(1),), "A", (Fraction(-1, 2),), 30) == 0
