@@ -445,6 +445,9 @@ EQUIVALENT: tuple[Equivalent, ...] = (
         "distinct (len(first) == len(u)) the dedup block is the identity: `first` is a permutation, order = argsort(first) "
         "gives pick = first[order] = 0..n-1, and back = rank[inverse] = 0..n-1 (the first occurrence of point i is i), so "
         "u, v, r keep their values and bits (the memo key is the same bytes) and out[back] has out's values"),
+    _eq("verify/family/structured.py", "family_log_ratio", "2  ->  3", "the second group (n, 2n) -> (n, 3n) of 2n points: "
+        "numpy clamps a slice at the array's end, so subs[n:3n] and widths[n:3n] are subs[n:2n] and widths[n:2n]",
+        context="2 * n"),
     _eq("verify/family/worstcase.py", "_push", "0.0  ->  1.0", "the float64 value field of the pushed point: `_witness` "
         "reads only the point's layout, coordinates and shifts, never its value", within="_Point(0.0, best.lay"),
     # the family's guard digits: every decision compares values at tolerances of 10^-(digits-5) or coarser, and the

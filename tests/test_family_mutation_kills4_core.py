@@ -372,3 +372,25 @@ class TestReleaseDensityKills4:
                 got = output_probability(s, (Fraction(1),), "A", (g,), 30)
                 assert abs(got - want) < mpmath.mpf(10) ** -25 * want, g
             assert output_probability(s, (Fraction(1),), "A", (Fraction(-1, 2),), 30) == 0
+
+    def test_without_any_noise_a_query_equal_to_the_threshold_is_above(self):
+        """Rule (the seed's AboveThreshold: the i-th query is above when q_i + X_i >= t + Z, so a tie goes to A;
+        `_cdf_below` and `_sf` of the absent noise: F(y) = Pr[0 < y], S(y) = Pr[0 >= y]): with no threshold and no query
+        noise, a query at t is an A with probability 1 and a B with probability 0; a query 10^-9 below t is a B."""
+        s = variant(z=("none", 1), x=("none", 1))
+        t, tiny = s.threshold, Fraction(1, 10**9)
+        assert output_probability(s, (t,), "A", (), 30) == 1 and output_probability(s, (t,), "B", (), 30) == 0
+        assert output_probability(s, (t - tiny,), "B", (), 30) == 1 and output_probability(s, (t - tiny,), "A", (), 30) == 0
+        assert output_probability(s, (t - tiny, t), "BA", (), 30) == 1
+
+    def test_without_threshold_noise_every_factor_of_the_integrand_counts(self):
+        """Rule (`_segment` without threshold noise: the probability is the integrand at z = 0, the product of every
+        query's factor): Laplace X with b = 2, t = 0, queries (1, -1, 1) and outcome BBA at cutoff 1:
+        F_X(-1) · F_X(1) · S_X(-1) = (e^{-1/2}/2) · (1 - e^{-1/2}/2) · (1 - e^{-1/2}/2) (textbook Laplace F and S),
+        at 30 digits on the oracle's no-threshold-noise path."""
+        s = variant(z=("none", 1), x=("laplace", 2))
+        with mpmath.workdps(40):
+            h = mpmath.exp(-mpmath.mpf(1) / 2) / 2
+            want = h * (1 - h) * (1 - h)
+            got = output_probability(s, (Fraction(1), Fraction(-1), Fraction(1)), "BBA", (), 30)
+            assert abs(got - want) < mpmath.mpf(10) ** -25
