@@ -355,6 +355,74 @@ class TestStructuredKills4:
         assert output_probability(s, (Fraction(2),), "A", (Fraction(-1),), 30) == 0
 
 
+def _documented_panels(bz, bx, z_gauss, x_gauss, n_b, n_a, kinks, a_factor=True):
+    """The float64 quadrature's panel count for one point, from the constants' documentation (`verify.family.structured`):
+    beyond the outermost kink the integrand decays at least at the threshold's rate 1/b_Z plus, when both noises are
+    Laplace/exponential, the query factors' n/b_X (B's on the left, A's with a factor on the right); TAIL_EFOLDS = 40
+    e-folds are cut there, or GAUSSIAN_TAIL_SCALES = 12 σ_Z for Gaussian threshold noise; one panel per PANEL_EFOLDS = 10
+    e-folds of the widest segment at the rate 1/b_Z + (n_B + n_A)/b_X (GAUSSIAN_RATE_FACTOR = 8 times finer when
+    either noise is Gaussian), clipped to [MIN_PANELS, MAX_PANELS] = [4, 400]."""
+    piece = not (z_gauss or x_gauss)
+    left = 1 / bz + (n_b / bx if piece else 0)
+    right = 1 / bz + (n_a / bx if piece and a_factor else 0)
+    k = sorted(kinks)
+    edges = [k[0] - (12 * bz if z_gauss else 40 / left)] + k + [k[-1] + (12 * bz if z_gauss else 40 / right)]
+    widest = max(b - a for a, b in zip(edges, edges[1:]))
+    rate = (1 / bz + (n_b + n_a) / bx) * (1 if piece else 8)
+    return min(400, max(4, math.ceil(rate * widest / 10)))
+
+
+class TestQuadratureKills4:
+    """The float64 objective's panels follow their documented rule."""
+
+    @pytest.mark.parametrize("z, x, release, n_b, n_a, point", [
+        (("laplace", 2), ("laplace", 3), "none", 2, 1, (0.0, 0.0, 0.0)),  # the tails are the widest segments
+        (("laplace", 2), ("laplace", 3), "none", 0, 1, (0.0, 5.0, 0.0)),
+        (("laplace", 2), ("laplace", 3), "none", 3, 0, (-4.0, 0.0, 0.0)),
+        (("laplace", 2), ("laplace", 3), "none", 1, 2, (200.0, -150.0, 0.0)),  # an inner segment is the widest
+        (("exponential", 5), ("laplace", 1), "none", 4, 1, (1.0, -2.0, 0.0)),
+        (("laplace", 2), ("laplace", 3), "gap", 1, 1, (30.0, 0.0, 100.0)),  # the gap's kink v - r is the outermost
+        (("laplace", 2), ("laplace", 3), "query", 1, 1, (1.0, 2.0, 100.0)),  # the cap r; the A's carry no factor
+        (("gaussian", 2), ("gaussian", 3), "none", 2, 1, (0.0, 1.0, 0.0)),
+        (("gaussian", 2), ("laplace", 3), "none", 1, 1, (30.0, -1.0, 0.0)),
+        (("laplace", 2), ("gaussian", 3), "none", 2, 2, (0.0, 1.0, 0.0)),
+        (("laplace", 0.01), ("laplace", 3), "none", 1, 1, (0.0, 100.0, 0.0)),  # clipped to 400
+        (("laplace", 200), ("laplace", 300), "none", 0, 1, (0.0, 0.0, 0.0)),  # few panels
+    ])
+    def test_panel_count_is_the_documented_one(self, monkeypatch, z, x, release, n_b, n_a, point):
+        """Rule (`_segment_points`; the quadrature's constants): the number of Gauss-Legendre sub-panels per segment is
+        `_documented_panels` for the point, recomputed here from the documentation (kinks 0, u, v; v - r for the gap;
+        r for the query release's cap); the panel rule asked for is recorded."""
+        from verify.family import structured as S
+
+        asked: list[int] = []
+        real = S._panel_rule
+        monkeypatch.setattr(S, "_panel_rule", lambda sub: asked.append(sub) or real(sub))
+        zs, xs = Fraction(z[1]).limit_denominator(100), Fraction(x[1]).limit_denominator(100)
+        s = variant(z=(z[0], zs), x=(x[0], xs), release=release)
+        u, v, r = point
+        kinks = [0.0, u, v] + ([v - r] if release == "gap" else []) + ([r] if release == "query" else [])
+        want = _documented_panels(float(zs), float(xs), z[0] == "gaussian", x[0] == "gaussian", n_b, n_a, kinks,
+                                  a_factor=release != "query")
+        S._segment_points(s, n_b, n_a, np.array([u]), np.array([v]), np.array([r]))
+        assert asked == [want]
+
+    def test_the_widest_point_of_a_group_sets_its_panels(self, monkeypatch):
+        """Rule (`_segment_points`: "the number of sub-panels is set by the widest point of each group"): two groups of
+        two points; each group's count is the larger of its points' documented counts (Laplace b_Z = 2, b_X = 3,
+        layout BBA)."""
+        from verify.family import structured as S
+
+        asked: list[int] = []
+        real = S._panel_rule
+        monkeypatch.setattr(S, "_panel_rule", lambda sub: asked.append(sub) or real(sub))
+        s = variant(z=("laplace", 2), x=("laplace", 3))
+        u, v = np.array([0.0, 60.0, 0.0, 300.0]), np.array([0.0, -10.0, 1.0, 0.0])
+        each = [_documented_panels(2.0, 3.0, False, False, 2, 1, [0.0, a, b]) for a, b in zip(u, v)]
+        S._segment_points(s, 2, 1, u, v, np.zeros(4), groups=((0, 2), (2, 4)))
+        assert sorted(set(asked)) == sorted({max(each[:2]), max(each[2:])}) and len(set(each)) > 2
+
+
 # --- release-densities: the exact oracle's release switch ---------------------------------------------------------------
 class TestReleaseDensityKills4:
     """The gap release's support in the exact oracle."""
