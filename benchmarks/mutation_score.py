@@ -448,6 +448,15 @@ EQUIVALENT: tuple[Equivalent, ...] = (
     _eq("verify/family/structured.py", "family_log_ratio", "2  ->  3", "the second group (n, 2n) -> (n, 3n) of 2n points: "
         "numpy clamps a slice at the array's end, so subs[n:3n] and widths[n:3n] are subs[n:2n] and widths[n:2n]",
         context="2 * n"),
+    _eq("verify/family/structured.py", "_segment_log", "1  ->  2", "dedup from three points on (`len(u) > 2`): two points "
+        "are then computed as given; each value is still `_segment_points`' for the whole array (rows are independent and "
+        "a repeated point does not change the widest, so the panel count is the same), and the memo key holds the two "
+        "points, looked up only by a call with the same two points", context="len(u) > 1", within="if len(u) > 1:"),
+    _eq("verify/family/structured.py", "log_integrand", "1  ->  2", "the cap's factor counted twice: its log is 0.0 or -inf, "
+        "and 2 * 0.0 = 0.0, 2 * -inf = -inf, so every sum is the same", context="(1, np.where(z <= rr, 0.0, -np.inf))"),
+    _eq("verify/family/oracle.py", "_factor_terms", "0  ->  1", "the rate key of the zero factor {0: 0} -> {1: 0}: a term "
+        "with coefficient 0 is dropped whatever its rate (`_times` skips ca == 0 and cb == 0, the panel sum skips coef == 0), "
+        "and both dicts are non-empty (truthy)", context="Fraction(0)", within="zero = {Fraction(0): mpmath.mpf(0)}"),
     _eq("verify/family/worstcase.py", "_push", "0.0  ->  1.0", "the float64 value field of the pushed point: `_witness` "
         "reads only the point's layout, coordinates and shifts, never its value", within="_Point(0.0, best.lay"),
     # the family's guard digits: every decision compares values at tolerances of 10^-(digits-5) or coarser, and the

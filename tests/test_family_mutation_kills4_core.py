@@ -462,3 +462,23 @@ class TestReleaseDensityKills4:
             want = h * (1 - h) * (1 - h)
             got = output_probability(s, (Fraction(1), Fraction(-1), Fraction(1)), "BBA", (), 30)
             assert abs(got - want) < mpmath.mpf(10) ** -25
+
+    @pytest.mark.parametrize("law", ["laplace", "exponential"])
+    def test_closed_form_gap_density_without_threshold_noise(self, law):
+        """Rule (`verify.piecewise` `point` for a density term, no threshold noise: z = 0): the released gap
+        g = q + X - t has the density p_X(g - (q - t)); textbook densities with b = 2, t = 0, q = 1: Laplace
+        e^{-|y|/2}/4, exponential e^{-y/2}/2 for y >= 0 (1/2 at y = 0) and 0 below; y = g - 1 for g in {0, 1/2, 1, 3/2, 3},
+        on the closed-form path at 30 digits (and the exact oracle agrees)."""
+        from verify.family.probability import evaluate
+
+        s = variant(z=("none", 1), x=(law, 2), release="gap")
+        with mpmath.workdps(40):
+            for g in (Fraction(0), Fraction(1, 2), Fraction(1), Fraction(3, 2), Fraction(3)):
+                y = mpmath.mpf(g.numerator) / g.denominator - 1
+                if law == "laplace":
+                    want = mpmath.exp(-abs(y) / 2) / 4
+                else:
+                    want = mpmath.exp(-y / 2) / 2 if y >= 0 else mpmath.mpf(0)
+                got = evaluate(s, [1], "A", [g], method="closed")
+                assert got.method == "closed form" and abs(got.value - want) < mpmath.mpf(10) ** -25, (law, g)
+                assert abs(output_probability(s, (Fraction(1),), "A", (g,), 30) - want) < mpmath.mpf(10) ** -25, (law, g)
