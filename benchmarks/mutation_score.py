@@ -420,6 +420,12 @@ EQUIVALENT: tuple[Equivalent, ...] = (
     *(_eq("verify/family/delta.py", "epsilon_for_delta", ch, "the working precision around `prof.delta_at(ep)` (which "
           "sets its own, digits + 15) and an exact mpf(0): nothing is computed at the outer precision",
           within="workdps(digits + 15)") for ch in ("digits + 15  ->  digits - 15", "15  ->  16")),
+    # pair_profile's working precision frames only the calls to `output_probability`, which sets its own in every path
+    # (the two-precision loop, the final `workdps(digits + 15)`, `_gaussian_single`'s): no arithmetic at the outer one
+    *(_eq("verify/family/delta.py", "pair_profile", ch, "the working precision around `output_probability` (which sets "
+          "its own: workdps(digits + guard), workdps(digits + 15), `_gaussian_single`'s workdps(digits + 15)): nothing "
+          "is computed at the outer precision", within="workdps(digits + 15)") for ch in ("digits + 15  ->  digits - 15",
+                                                                                       "15  ->  16")),
     *(_eq("verify/family/worstcase.py", "obj", ch, "`val > 0` is evaluated only when `np.isfinite(val)` is false "
           "(val = +inf, -inf or nan), where val > 0, val >= 0 and val > 1 agree", within="np.isfinite(val) or val > 0")
       for ch in ("0  ->  1", "val > 0  ->  val >= 0")),
