@@ -254,6 +254,72 @@ class TestDecisionKills4:
             family_worst_case(mech, max_queries=1)
 
 
+    def test_the_defaults_of_both_entry_points(self, monkeypatch):
+        """Rule (the signatures): `family_worst_case` searches up to 10 queries from 4 refined starts, not monotone, with
+        a tightness study and no rows or push table by default; the seed's `worst_case` asks it for 10 queries, 4 starts,
+        rows (its per-k table) and the push study, at `DEFAULT_DIGITS`.  Recorded where each passes them on (the first
+        `layouts` call; the `family_worst_case` call), the run then stopped."""
+        import inspect
+
+        from verify.family import worstcase as wc
+        from verify.mechanism import AboveThreshold
+        from verify.worstcase import decision
+        from verify.worstcase.results import DEFAULT_DIGITS
+
+        class Stop(Exception):
+            pass
+
+        def stop(*a, **k):
+            seen.append((a, k))
+            raise Stop
+
+        seen: list = []
+        want = {"max_queries": 10, "monotone": False, "starts": 4, "tightness_study": True, "digits": None, "rows": False,
+                "push_table": False, "progress": None, "on_best": None}
+        got = {k: p.default for k, p in inspect.signature(wc.family_worst_case).parameters.items() if k != "mech"}
+        assert got == want
+        monkeypatch.setattr(wc, "layouts", stop)
+        with pytest.raises(Stop):
+            wc.family_worst_case(variant())
+        assert seen[-1][0][1:] == (10,) and seen[-1][1] == {"every_k": False}
+        monkeypatch.setattr(decision, "family_worst_case", stop)
+        with pytest.raises(Stop):
+            decision.worst_case(AboveThreshold.mechanism_one(Fraction(1, 10)))
+        (mech,), kw = seen[-1]
+        assert kw == {"max_queries": 10, "starts": 4, "tightness_study": True, "digits": DEFAULT_DIGITS, "rows": True,
+                      "push_table": True, "progress": None, "on_best": None}
+
+    def test_seconds_is_the_time_the_search_took(self):
+        """Rule (`FamilyWorstCase.seconds`): the wall time of the call, between 0 and the time measured around it."""
+        import time
+
+        from verify.family.worstcase import family_worst_case
+
+        t0 = time.perf_counter()
+        r = family_worst_case(variant(), max_queries=1, tightness_study=False)
+        assert 0 < r.seconds <= time.perf_counter() - t0
+
+    def test_the_guard_checks_every_layout_within_a_millionth_of_the_bound(self, monkeypatch):
+        """Rule (`_guard_all`): besides the witness and the rows, the guard confirms and checks the best point of every
+        layout whose float64 value comes within 1e-6 (relative) of the printed bound, and no other.  The seed's
+        Mechanism Two at two queries (bound ε = 1/10, attained on BA; A and BB well below): the guarded layouts are
+        recomputed from the best points the search hands over."""
+        from verify.family import worstcase as wc
+
+        real_all, real_guard = wc._guard_all, wc.guard
+        handed: list = []
+        checked: list[str] = []
+        monkeypatch.setattr(wc, "_guard_all", lambda res, best_of, unit: handed.append((res, dict(best_of)))
+                            or real_all(res, best_of, unit))
+        monkeypatch.setattr(wc, "guard", lambda res, w, what: checked.append(what) or real_guard(res, w, what))
+        wc.family_worst_case(variant(z=("exponential", 30), x=("exponential", 30)), max_queries=2, tightness_study=False)
+        (res, best_of), = handed
+        near = float(res.upper_bound.value) * (1 - 1e-6)
+        want = {f"best {lay.string(res.shape)} point" for lay, p in best_of.items() if p.value > near}
+        assert want and len(want) < len(best_of) and not res.rows
+        assert checked[0] == "witness" and sorted(checked[1:]) == sorted(want)
+
+
 # --- family-structured: the float64 objective ---------------------------------------------------------------------------
 class TestStructuredKills4:
     """The query release's cap in the float64 objective."""
