@@ -320,6 +320,18 @@ class TestDecisionKills4:
         assert checked[0] == "witness" and sorted(checked[1:]) == sorted(want)
 
 
+    def test_unbounded_evidence_names_the_side_whose_probability_is_zero(self):
+        """Rule (`_decide`: an infinite confirmed loss is unbounded, with the evidence "probability exactly 0 on one side
+        (D)" or "(D')"): the side named is the one whose probability is exactly 0.  Without any noise the output is
+        certain: the witness's output has probability 1 on D and 0 on D', so the evidence names D'."""
+        from verify.family.worstcase import family_worst_case
+
+        r = family_worst_case(variant(z=("none", 1), x=("none", 1)), max_queries=1, tightness_study=False)
+        w = r.witness
+        assert r.unbounded and mpmath.isinf(w.loss) and w.probability == 1 and w.neighbour_probability == 0
+        assert r.unbounded_evidence.startswith("probability exactly 0 on one side (D'):")
+
+
 # --- family-structured: the float64 objective ---------------------------------------------------------------------------
 class TestStructuredKills4:
     """The query release's cap in the float64 objective."""
