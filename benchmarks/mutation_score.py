@@ -426,6 +426,12 @@ EQUIVALENT: tuple[Equivalent, ...] = (
           "its own: workdps(digits + guard), workdps(digits + 15), `_gaussian_single`'s workdps(digits + 15)): nothing "
           "is computed at the outer precision", within="workdps(digits + 15)") for ch in ("digits + 15  ->  digits - 15",
                                                                                        "15  ->  16")),
+    _eq("verify/family/delta.py", "delta_at", "term > 0  ->  term >= 0", "adds the terms equal to 0 as well: mpmath adds an "
+        "exact 0 without changing the sum", within="if term > 0:"),
+    _eq("verify/family/delta.py", "epsilon_for", "a > 0  ->  a >= 0", "also keeps the outputs with P = 0: with P' = 0 too "
+        "they add nothing; with P' > 0 their loss key 0 is below every kept row's (a/b > 0), so they come last, where "
+        "they leave A_j unchanged and raise B_j: their candidates log((A_j - D)/B_j) are below the previous row's, and a "
+        "B_j = 0 return would have happened at that row already"),
     *(_eq("verify/family/worstcase.py", "obj", ch, "`val > 0` is evaluated only when `np.isfinite(val)` is false "
           "(val = +inf, -inf or nan), where val > 0, val >= 0 and val > 1 agree", within="np.isfinite(val) or val > 0")
       for ch in ("0  ->  1", "val > 0  ->  val >= 0")),

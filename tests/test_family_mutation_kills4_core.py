@@ -170,6 +170,22 @@ class TestDeltaWrapperKills4:
         assert dict(zip(("mech", "epsilon_prime"), args)) | kw == want
 
 
+    def test_complete_outputs_up_to_the_limit_of_1024(self):
+        """Rule (`complete_outputs`, MAX_OUTPUTS = 2^10: "at most this many outputs are summed exactly"): without a cutoff
+        every one of the 2^k strings over {A, B} is a complete output; k = 10 gives exactly 1024 (allowed, each string
+        once), k = 11 gives 2048 (refused with a one-line InputError naming the count)."""
+        from itertools import product
+
+        from verify.errors import InputError
+        from verify.family.delta import complete_outputs
+
+        s = variant(cutoff=None)
+        ten = complete_outputs(s, 10)
+        assert sorted(ten) == sorted("".join(w) for w in product("AB", repeat=10))
+        with pytest.raises(InputError, match="2048 outputs"):
+            complete_outputs(s, 11)
+
+
 # --- family-decision: `on_best` ----------------------------------------------------------------------------------------
 class TestDecisionKills4:
     """The partial results shown to a caller interrupted by Ctrl-C."""
