@@ -432,6 +432,10 @@ EQUIVALENT: tuple[Equivalent, ...] = (
         "they add nothing; with P' > 0 their loss key 0 is below every kept row's (a/b > 0), so they come last, where "
         "they leave A_j unchanged and raise B_j: their candidates log((A_j - D)/B_j) are below the previous row's, and a "
         "B_j = 0 return would have happened at that row already"),
+    _eq("verify/worstcase/decision.py", "worst_case", "VIOLATION_DIGITS + 10  ->  VIOLATION_DIGITS - 10", "the working "
+        "precision around building the seed's rows: `_seed_witness` copies stored mpf values (and an exact mpf(0)) into "
+        "`LossWitness`, whose properties set their own precision: nothing is computed at it",
+        within="workdps(VIOLATION_DIGITS + 10)"),
     *(_eq("verify/family/worstcase.py", "obj", ch, "`val > 0` is evaluated only when `np.isfinite(val)` is false "
           "(val = +inf, -inf or nan), where val > 0, val >= 0 and val > 1 agree", within="np.isfinite(val) or val > 0")
       for ch in ("0  ->  1", "val > 0  ->  val >= 0")),
