@@ -348,6 +348,23 @@ class TestDecisionKills4:
         assert r.unbounded_evidence.startswith("probability exactly 0 on one side (D'):")
 
 
+    def test_seed_rows_keep_a_k_whose_one_layout_was_reached(self):
+        """Rule (`verify.worstcase.decision.worst_case`: a row for every k the search reached; a layout it did not reach
+        is the zero witness "no loss found (0, at no queries)"; the rows end where neither layout of k was reached).
+        No threshold noise, exponential query noise (scale 30) and Δ = 30: the first layout searched, ⊤ (one B), has an
+        infinite loss at q = t - 30 (Pr = F_X(30) = 1 - e^{-1} on D, F_X(0) = 0 on D'), so the search stops there:
+        one row, k = 1, whose ⊤ witness is infinite and whose s_1 witness is the zero witness."""
+        from verify.worstcase import worst_case
+
+        s = variant(z=("none", 1), x=("exponential", 30), delta=Fraction(30))
+        r = worst_case(s, max_queries=2, push_study=False)
+        assert [row.k for row in r.by_k] == [1]
+        row = r.by_k[0]
+        assert mpmath.isinf(row.no_halt.log_ratio) and row.no_halt.neighbour_probability == 0
+        assert abs(row.no_halt.probability - (1 - mpmath.exp(-1))) < mpmath.mpf(10) ** -25
+        assert row.halt.queries == () and row.halt.log_ratio == 0 and row.halt.probability == 0
+
+
 # --- family-structured: the float64 objective ---------------------------------------------------------------------------
 class TestStructuredKills4:
     """The query release's cap in the float64 objective."""
