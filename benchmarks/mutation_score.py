@@ -167,6 +167,7 @@ FK, GRD = "tests/test_family_mutation_kills.py", "tests/test_worstcase_guard.py"
 FK2 = "tests/test_family_mutation_kills2.py"
 FK3 = "tests/test_family_mutation_kills3.py"
 FK4S = "tests/test_family_mutation_kills4_search.py"  # fourth round: family-search, family-tightness, family-witness
+FK4C = "tests/test_family_mutation_kills4_core.py"  # fourth round: structured, delta, decision, densities
 #: The family's search and decision (`verify.worstcase.decision` restates the result in the seed's terms).
 _FAMILY_SEARCH = ("verify.family.worstcase",)
 _SEED_VIEW = ("verify.worstcase.decision",)
@@ -203,7 +204,7 @@ FAMILY_TARGETS: tuple[Target, ...] = (
            + _ids(GRD, "test_search_witness_above_the_bound_raises", "test_per_k_row_above_its_bound_raises",
                   "test_verdict_rule_edges")
            + (f"{FK}::TestDecisionKills", f"{FK2}::TestDecisionKills2", f"{FK2}::TestProgressKills", f"{FK2}::TestTightnessRunsKills", f"{FK3}::TestDecisionKills3",
-              f"{FK3}::TestRowsKills3", f"{FK4S}::TestOnBestKills4")),
+              f"{FK3}::TestRowsKills3", f"{FK4S}::TestOnBestKills4", f"{FK4C}::TestDecisionKills4")),
     Target("family-tightness", _FAMILY_SEARCH, ("_tightness", "_push"),
            _ids(VW, "test_attained_at_fifty_digits_and_not_one_digit_short", "test_approached_below_a_millionth_of_the_bound_and_loose_above")
            + _ids(GRD, "test_tightness_witness_above_the_bound_raises", "test_pushed_point_above_the_bound_raises")
@@ -212,7 +213,8 @@ FAMILY_TARGETS: tuple[Target, ...] = (
     Target("family-structured", ("verify.family.structured",),
            ("layouts", "_segment_log", "_segment_points", "_panel_rule", "_r_free", "family_log_probability", "family_log_ratio",
             "_logsumexp", "string", "k"),
-           (STR, f"{FK}::TestStructuredKills", f"{FK3}::TestStructuredKills3") + _ids(FV, "test_lyu4_loss_is_the_change_of_variables_bound")),
+           (STR, f"{FK}::TestStructuredKills", f"{FK3}::TestStructuredKills3", "tests/test_structured_evaluator.py",
+            f"{FK4C}::TestStructuredKills4", f"{FK4C}::TestQuadratureKills4") + _ids(FV, "test_lyu4_loss_is_the_change_of_variables_bound")),
     Target("family-search", _FAMILY_SEARCH,
            ("_patterns", "_grid_layout", "_refine", "_refine_once", "_witness", "_scale", "_release_moves"),
            (f"{FK}::TestSearchKills", f"{FK2}::TestSearchKills2", f"{FK2}::TestGapRefinementKills", f"{FK2}::TestSearchKills3", f"{FK3}::TestReleaseMovesKills3", f"{FK4S}::TestRefinementKills4",
@@ -226,7 +228,8 @@ FAMILY_TARGETS: tuple[Target, ...] = (
             "epsilon_for_delta", "pair_profile"),
            _ids(BND, "test_worst_delta_returns_the_best_pair_of_its_own_grid_with_the_right_neighbour",
                 "test_worst_delta_moves_the_earlier_queries_against_the_last_one")
-           + _ids(FV, "test_delta_identities") + (f"{FK}::TestDeltaKills", f"{FK2}::TestDeltaKills2", f"{FK2}::TestDeltaDefaultsKills", f"{FK3}::TestDeltaKills3", f"{FK3}::TestDeltaStartsKills3", "tests/test_delta_search.py")),
+           + _ids(FV, "test_delta_identities") + (f"{FK}::TestDeltaKills", f"{FK2}::TestDeltaKills2", f"{FK2}::TestDeltaDefaultsKills", f"{FK3}::TestDeltaKills3", f"{FK3}::TestDeltaStartsKills3", "tests/test_delta_search.py",
+                                                     f"{FK4C}::TestDeltaCompassKills4", f"{FK4C}::TestDeltaWrapperKills4")),
     Target("family-rdp", ("verify.family.rdp",), ("rdp", "delta", "__post_init__"),
            _ids(FV, "test_rdp_transcription_and_conversions")
            + _ids(FK, "TestDeltaKills::test_renyi_curve_and_its_validation", "TestDeltaKills::test_renyi_delta_is_the_minimum_over_orders",
@@ -235,7 +238,8 @@ FAMILY_TARGETS: tuple[Target, ...] = (
     Target("release-densities", _RELEASE,
            ("_cdf_below", "_sf", "_pdf", "_factor_terms", "_segment", "density_factor", "factor_density", "point", "constant", "build",
             "mp_pdf", "mp_cdf", "mp_sf"),
-           (REL, f"{FK}::TestReleaseKills", f"{FK3}::TestReleaseDensityKills3", f"{FK3}::TestClosedFormPointKills3")),
+           (REL, f"{FK}::TestReleaseKills", f"{FK3}::TestReleaseDensityKills3", f"{FK3}::TestClosedFormPointKills3",
+            f"{FK4C}::TestReleaseDensityKills4")),
     Target("variant-flags", ("verify.cli.variant",), ("*",), (FLG, "tests/test_family_cli.py", f"{FK}::TestFlagKills", f"{FK2}::TestFlagKills2")),
     Target("release-rules", tuple(f"verify.release.{m}" for m in ("protocol", "registry", "none", "query", "gap", "fresh")), ("*",),
            ("tests/test_release_rules.py", REL, f"{FK}::TestReleaseKills", f"{FK3}::TestReleaseRuleKills3")),
@@ -437,6 +441,22 @@ EQUIVALENT: tuple[Equivalent, ...] = (
     *(_eq("verify/family/delta.py", "epsilon_for_delta", ch, "the working precision around `prof.delta_at(ep)` (which "
           "sets its own, digits + 15) and an exact mpf(0): nothing is computed at the outer precision",
           within="workdps(digits + 15)") for ch in ("digits + 15  ->  digits - 15", "15  ->  16")),
+    # pair_profile's working precision frames only the calls to `output_probability`, which sets its own in every path
+    # (the two-precision loop, the final `workdps(digits + 15)`, `_gaussian_single`'s): no arithmetic at the outer one
+    *(_eq("verify/family/delta.py", "pair_profile", ch, "the working precision around `output_probability` (which sets "
+          "its own: workdps(digits + guard), workdps(digits + 15), `_gaussian_single`'s workdps(digits + 15)): nothing "
+          "is computed at the outer precision", within="workdps(digits + 15)") for ch in ("digits + 15  ->  digits - 15",
+                                                                                       "15  ->  16")),
+    _eq("verify/family/delta.py", "delta_at", "term > 0  ->  term >= 0", "adds the terms equal to 0 as well: mpmath adds an "
+        "exact 0 without changing the sum", within="if term > 0:"),
+    _eq("verify/family/delta.py", "epsilon_for", "a > 0  ->  a >= 0", "also keeps the outputs with P = 0: with P' = 0 too "
+        "they add nothing; with P' > 0 their loss key 0 is below every kept row's (a/b > 0), so they come last, where "
+        "they leave A_j unchanged and raise B_j: their candidates log((A_j - D)/B_j) are below the previous row's, and a "
+        "B_j = 0 return would have happened at that row already"),
+    _eq("verify/worstcase/decision.py", "worst_case", "VIOLATION_DIGITS + 10  ->  VIOLATION_DIGITS - 10", "the working "
+        "precision around building the seed's rows: `_seed_witness` copies stored mpf values (and an exact mpf(0)) into "
+        "`LossWitness`, whose properties set their own precision: nothing is computed at it",
+        within="workdps(VIOLATION_DIGITS + 10)"),
     *(_eq("verify/family/worstcase.py", "obj", ch, "`val > 0` is evaluated only when `np.isfinite(val)` is false "
           "(val = +inf, -inf or nan), where val > 0, val >= 0 and val > 1 agree", within="np.isfinite(val) or val > 0")
       for ch in ("0  ->  1", "val > 0  ->  val >= 0")),
@@ -450,6 +470,30 @@ EQUIVALENT: tuple[Equivalent, ...] = (
     _eq("verify/family/structured.py", "_segment_log", "len(u) > 1  ->  len(u) >= 1", "at len(u) == 1 the dedup block "
         "finds the one point distinct: pick = [0], len(pick) == len(u), so back = None and u, v, r are unchanged, as "
         "in the else branch", within="if len(u) > 1:"),
+    _eq("verify/family/structured.py", "layouts", "1  ->  2", "the resampled layouts' j loop up to max_queries + 1: the "
+        "extra j = max_queries + 1 is always skipped (n_a >= 1: used = n_a(j + 1) > max_queries; n_a = 0: j > 0), so the "
+        "same layouts", context="max_queries + 1", within="for j in range(0, max_queries + 1)"),
+    _eq("verify/family/structured.py", "_logsumexp", "0.0  ->  1.0", _MASKED + " (np.isfinite(top): a row whose largest "
+        "term is not finite is -inf whatever its placeholder shift)", context="np.where(np.isfinite(top), top, 0.0)"),
+    _eq("verify/family/structured.py", "_segment_log", "False  ->  True", "the read-only flag of a remembered array: "
+        "nothing writes into `_MEMO`'s arrays (a caller gets `out.copy()` or `out[back]`, a fancy index: both new "
+        "arrays), so the flag is never consulted", within="out.flags.writeable = False"),
+    _eq("verify/family/structured.py", "_segment_log", "len(first) < len(u)  ->  len(first) <= len(u)", "with every point "
+        "distinct (len(first) == len(u)) the dedup block is the identity: `first` is a permutation, order = argsort(first) "
+        "gives pick = first[order] = 0..n-1, and back = rank[inverse] = 0..n-1 (the first occurrence of point i is i), so "
+        "u, v, r keep their values and bits (the memo key is the same bytes) and out[back] has out's values"),
+    _eq("verify/family/structured.py", "family_log_ratio", "2  ->  3", "the second group (n, 2n) -> (n, 3n) of 2n points: "
+        "numpy clamps a slice at the array's end, so subs[n:3n] and widths[n:3n] are subs[n:2n] and widths[n:2n]",
+        context="2 * n"),
+    _eq("verify/family/structured.py", "_segment_log", "1  ->  2", "dedup from three points on (`len(u) > 2`): two points "
+        "are then computed as given; each value is still `_segment_points`' for the whole array (rows are independent and "
+        "a repeated point does not change the widest, so the panel count is the same), and the memo key holds the two "
+        "points, looked up only by a call with the same two points", context="len(u) > 1", within="if len(u) > 1:"),
+    _eq("verify/family/structured.py", "log_integrand", "1  ->  2", "the cap's factor counted twice: its log is 0.0 or -inf, "
+        "and 2 * 0.0 = 0.0, 2 * -inf = -inf, so every sum is the same", context="(1, np.where(z <= rr, 0.0, -np.inf))"),
+    _eq("verify/family/oracle.py", "_factor_terms", "0  ->  1", "the rate key of the zero factor {0: 0} -> {1: 0}: a term "
+        "with coefficient 0 is dropped whatever its rate (`_times` skips ca == 0 and cb == 0, the panel sum skips coef == 0), "
+        "and both dicts are non-empty (truthy)", context="Fraction(0)", within="zero = {Fraction(0): mpmath.mpf(0)}"),
     _eq("verify/family/worstcase.py", "_push", "0.0  ->  1.0", "the float64 value field of the pushed point: `_witness` "
         "reads only the point's layout, coordinates and shifts, never its value", within="_Point(0.0, best.lay"),
     # the family's guard digits: every decision compares values at tolerances of 10^-(digits-5) or coarser, and the
