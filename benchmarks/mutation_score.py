@@ -487,6 +487,8 @@ EQUIVALENT: tuple[Equivalent, ...] = (
           ("verify/family/witness.py", "to_json", "15  ->  16", "workdps(self.digits + 15)"),
           ("verify/family/delta.py", "to_json", "10  ->  11", "workdps(self.digits + 10)"),
           ("verify/family/delta.py", "exact_delta", "15  ->  16", "workdps(digits + 15)"),
+          ("verify/family/delta.py", "delta_at", "15  ->  16", "workdps(self.digits + 15)"),
+          ("verify/family/delta.py", "epsilon_for", "15  ->  16", "workdps(self.digits + 15)"),
           ("verify/worstcase/decision.py", "worst_case", "10  ->  11", "workdps(VIOLATION_DIGITS + 10)"),
       )),
 )
