@@ -214,7 +214,7 @@ FAMILY_TARGETS: tuple[Target, ...] = (
            ("layouts", "_segment_log", "_segment_points", "_panel_rule", "_r_free", "family_log_probability", "family_log_ratio",
             "_logsumexp", "string", "k"),
            (STR, f"{FK}::TestStructuredKills", f"{FK3}::TestStructuredKills3", "tests/test_structured_evaluator.py",
-            f"{FK4C}::TestStructuredKills4", f"{FK4C}::TestQuadratureKills4") + _ids(FV, "test_lyu4_loss_is_the_change_of_variables_bound")),
+            f"{FK4C}::TestStructuredKills4", f"{FK4C}::TestQuadratureKills4", f"{FK4C}::TestLayoutsKills4") + _ids(FV, "test_lyu4_loss_is_the_change_of_variables_bound")),
     Target("family-search", _FAMILY_SEARCH,
            ("_patterns", "_grid_layout", "_refine", "_refine_once", "_witness", "_scale", "_release_moves"),
            (f"{FK}::TestSearchKills", f"{FK2}::TestSearchKills2", f"{FK2}::TestGapRefinementKills", f"{FK2}::TestSearchKills3", f"{FK3}::TestReleaseMovesKills3", f"{FK4S}::TestRefinementKills4",
@@ -508,6 +508,8 @@ EQUIVALENT: tuple[Equivalent, ...] = (
           ("verify/family/witness.py", "to_json", "15  ->  16", "workdps(self.digits + 15)"),
           ("verify/family/delta.py", "to_json", "10  ->  11", "workdps(self.digits + 10)"),
           ("verify/family/delta.py", "exact_delta", "15  ->  16", "workdps(digits + 15)"),
+          ("verify/family/delta.py", "delta_at", "15  ->  16", "workdps(self.digits + 15)"),
+          ("verify/family/delta.py", "epsilon_for", "15  ->  16", "workdps(self.digits + 15)"),
           ("verify/worstcase/decision.py", "worst_case", "10  ->  11", "workdps(VIOLATION_DIGITS + 10)"),
       )),
 )

@@ -535,6 +535,22 @@ class TestQuadratureKills4:
         assert sorted(set(asked)) == sorted({max(each[:2]), max(each[2:])}) and len(set(each)) > 2
 
 
+class TestLayoutsKills4:
+    """Each letter-count class once."""
+
+    @pytest.mark.parametrize("cutoff", [None, 1, 2])
+    def test_resampled_layouts_are_each_class_once(self, cutoff):
+        """Rule (`layouts`: "every letter-count class of complete outputs ... (O(cK), not 2^K)"): each class once, so no
+        two layouts share their outcome string; with a resampled threshold and K = 4 queries each string is a complete
+        output: 4 letters, or ending at the c-th A."""
+        from verify.family.structured import layouts
+
+        s = variant(cutoff=cutoff, policy="resample")
+        got = [lay.string(s) for lay in layouts(s, 4)]
+        assert len(got) == len(set(got))
+        assert all(len(x) == 4 or (x.count("A") == cutoff and x.endswith("A")) for x in got)
+
+
 # --- release-densities: the exact oracle's release switch ---------------------------------------------------------------
 class TestReleaseDensityKills4:
     """The gap release's support in the exact oracle."""
