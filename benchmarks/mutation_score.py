@@ -224,7 +224,7 @@ FAMILY_TARGETS: tuple[Target, ...] = (
            _ids(VW, "test_not_private_just_above_epsilon_plus_tol_and_not_just_below", "test_unbounded_needs_an_infinite_loss_or_a_growth_proof")
            + _ids(FV, "test_witness_reproducible_with_ratio") + (f"{FK}::TestWitnessKills", f"{FK2}::TestWitnessKills2", f"{FK3}::TestWitnessKills3", f"{FK4S}::TestBestSoFarKills4")),
     Target("family-delta", ("verify.family.delta", "verify.family.delta_search"),
-           ("complete_outputs", "exact_delta", "rdp_delta", "worst_delta", "delta_at", "epsilon_for", "search_pair",
+           ("complete_outputs", "exact_delta", "rdp_delta", "worst_delta", "delta_at", "delta_at_infinity", "epsilon_for", "search_pair",
             "epsilon_for_delta", "pair_profile"),
            _ids(BND, "test_worst_delta_returns_the_best_pair_of_its_own_grid_with_the_right_neighbour",
                 "test_worst_delta_moves_the_earlier_queries_against_the_last_one")
@@ -509,6 +509,7 @@ EQUIVALENT: tuple[Equivalent, ...] = (
           ("verify/family/delta.py", "to_json", "10  ->  11", "workdps(self.digits + 10)"),
           ("verify/family/delta.py", "exact_delta", "15  ->  16", "workdps(digits + 15)"),
           ("verify/family/delta.py", "delta_at", "15  ->  16", "workdps(self.digits + 15)"),
+          ("verify/family/delta.py", "delta_at_infinity", "15  ->  16", "workdps(self.digits + 15)"),
           ("verify/family/delta.py", "epsilon_for", "15  ->  16", "workdps(self.digits + 15)"),
           ("verify/worstcase/decision.py", "worst_case", "10  ->  11", "workdps(VIOLATION_DIGITS + 10)"),
       )),

@@ -163,3 +163,15 @@ def test_cli_delta_pair_and_search(capsys):
                               Fraction(1, 100), digits=20)
     with mpmath.workdps(30):
         assert abs(again.epsilon_prime - mpmath.mpf(j["epsilon_prime"])) < mpmath.mpf(10) ** -15
+
+
+def test_infinite_epsilon_reports_the_limit_of_delta_not_zero():
+    """No finite ε' reaches D when D is below the mass of the outputs impossible under D': then ε' = +∞ and
+    δ(ε') is its limit, that mass.  Lyu Alg. 5 (threshold Lap(2), no query noise, t = 0), q = (-2, -4) vs
+    q' = (-3, -3): AB is impossible under D' (equal queries are both above or both below), and under D it is
+    -4 < Z <= -2, so the limit is F(-2) - F(-4) = (e^-1 - e^-2)/2, larger than D = 0 and D = 1/10."""
+    want = (mpmath.e ** -1 - mpmath.e ** -2) / 2
+    for d in (Fraction(0), Fraction(1, 10)):
+        r = epsilon_for_delta(preset("lyu-5"), [-2, -4], [-3, -3], d, digits=30)
+        assert mpmath.isinf(r.epsilon_prime) and r.delta_at > mpmath.mpf(d.numerator) / d.denominator
+        assert abs(r.delta_at / want - 1) < mpmath.mpf(10) ** -25

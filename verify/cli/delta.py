@@ -93,7 +93,9 @@ def run(args: argparse.Namespace) -> int:
         " (the pure-DP loss of the pair)" if args.delta == 0 else \
         " (δ >= δ(0), the total variation distance of the pair)" if res.epsilon_prime == 0 else ""
     print(f"δ = {j['delta']}: ε' = {j['epsilon_prime']}{why}, the smallest ε' with δ(ε') <= δ ({how}; a lower bound on the mechanism's ε')")
-    print(f"  q(D) = ({', '.join(j['queries'])}), q(D') = ({', '.join(j['neighbour_queries'])}); δ(ε') = {j['delta_at_epsilon_prime']}")
+    at = f"δ(ε') -> {j['delta_at_epsilon_prime']} as ε' -> inf (the mass of those outputs, above δ)" \
+        if j["epsilon_prime"] == "inf" else f"δ(ε') = {j['delta_at_epsilon_prime']}"
+    print(f"  q(D) = ({', '.join(j['queries'])}), q(D') = ({', '.join(j['neighbour_queries'])}); {at}")
     if j["rdp_epsilon_upper_bound"] is not None:
         print(f"  Rényi-DP upper bound (Zhu & Wang 2020, Thm 8; BBGHS conversion): ε' <= {j['rdp_epsilon_upper_bound']}")
     return 0

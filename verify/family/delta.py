@@ -126,6 +126,11 @@ class PairProfile:
                     top, top_term = s, term
             return +total, top
 
+    def delta_at_infinity(self) -> mpmath.mpf:
+        """lim δ(ε') as ε' -> +∞: Σ P_s over the outputs with P'_s = 0 (the terms with P'_s > 0 vanish)."""
+        with MPMATH_LOCK, mpmath.workdps(self.digits + 15):
+            return +mpmath.fsum(a for a, b in zip(self.p, self.p_neighbour) if b == 0)
+
     def epsilon_for(self, delta: Fraction) -> mpmath.mpf:
         """The smallest ε' >= 0 with δ(ε') <= ``delta`` (class docstring; +∞ when none is finite)."""
         with MPMATH_LOCK, mpmath.workdps(self.digits + 15):
@@ -241,7 +246,7 @@ def epsilon_for_delta(mech: Any, queries, neighbour, delta: object, digits: int 
     prof, q, qn = pair_profile(mech, queries, neighbour, digits)
     ep = prof.epsilon_for(d)
     with MPMATH_LOCK, mpmath.workdps(digits + 15):
-        at = mpmath.mpf(0) if mpmath.isinf(ep) else prof.delta_at(ep)[0]
+        at = prof.delta_at_infinity() if mpmath.isinf(ep) else prof.delta_at(ep)[0]
     return EpsilonResult(d, ep, q, qn, at, digits, rdp_epsilon(as_variant(mech), len(q), d))
 
 
