@@ -491,6 +491,13 @@ EQUIVALENT: tuple[Equivalent, ...] = (
         "points, looked up only by a call with the same two points", context="len(u) > 1", within="if len(u) > 1:"),
     _eq("verify/family/structured.py", "log_integrand", "1  ->  2", "the cap's factor counted twice: its log is 0.0 or -inf, "
         "and 2 * 0.0 = 0.0, 2 * -inf = -inf, so every sum is the same", context="(1, np.where(z <= rr, 0.0, -np.inf))"),
+    # the branch tests at a panel's exact midpoint: every c passed is a kink (q_i - t, q_i - t - v_i, or 0 for the
+    # threshold's density), and `_closed_form` passes a Fraction strictly inside a panel between distinct sorted
+    # kinks (or 1 beyond the last / before the first), so mid != c and y = mid - c != 0: strict and non-strict agree
+    *(_eq("verify/family/oracle.py", "_factor_terms", ch, "the branch test at the panel's exact midpoint, which is "
+          "never a kink (mid - c != 0, see `_closed_form`): the two comparisons agree", within=w)
+      for ch, w in (("mid < c  ->  mid <= c", "below = mid < c"), ("y > 0  ->  y >= 0", "(y > 0) if kind"),
+                    ("y <= 0  ->  y < 0", "(y > 0) if kind"))),
     _eq("verify/family/oracle.py", "_factor_terms", "0  ->  1", "the rate key of the zero factor {0: 0} -> {1: 0}: a term "
         "with coefficient 0 is dropped whatever its rate (`_times` skips ca == 0 and cb == 0, the panel sum skips coef == 0), "
         "and both dicts are non-empty (truthy)", context="Fraction(0)", within="zero = {Fraction(0): mpmath.mpf(0)}"),

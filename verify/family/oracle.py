@@ -77,11 +77,13 @@ def _pdf(law: Noise, y):
     return law.law.mp_pdf(y, _mp(law.scale))
 
 
-def _factor_terms(law: Noise, kind: str, c: Fraction, mid) -> dict[Fraction, mpmath.mpf]:
-    """The factor as Σ coef·e^{rate·z} on a panel (``mid`` decides the branch): F(z - c), S(z - c) or p(z - c)."""
+def _factor_terms(law: Noise, kind: str, c: Fraction, mid: Fraction) -> dict[Fraction, mpmath.mpf]:
+    """The factor as Σ coef·e^{rate·z} on a panel (``mid`` decides the branch): F(z - c), S(z - c) or p(z - c).
+
+    ``mid`` is an exact point strictly inside the panel, and c is a kink: the branch is decided exactly."""
     one = mpmath.mpf(1)
     if law.is_none:
-        y = mid - _mp(c)
+        y = mid - c
         hit = (y > 0) if kind == "F" else (y <= 0)
         return {Fraction(0): one if hit else mpmath.mpf(0)}
     if not law.law.piecewise:
@@ -89,7 +91,7 @@ def _factor_terms(law: Noise, kind: str, c: Fraction, mid) -> dict[Fraction, mpm
     b = law.scale
     r = 1 / b
     e_plus = mpmath.exp(_mp(c) / _mp(b))  # e^{c/b}
-    below = mid < _mp(c)
+    below = mid < c
     # piecewise exponential (`NoiseFamily.piecewise`): p(y) = w₋·λe^{λy} on y < 0, w₊·λe^{-λy} on y >= 0, so
     # F(y) = w₋e^{λy} | 1 - w₊e^{-λy},  S(y) = 1 - w₋e^{λy} | w₊e^{-λy};  with y = z - c, e^{±λy} = e^{±rz}·e^{∓c/b}
     lo, hi = law.law.lower_weight, law.law.upper_weight
@@ -126,11 +128,13 @@ def _closed_form(shape: SparseVector, q, outcome, v, a_index, seg, pts, cap) -> 
     zn, xn, t = shape.threshold_noise, shape.query_noise, shape.threshold
     hi_cap = mpmath.inf if cap is None else _mp(cap)
     edges = [-mpmath.inf] + [_mp(k) for k in pts] + [hi_cap]
+    exact = [None, *pts, cap]  # the same edges as Fractions (None: infinite); pts are distinct, sorted, below cap
     total = mpmath.mpf(0)
-    for lo, hi in zip(edges, edges[1:]):
+    for lo, hi, x_lo, x_hi in zip(edges, edges[1:], exact, exact[1:]):
         if not hi > lo:
             continue
-        mid = (lo + hi) / 2 if lo != -mpmath.inf and hi != mpmath.inf else (hi - 1 if lo == -mpmath.inf else lo + 1)
+        # a point strictly inside the panel, exact, so that each factor's branch is decided without rounding
+        mid = x_hi - 1 if x_lo is None else x_lo + 1 if x_hi is None else (x_lo + x_hi) / 2
         terms = _factor_terms(zn, "p", Fraction(0), mid)
         kind = shape.release_rule.above_term
         for i in seg:
