@@ -168,6 +168,7 @@ FK2 = "tests/test_family_mutation_kills2.py"
 FK3 = "tests/test_family_mutation_kills3.py"
 FK4S = "tests/test_family_mutation_kills4_search.py"  # fourth round: family-search, family-tightness, family-witness
 FK4C = "tests/test_family_mutation_kills4_core.py"  # fourth round: structured, delta, decision, densities
+FK5 = "tests/test_family_mutation_kills5.py"  # the survivors of the fourth round's sample (seed 2204)
 #: The family's search and decision (`verify.worstcase.decision` restates the result in the seed's terms).
 _FAMILY_SEARCH = ("verify.family.worstcase",)
 _SEED_VIEW = ("verify.worstcase.decision",)
@@ -204,7 +205,7 @@ FAMILY_TARGETS: tuple[Target, ...] = (
            + _ids(GRD, "test_search_witness_above_the_bound_raises", "test_per_k_row_above_its_bound_raises",
                   "test_verdict_rule_edges")
            + (f"{FK}::TestDecisionKills", f"{FK2}::TestDecisionKills2", f"{FK2}::TestProgressKills", f"{FK2}::TestTightnessRunsKills", f"{FK3}::TestDecisionKills3",
-              f"{FK3}::TestRowsKills3", f"{FK4S}::TestOnBestKills4", f"{FK4C}::TestDecisionKills4")),
+              f"{FK3}::TestRowsKills3", f"{FK4S}::TestOnBestKills4", f"{FK4C}::TestDecisionKills4", f"{FK5}::TestVerdictRuleKills5")),
     Target("family-tightness", _FAMILY_SEARCH, ("_tightness", "_push"),
            _ids(VW, "test_attained_at_fifty_digits_and_not_one_digit_short", "test_approached_below_a_millionth_of_the_bound_and_loose_above")
            + _ids(GRD, "test_tightness_witness_above_the_bound_raises", "test_pushed_point_above_the_bound_raises")
@@ -239,8 +240,9 @@ FAMILY_TARGETS: tuple[Target, ...] = (
            ("_cdf_below", "_sf", "_pdf", "_factor_terms", "_segment", "density_factor", "factor_density", "point", "constant", "build",
             "mp_pdf", "mp_cdf", "mp_sf"),
            (REL, f"{FK}::TestReleaseKills", f"{FK3}::TestReleaseDensityKills3", f"{FK3}::TestClosedFormPointKills3",
-            f"{FK4C}::TestReleaseDensityKills4")),
-    Target("variant-flags", ("verify.cli.variant",), ("*",), (FLG, "tests/test_family_cli.py", f"{FK}::TestFlagKills", f"{FK2}::TestFlagKills2")),
+            f"{FK4C}::TestReleaseDensityKills4", "tests/test_oracle_support.py", "tests/test_oracle_gauss_legendre.py")),
+    Target("variant-flags", ("verify.cli.variant",), ("*",), (FLG, "tests/test_family_cli.py", f"{FK}::TestFlagKills", f"{FK2}::TestFlagKills2",
+                                                                    f"{FK5}::TestVariantFlagsKills5")),
     Target("release-rules", tuple(f"verify.release.{m}" for m in ("protocol", "registry", "none", "query", "gap", "fresh")), ("*",),
            ("tests/test_release_rules.py", REL, f"{FK}::TestReleaseKills", f"{FK3}::TestReleaseRuleKills3")),
 )

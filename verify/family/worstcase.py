@@ -370,12 +370,13 @@ def _tol(shape: SparseVector, digits: int) -> mpmath.mpf:
 def guard(res: FamilyWorstCase, w: FamilyWitness, what: str) -> None:
     """Raise RuntimeError if the confirmed loss of ``w`` exceeds the proven bound for its number of queries
     or the bound the result prints (a bug in a bound or in the numerics)."""
-    tol = _tol(res.shape, w.digits)
-    for b in (upper_bound_at(res.shape, len(w.queries), res.monotone), res.upper_bound):
-        if b is not None and b.exceeded_by(w.loss, tol):
-            raise RuntimeError(f"confirmed loss {mpmath.nstr(w.loss, 20)} of the {what} exceeds the proven bound "
-                               f"{fmt(b.value)} for {len(w.queries)} queries: bug in a bound or the numerics "
-                               f"({res.shape.describe()}; {w.describe()})")
+    with MPMATH_LOCK, mpmath.workdps(w.digits + 15):  # at the witness's precision, not the caller's
+        over = [b for b in (upper_bound_at(res.shape, len(w.queries), res.monotone), res.upper_bound)
+                if b is not None and b.exceeded_by(w.loss, _tol(res.shape, w.digits))]
+    for b in over:
+        raise RuntimeError(f"confirmed loss {mpmath.nstr(w.loss, 20)} of the {what} exceeds the proven bound "
+                           f"{fmt(b.value)} for {len(w.queries)} queries: bug in a bound or the numerics "
+                           f"({res.shape.describe()}; {w.describe()})")
 
 
 def _guard_all(res: FamilyWorstCase, best_of: dict[Layout, _Point], unit: Fraction) -> None:
@@ -392,9 +393,8 @@ def _guard_all(res: FamilyWorstCase, best_of: dict[Layout, _Point], unit: Fracti
 
 
 def _decide(shape, monotone, max_queries, witness, by_k, notes) -> FamilyWorstCase:
-    eps = mpmath.mpf(shape.epsilon.numerator) / shape.epsilon.denominator
     bound = proven_upper_bound(shape, monotone)
-    if witness.loss > eps + _tol(shape, witness.digits) and witness.digits < VIOLATION_DIGITS:
+    if verdict_rule(shape, witness, None) is MechanismVerdict.NOT_PRIVATE and witness.digits < VIOLATION_DIGITS:
         witness = confirm(shape, witness.queries, witness.neighbour, witness.outcome, witness.released, VIOLATION_DIGITS)
     verdict = verdict_rule(shape, witness, bound)
     unbounded, evidence = False, None
@@ -425,9 +425,9 @@ def _decide(shape, monotone, max_queries, witness, by_k, notes) -> FamilyWorstCa
 def verdict_rule(shape: SparseVector, witness: FamilyWitness, bound: ProvenBound | None) -> MechanismVerdict:
     """The one decision rule: not_private if the confirmed loss exceeds ε by more than 10^-(digits-5)·max(1, ε),
     private if a proven bound is <= ε, undecided otherwise."""
-    eps = mpmath.mpf(shape.epsilon.numerator) / shape.epsilon.denominator
-    if witness.loss > eps + _tol(shape, witness.digits):
-        return MechanismVerdict.NOT_PRIVATE
+    with MPMATH_LOCK, mpmath.workdps(witness.digits + 15):  # the rule at its own precision, not the caller's
+        if witness.loss > mpmath.mpf(shape.epsilon.numerator) / shape.epsilon.denominator + _tol(shape, witness.digits):
+            return MechanismVerdict.NOT_PRIVATE
     if bound is not None and bound.value <= shape.epsilon:
         return MechanismVerdict.PRIVATE
     return MechanismVerdict.UNDECIDED
