@@ -1,4 +1,4 @@
-"""Tests for the survivors of the fourth round's fresh sample (seed 2204), one class per target.
+"""Tests for the survivors of the fresh samples with seeds 2204 and 2205, one class per target.
 
 Each states its rule and was checked by applying its mutant by hand and watching it fail.
 """
@@ -79,3 +79,79 @@ class TestVariantFlagsKills5:
                                           "--noise", "exponential"])
         m = variant_from_args(args)
         assert m.query_noise.is_none and m.threshold_noise.family == "exponential"
+
+
+# --- the survivors of the fifth sample (seed 2205) ------------------------------------------------------------------
+def _variant(z, x, release="none", cutoff=1):
+    from verify.mechanism import SparseVector
+    from verify.noise.spec import NoiseSpec
+
+    return SparseVector(Fraction(1, 10), Fraction(1), Fraction(0), NoiseSpec(z[0], absolute=Fraction(z[1])),
+                        NoiseSpec(x[0], absolute=Fraction(x[1])), cutoff=cutoff, release=release)
+
+
+class TestRdpKills5:
+    """Zhu & Wang (NeurIPS 2020) Thm 8, cutoff 1: ε(α) = log k/(α-1) + αΔ²/σ₁² + 2αΔ²/σ₂², written out here with a
+    fractional σ₂ (the other tests' σ₂ were integers, where x/1 = x·1)."""
+
+    def test_fractional_query_sigma(self):
+        from verify.family.rdp import GaussianSVTRdp
+
+        s1, s2, d, k = Fraction(2), Fraction(5, 2), Fraction(1), 3
+        for a in (mpmath.mpf(2), mpmath.mpf("3.5")):
+            want = mpmath.log(k) / (a - 1) + a * mpmath.mpf(1) / 4 + 2 * a / (mpmath.mpf(25) / 4)
+            assert abs(GaussianSVTRdp(s1, s2, d, k).rdp(a) - want) < mpmath.mpf(10) ** -12
+
+
+class TestSeedBoundKills5:
+    """`_seed_bound` (the seed's Mechanism Two case): a bound only when both noises are piecewise exponential and
+    present; with no query noise it gives none and says why (the certified conditional ratio covers Laplace and
+    exponential threshold and query noise only)."""
+
+    def test_no_query_noise_gets_no_seed_bound(self):
+        from verify.family.bounds import _seed_bound
+
+        bound, why = _seed_bound(_variant(("exponential", 30), ("none", 0)))
+        assert bound is None and "Laplace and exponential threshold and query noise only" in why
+
+
+class TestReleaseRuleKills5:
+    """A released value's density is the query noise's for the query and gap releases: without query noise such a
+    variant is refused in one line; the fresh release (its own noise) and no release are accepted."""
+
+    @pytest.mark.parametrize("release", ["query", "gap"])
+    def test_released_density_needs_query_noise(self, release):
+        from verify.errors import InputError
+
+        with pytest.raises(InputError, match="has no density"):
+            _variant(("laplace", 30), ("none", 0), release=release)
+
+    def test_no_release_needs_no_query_noise(self):
+        assert _variant(("laplace", 30), ("none", 0)).query_noise.is_none
+
+
+class TestDeltaGridKills5:
+    """`search_pair`'s starting axis: grid points -8s + j·16s/(grid - 1), j = 0..grid-1, for any grid > 1 (grid = 2:
+    the two ends -8s and 8s); grid = 1 is the single point 0."""
+
+    @pytest.mark.parametrize("grid,axis", [(2, [-8, 8]), (3, [-8, 0, 8]), (1, [0])])
+    def test_axis_of_a_small_grid(self, monkeypatch, grid, axis):
+        from verify.family import delta_search as ds
+
+        batches: list = []
+
+        class Recorded(Exception):
+            pass
+
+        class Recording(ds._Scorer):
+            def __call__(self, points):
+                batches.append(list(points))
+                raise Recorded
+
+        monkeypatch.setattr(ds, "_Scorer", Recording)
+        with pytest.raises(Recorded):
+            ds.worst_delta(_variant(("laplace", 30), ("laplace", 30)), Fraction(1, 10), max_queries=2, grid=grid)
+        hand = {(30 * u, 30 * v) for u, v in ds.HAND_PICKED}
+        got = {(u, v) for pat, u, v in batches[0] if pat.uses_u and pat.uses_v} - hand
+        want = {(Fraction(30 * a), Fraction(30 * b)) for a in axis for b in axis} - hand
+        assert got == want
