@@ -135,11 +135,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         forget_interrupted_exec()
         return EXIT_INTERRUPTED
     except OSError as exc:
+        if interrupted_inside(exc):
+            _say("svt-verify: interrupted")
+            forget_interrupted_exec()
+            return EXIT_INTERRUPTED
         if not _is_stdout_failure(exc):
             raise
         _silence_stdout()
         _say(f"svt-verify: error: cannot write the output ({exc.strerror or exc})")
         return 2
+    except Exception as exc:  # C code (numba loading a kernel) can wrap a Ctrl-C: see interrupted_inside
+        if not interrupted_inside(exc):
+            raise
+        _say("svt-verify: interrupted")
+        forget_interrupted_exec()
+        return EXIT_INTERRUPTED
+
+
+def interrupted_inside(exc: BaseException | None) -> bool:
+    """Is ``exc`` a KeyboardInterrupt that other code wrapped?  A Ctrl-C that lands while numba loads or compiles
+    a kernel (its ``_numba_unpickle`` called from C) surfaces as SystemError("... returned a result with an
+    exception set") chained, through ``__cause__``/``__context__``, to the KeyboardInterrupt."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
 
 
 def forget_interrupted_exec() -> None:
