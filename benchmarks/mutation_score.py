@@ -196,7 +196,7 @@ FAMILY_TARGETS: tuple[Target, ...] = (
                 "test_gaussian_tail_growth_is_a_true_lower_bound_at_its_edge")
            + _ids(FV, "test_query_release_growth_is_exact", "test_no_cutoff_growth_lower_bound_holds",
                   "test_gaussian_tail_growth_lower_bound_holds")
-           + (f"{FK}::TestBoundKills", f"{FK2}::TestBoundKills2", f"{FK5}::TestSeedBoundKills5")),
+           + (f"{FK}::TestBoundKills", f"{FK2}::TestBoundKills2", f"{FK5}::TestSeedBoundKills5", f"{FK5}::TestNoCutoffGrowthKills6")),
     Target("family-decision", _FAMILY_SEARCH + _SEED_VIEW,
            ("_decide", "family_worst_case", "verdict_rule", "guard", "_guard_all", "_tol", "worst_case", "_output", "_seed_witness"),
            _ids(VW, "test_not_private_just_above_epsilon_plus_tol_and_not_just_below",
@@ -242,7 +242,7 @@ FAMILY_TARGETS: tuple[Target, ...] = (
            (REL, f"{FK}::TestReleaseKills", f"{FK3}::TestReleaseDensityKills3", f"{FK3}::TestClosedFormPointKills3",
             f"{FK4C}::TestReleaseDensityKills4", "tests/test_oracle_support.py", "tests/test_oracle_gauss_legendre.py")),
     Target("variant-flags", ("verify.cli.variant",), ("*",), (FLG, "tests/test_family_cli.py", f"{FK}::TestFlagKills", f"{FK2}::TestFlagKills2",
-                                                                    f"{FK5}::TestVariantFlagsKills5")),
+                                                                    f"{FK5}::TestVariantFlagsKills5", f"{FK5}::TestNoneNoiseScaleKills6")),
     Target("release-rules", tuple(f"verify.release.{m}" for m in ("protocol", "registry", "none", "query", "gap", "fresh")), ("*",),
            ("tests/test_release_rules.py", REL, f"{FK}::TestReleaseKills", f"{FK3}::TestReleaseRuleKills3", f"{FK5}::TestReleaseRuleKills5")),
 )

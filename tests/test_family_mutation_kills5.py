@@ -155,3 +155,42 @@ class TestDeltaGridKills5:
         got = {(u, v) for pat, u, v in batches[0] if pat.uses_u and pat.uses_v} - hand
         want = {(Fraction(30 * a), Fraction(30 * b)) for a in axis for b in axis} - hand
         assert got == want
+
+
+# --- the survivors of the sixth sample (seed 2206), written after it (no sample has measured them) ----------------
+class TestNoCutoffGrowthKills6:
+    """`no_cutoff_growth` (unlimited cutoff, Laplace queries, shared threshold): loss(k = 2m) >= kΔ/b_X - log(5/3)
+    for a Laplace threshold and - 0 without threshold noise; any other threshold gets the general form with
+    log Pr[|Z| < L]; the growth is never valid for monotone neighbours (its neighbour moves queries both ways)."""
+
+    @pytest.mark.parametrize("z,tail", [(("laplace", 30), "- log(5/3) ="), (("none", 0), "- 0 =")])
+    def test_laplace_or_no_threshold_noise_gets_the_closed_tail(self, z, tail):
+        from verify.family.bounds import no_cutoff_growth
+
+        g = no_cutoff_growth(_variant(z, ("laplace", 30), cutoff=None))
+        assert tail in str(g) and "k·1/30" in str(g) and g.monotone_valid is False
+
+    def test_other_threshold_noise_gets_the_general_form_not_for_monotone_neighbours(self):
+        from verify.family.bounds import no_cutoff_growth
+
+        g = no_cutoff_growth(_variant(("exponential", 30), ("laplace", 30), cutoff=None))
+        assert "log Pr[|Z| < L]" in str(g) and g.monotone_valid is False
+
+
+class TestNoneNoiseScaleKills6:
+    """A scale for a noise the preset does not have (and no family for it) is refused in one line, whatever the
+    scale but 0 (no noise has scale 0)."""
+
+    @pytest.mark.parametrize("scale", ["1", "2", "1/2"])
+    def test_scale_of_an_absent_noise_is_refused(self, scale):
+        from verify.errors import InputError
+
+        args = build_parser().parse_args(["ratio", "--queries", "0", "--neighbour-queries", "1", "--variant", "lyu-5",
+                                          "--query-scale", scale])
+        with pytest.raises(InputError, match="the query noise of .* is none"):
+            variant_from_args(args)
+
+    def test_scale_zero_of_an_absent_noise_is_no_noise(self):
+        args = build_parser().parse_args(["ratio", "--queries", "0", "--neighbour-queries", "1", "--variant", "lyu-5",
+                                          "--query-scale", "0"])
+        assert variant_from_args(args).query_noise.is_none
