@@ -131,14 +131,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         _silence_stdout()
         return EXIT_BROKEN_PIPE
     except KeyboardInterrupt:
-        _say("svt-verify: interrupted")
-        forget_interrupted_exec()
-        return EXIT_INTERRUPTED
+        return _interrupted()
     except OSError as exc:
         if interrupted_inside(exc):
-            _say("svt-verify: interrupted")
-            forget_interrupted_exec()
-            return EXIT_INTERRUPTED
+            return _interrupted()
         if not _is_stdout_failure(exc):
             raise
         _silence_stdout()
@@ -147,9 +143,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # C code (numba loading a kernel) can wrap a Ctrl-C: see interrupted_inside
         if not interrupted_inside(exc):
             raise
-        _say("svt-verify: interrupted")
-        forget_interrupted_exec()
-        return EXIT_INTERRUPTED
+        return _interrupted()
+
+
+def _interrupted() -> int:
+    """The end of an interrupted run: one line on stderr, exit status 130."""
+    _say("svt-verify: interrupted")
+    forget_interrupted_exec()
+    return EXIT_INTERRUPTED
 
 
 def interrupted_inside(exc: BaseException | None) -> bool:

@@ -202,8 +202,7 @@ def _mass_panels(shape, q, outcome, v, a_index, seg, pts, cap, digits: int, pane
             f = f + xn.log_sf(y)
     top = np.max(f)
     if top == -np.inf:
-        exact = sorted(set(pts))
-        close = [(x, y) for x, y in zip(exact, exact[1:]) if abs(float(y) - float(x)) <= 4 * np.spacing(abs(float(x)))]
+        close = [(x, y) for x, y in zip(pts, pts[1:]) if abs(float(y) - float(x)) <= 4 * np.spacing(abs(float(x)))]
         if close:
             x, y = close[0]
             raise ArithmeticError(f"output probability: the kinks {float(x)!r} and {float(y)!r} are within 4 float64 "
