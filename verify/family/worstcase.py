@@ -305,11 +305,7 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
     cands.sort(key=lambda p: -p.value)
     refined = [_refine(shape, p, scale) for p in cands[:starts]]
     tell(refined, "refined")
-    best_of: dict[Layout, _Point] = {}
-    for p in cands[starts:] + refined:
-        by_k[p.lay.k] = max(by_k.get(p.lay.k, -math.inf), p.value)
-        if p.lay not in best_of or p.value > best_of[p.lay].value:
-            best_of[p.lay] = p
+    best_of = _best_per_layout(cands[starts:] + refined, by_k)
     if rows:  # every reported row is a refined point, not a grid point
         for lay, p in list(best_of.items()):
             if not any(p is r for r in refined):
@@ -322,12 +318,9 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
             progress(k)
     best = max(refined, key=lambda p: p.value)
     witness = _witness(shape, best, unit, digits)
-    with MPMATH_LOCK, mpmath.workdps(VIOLATION_DIGITS + 15):
+    with MPMATH_LOCK:  # every confirmation and decision below sets its own precision
         confirmed = {lay.string(shape): (p, _witness(shape, p, unit, digits)) for lay, p in best_of.items()} if rows else {}
-        if confirmed:  # float64 cannot rank losses that agree to 1e-16: the largest confirmed one is the witness
-            top_p, top_w = max(confirmed.values(), key=lambda pw: (pw[1].loss, -len(pw[1].queries)))
-            if top_w.loss > witness.loss:
-                best, witness = top_p, top_w
+        best, witness = _largest_confirmed((best, witness), list(confirmed.values()))
         res = _decide(shape, monotone, max_queries, witness, by_k, notes)
         if on_best is not None:
             on_best(BestSoFar.of_witness(res.witness))
@@ -338,6 +331,28 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
         _guard_all(res, {}, unit)  # the tightness study's witness too (each guard works at its witness's precision)
     res.seconds = time.perf_counter() - t0
     return res
+
+
+def _best_per_layout(points: list[_Point], by_k: dict[int, float]) -> dict[Layout, _Point]:
+    """The largest float64 value of each layout (on a tie, the first of ``points`` is kept), and the largest of
+    each number of queries k recorded into ``by_k`` (a k already in ``by_k`` keeps its larger value)."""
+    best_of: dict[Layout, _Point] = {}
+    for p in points:
+        by_k[p.lay.k] = max(by_k.get(p.lay.k, -math.inf), p.value)
+        if p.lay not in best_of or p.value > best_of[p.lay].value:
+            best_of[p.lay] = p
+    return best_of
+
+
+def _largest_confirmed(search: tuple[_Point, FamilyWitness],
+                       rows: list[tuple[_Point, FamilyWitness]]) -> tuple[_Point, FamilyWitness]:
+    """The reported witness: the search's own unless a confirmed row's loss is strictly larger (float64 cannot rank
+    losses that agree to 1e-16; the confirmed numbers can).  Among rows of exactly equal loss, the one with the fewest
+    queries; among those, the first of ``rows``."""
+    if not rows:
+        return search
+    top = max(rows, key=lambda pw: (pw[1].loss, -len(pw[1].queries)))
+    return top if top[1].loss > search[1].loss else search
 
 
 def _release_moves(shape: SparseVector, monotone: bool, scale: float, starts: int, lays: list[Layout],
