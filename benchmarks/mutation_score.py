@@ -260,6 +260,7 @@ TUNING_PARAMETERS: tuple[tuple[str, str], ...] = (
     ("verify.family.search_tuning", "REFINE_BOX, REFINE_XATOL, REFINE_FATOL: the refinement's clip box and stopping tolerances"),
     ("verify.family.search_tuning", "MOVE_RTOL: the relative improvement a fresh release's moved point needs to count"),
     ("verify.family.search_tuning", "MODERATE_STEPS, CLOSE_RTOL: the tightness study's moderate grid and its float64 filter"),
+    ("verify.family.search_tuning", "UNIT_DENOMINATOR: the largest denominator of the unit a witness's coordinates are rounded in"),
     ("verify.family.structured", "TAIL_EFOLDS, GAUSSIAN_TAIL_SCALES, GAUSSIAN_RATE_FACTOR, PANEL_EFOLDS, MIN_PANELS, MAX_PANELS, "
                                  "CHUNK_NODES: the float64 objective's quadrature (range, panels, chunking)"),
 )
@@ -455,10 +456,6 @@ EQUIVALENT: tuple[Equivalent, ...] = (
         "they add nothing; with P' > 0 their loss key 0 is below every kept row's (a/b > 0), so they come last, where "
         "they leave A_j unchanged and raise B_j: their candidates log((A_j - D)/B_j) are below the previous row's, and a "
         "B_j = 0 return would have happened at that row already"),
-    _eq("verify/worstcase/decision.py", "worst_case", "VIOLATION_DIGITS + 10  ->  VIOLATION_DIGITS - 10", "the working "
-        "precision around building the seed's rows: `_seed_witness` copies stored mpf values (and an exact mpf(0)) into "
-        "`LossWitness`, whose properties set their own precision: nothing is computed at it",
-        within="workdps(VIOLATION_DIGITS + 10)"),
     *(_eq("verify/family/worstcase.py", "obj", ch, "`val > 0` is evaluated only when `np.isfinite(val)` is false "
           "(val = +inf, -inf or nan), where val > 0, val >= 0 and val > 1 agree", within="np.isfinite(val) or val > 0")
       for ch in ("0  ->  1", "val > 0  ->  val >= 0")),
@@ -513,7 +510,6 @@ EQUIVALENT: tuple[Equivalent, ...] = (
     *(_eq(f, fn, ch, f"one more guard digit of the working precision ({ch.split('  ->  ')[0]} -> {ch.split('  ->  ')[1]} guard "
           "digits around values computed and compared at `digits`)", context=w.split("(", 1)[1].rstrip(")"), within=w)
       for f, fn, ch, w in (
-          ("verify/family/worstcase.py", "family_worst_case", "15  ->  16", "workdps(VIOLATION_DIGITS + 15)"),
           ("verify/family/worstcase.py", "_tightness", "15  ->  16", "workdps(VIOLATION_DIGITS + 15)"),
           ("verify/family/witness.py", "log_ratio", "15  ->  16", "workdps(self.digits + 15)"),
           ("verify/family/witness.py", "loss", "15  ->  16", "workdps(self.digits + 15)"),
@@ -522,10 +518,7 @@ EQUIVALENT: tuple[Equivalent, ...] = (
           ("verify/family/delta.py", "exact_delta", "15  ->  16", "workdps(digits + 15)"),
           ("verify/family/delta.py", "delta_at", "15  ->  16", "workdps(self.digits + 15)"),
           ("verify/family/delta.py", "delta_at_infinity", "15  ->  16", "workdps(self.digits + 15)"),
-          ("verify/family/worstcase.py", "verdict_rule", "15  ->  16", "workdps(witness.digits + 15)"),
-          ("verify/family/worstcase.py", "guard", "15  ->  16", "workdps(w.digits + 15)"),
           ("verify/family/delta.py", "epsilon_for", "15  ->  16", "workdps(self.digits + 15)"),
-          ("verify/worstcase/decision.py", "worst_case", "10  ->  11", "workdps(VIOLATION_DIGITS + 10)"),
       )),
 )
 

@@ -639,13 +639,14 @@ class TestBoundKills:
         """Rule: a loss exceeds a bound B only when loss > B + tol (equality with B + tol is not a violation)."""
         from verify.family.bounds import ProvenBound
 
-        b = ProvenBound(Fraction(1, 10), "x", "y")
+        b = ProvenBound(Fraction(1, 8), "x", "y")  # decided exactly: an edge that is a binary rational
         with mpmath.workdps(60):
-            tol = mpmath.mpf(10) ** -45
-            at = mpmath.mpf(1) / 10 + tol
+            tol = Fraction(1, 2**150)
+            at = mpmath.mpf(1) / 8 + mpmath.mpf(2) ** -150  # exactly 1/8 + tol
             assert not b.exceeded_by(at, tol)
-            assert b.exceeded_by(at + mpmath.mpf(10) ** -55, tol)
-            assert not b.exceeded_by(mpmath.mpf(1) / 10, mpmath.mpf(0))
+            assert b.exceeded_by(at + mpmath.mpf(2) ** -160, tol)
+            assert not b.exceeded_by(mpmath.mpf(1) / 8, Fraction(0))
+            assert b.exceeded_by(mpmath.inf, tol) and not b.exceeded_by(-mpmath.inf, tol)
 
     def test_bound_of_the_seed_constructors(self):
         """Rule: the seed's Mechanism One (Lap(3Δ/ε) on both) has the proven bound Δ/b_Z + 2Δ/b_X = ε/3 + 2ε/3 = ε,

@@ -12,6 +12,7 @@ import pytest
 
 from verify.cli.main import build_parser
 from verify.cli.variant import variant_from_args
+from verify.exact import mpf_fraction
 from verify.family import worstcase as wc
 from verify.family.presets import preset
 from verify.family.witness import FamilyWitness
@@ -26,21 +27,21 @@ def _witness(above: mpmath.mpf, digits: int = 50) -> FamilyWitness:
 
 
 class TestVerdictRuleKills5:
-    """`verdict_rule`: not_private iff the confirmed loss exceeds ε + 10^-(digits-5)·max(1, ε), strictly, decided at
-    the witness's own precision (digits + 15), whatever precision the caller works at."""
+    """`verdict_rule`: not_private iff the confirmed loss exceeds ε + 10^-(digits-5)·max(1, ε), strictly, decided
+    exactly (rational arithmetic on the confirmed mpf), whatever precision the caller works at."""
 
     SHAPE = preset("seed-m1", epsilon=Fraction(1, 10))
 
     def test_equal_to_epsilon_plus_tol_is_not_a_violation(self, monkeypatch):
+        """Decided exactly: a loss equal to ε + tol as rationals is not a violation; with half that tol it is."""
         w = _witness(mpmath.mpf(10) ** -45)
-        with mpmath.workdps(w.digits + 15):
-            eps = mpmath.mpf(1) / 10
-            tol = w.loss - eps  # exact (Sterbenz: eps/2 <= loss <= 2 eps), so eps + tol == loss exactly
-            assert eps + tol == w.loss
+        tol = mpf_fraction(w.loss) - Fraction(1, 10)  # the confirmed loss is a binary rational: ε + tol == loss exactly
         monkeypatch.setattr(wc, "_tol", lambda shape, digits: tol)
         assert wc.verdict_rule(self.SHAPE, w, None) is not MechanismVerdict.NOT_PRIVATE
         monkeypatch.setattr(wc, "_tol", lambda shape, digits: tol / 2)
         assert wc.verdict_rule(self.SHAPE, w, None) is MechanismVerdict.NOT_PRIVATE
+        monkeypatch.setattr(wc, "_tol", lambda shape, digits: tol + Fraction(1, 10**80))
+        assert wc.verdict_rule(self.SHAPE, w, None) is not MechanismVerdict.NOT_PRIVATE
 
     @pytest.mark.parametrize("caller_digits", [15, 20, 35, 65, 120])
     def test_the_rule_does_not_depend_on_the_callers_precision(self, caller_digits):

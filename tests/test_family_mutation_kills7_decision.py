@@ -11,7 +11,9 @@ from fractions import Fraction
 import mpmath
 import pytest
 
+from verify.exact import exceeds, mpf_fraction
 from verify.family import worstcase as wc
+from verify.family.bounds import why_no_bound
 from verify.family.presets import preset
 from verify.family.structured import Layout
 from verify.family.witness import FamilyWitness
@@ -112,3 +114,62 @@ class TestSeedTightnessKills7:
         assert not res.unbounded and res.tightness is not None
         res = worst_case(AboveThreshold.with_noise("laplace", 1), max_queries=2, push_study=False)
         assert res.tightness is None
+
+
+class TestGuardNearKills7:
+    """`_guard_all`: besides the witnesses it carries, the best point of every layout whose float64 value is strictly
+    above bound·(1 - 1e-6) (and that is not already a confirmed row) is confirmed and guarded; no other."""
+
+    def test_only_points_strictly_within_a_millionth_of_the_bound(self, monkeypatch):
+        res = wc.family_worst_case(preset("seed-m1", epsilon=Fraction(1, 2)), max_queries=1, tightness_study=False)
+        b = float(res.upper_bound.value)
+        near = b * (1 - 1e-6)
+        inside, at, outside = Layout(0, 1), Layout(1, 1), Layout(2, 1)
+        best_of = {inside: _p(math.nextafter(near, math.inf), inside), at: _p(near, at), outside: _p(b * (1 - 1.5e-6), outside)}
+        guarded: list[str] = []
+        monkeypatch.setattr(wc, "guard", lambda r, w, what: guarded.append(what))
+        monkeypatch.setattr(wc, "_witness", lambda shape, p, unit, digits=None: res.witness)
+        res.rows = {}
+        wc._guard_all(res, best_of, Fraction(1))
+        assert guarded == ["witness", f"best {inside.string(res.shape)} point"]
+
+
+class TestDecideKills7:
+    """`_decide`: the verdict's evidence fields."""
+
+    SHAPE = preset("seed-m1", epsilon=Fraction(1, 10))
+
+    def test_a_fifty_digit_violation_is_not_confirmed_again(self, monkeypatch):
+        calls = []
+        monkeypatch.setattr(wc, "confirm", lambda *a, **k: calls.append(a) or _w(1))
+        res = wc._decide(self.SHAPE, False, 1, _w(1), {1: 1.0}, [])
+        assert res.verdict is MechanismVerdict.NOT_PRIVATE and calls == []
+
+    def test_the_reason_for_no_bound_is_given_exactly_when_there_is_no_bound(self):
+        res = wc._decide(self.SHAPE, False, 1, _w(Fraction(1, 20)), {1: 0.05}, [])
+        assert res.upper_bound is not None and res.no_bound_reason is None
+        gauss = preset("gaussian-svt", epsilon=Fraction(1, 10))  # Gaussian noise: no pure-DP bound
+        res = wc._decide(gauss, False, 1, _w(Fraction(1, 20)), {1: 0.05}, [])
+        assert res.upper_bound is None and res.no_bound_reason == why_no_bound(gauss)
+        assert isinstance(res.no_bound_reason, str) and res.no_bound_reason
+
+
+class TestExactRuleKills7:
+    """`verify.exact.exceeds` / `mpf_fraction`: the verdict rule and the guard compare exactly, with no working
+    precision: a confirmed mpf is the binary rational it stores."""
+
+    def test_exact_and_strict(self):
+        with mpmath.workdps(200):
+            x = mpmath.mpf(1) / 3  # 1/3 rounded to 200 digits: not 1/3, and not its 53-bit rounding either
+        d = mpf_fraction(x) - Fraction(1, 3)
+        assert d != 0 and abs(d) < Fraction(1, 10**199)  # read at the default 53 bits: still all 200 digits
+        assert not exceeds(x, mpf_fraction(x)) and exceeds(x, mpf_fraction(x) - Fraction(1, 10**300))
+        assert exceeds(x, Fraction(1, 3) - Fraction(1, 10**150)) and exceeds(x, Fraction(1, 3)) is (d > 0)
+        assert mpf_fraction(-mpmath.mpf(3) / 4) == Fraction(-3, 4) and mpf_fraction(mpmath.mpf(2) ** 70) == 2**70
+
+    def test_infinities_and_nan(self):
+        assert exceeds(mpmath.inf, Fraction(10**100)) and not exceeds(-mpmath.inf, Fraction(-(10**100)))
+        with pytest.raises(ValueError):
+            exceeds(mpmath.nan, Fraction(0))
+        with pytest.raises(ValueError):
+            mpf_fraction(mpmath.inf)

@@ -84,11 +84,14 @@ class _Loss:
 @pytest.mark.parametrize("bound, expected", [(None, MechanismVerdict.UNDECIDED), (F(1), MechanismVerdict.PRIVATE),
                                              (F(1) + F(1, 10**60), MechanismVerdict.UNDECIDED)])
 def test_verdict_rule_edges(bound, expected):
-    """not_private iff loss > ε + 10^-(digits-5)·max(1, ε) (strict); private iff a proven bound <= ε (not <)."""
+    """not_private iff loss > ε + 10^-(digits-5)·max(1, ε) (strict, decided exactly); private iff a proven bound <= ε
+    (not <).  ε + 10^-45 is not a binary rational: the points are 10^-70 either side of it (the strictness itself is
+    tested in `tests/test_family_mutation_kills5.py` at a representable edge)."""
     shape = M1
     pb = None if bound is None else ProvenBound(bound, "b", "stub")
     with mpmath.workdps(80):
         tol = mpmath.mpf(10) ** -45
-        assert W.verdict_rule(shape, _Loss(1 + tol), pb) is expected  # at ε + tol: not a violation
+        assert W.verdict_rule(shape, _Loss(1 + tol - mpmath.mpf(10) ** -70), pb) is expected  # below ε + tol
+        assert W.verdict_rule(shape, _Loss(1 + tol + mpmath.mpf(10) ** -70), pb) is MechanismVerdict.NOT_PRIVATE
         assert W.verdict_rule(shape, _Loss(1 + 2 * tol), pb) is MechanismVerdict.NOT_PRIVATE
         assert W.verdict_rule(shape, _Loss(1 + 2 * tol, 30), pb) is expected  # 30 digits: tolerance 10^-25

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import mpmath
+
 from verify.errors import InputError
 from verify.validate import parse_list, parse_number, to_number  # noqa: F401  (parse_number: doctests)
 
@@ -98,3 +100,29 @@ def fmt(x: Fraction) -> str:
     if text is not None and len(text) <= MAX_DECIMAL_CHARS:
         return text
     return f"{x.numerator}/{x.denominator}"
+
+
+def mpf_fraction(x: mpmath.mpf) -> Fraction:
+    """A finite mpf as the exact rational it is: mpmath stores (-1)^sign·man·2^exp (its raw form ``_mpf_``).
+
+    >>> mpf_fraction(mpmath.mpf(3) / 4)
+    Fraction(3, 4)
+    """
+    if not mpmath.isfinite(x):
+        raise ValueError(f"{x!r} is not a finite number")
+    sign, man, exp, _ = x._mpf_  # not mpmath.mpf(x): that would round x to the working precision
+    man = -int(man) if sign else int(man)
+    return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
+
+
+def exceeds(x: mpmath.mpf, limit: Fraction) -> bool:
+    """x > limit, decided exactly (no working precision): +inf exceeds every limit, -inf none; NaN is refused.
+
+    >>> exceeds(mpmath.mpf(1) / 3, Fraction(1, 3)), exceeds(mpmath.inf, Fraction(10**9))
+    (False, True)
+    """
+    if mpmath.isnan(x):
+        raise ValueError("NaN has no order")
+    if mpmath.isinf(x):
+        return x > 0
+    return mpf_fraction(x) > limit

@@ -86,7 +86,7 @@ from functools import cache
 
 import mpmath
 
-from verify.exact import fmt
+from verify.exact import exceeds, fmt
 from verify.mechanism import SparseVector, as_variant
 from verify.noise import Gaussian, Laplace, Noise
 from verify.release.protocol import Role, TermKind
@@ -100,9 +100,9 @@ class ProvenBound:
     formula: str
     source: str
 
-    def exceeded_by(self, loss: mpmath.mpf, tol: mpmath.mpf) -> bool:
-        """Is a confirmed loss above this bound by more than ``tol`` (at the caller's working precision)?"""
-        return bool(loss > mpmath.mpf(self.value.numerator) / self.value.denominator + tol)
+    def exceeded_by(self, loss: mpmath.mpf, tol: Fraction) -> bool:
+        """Is a confirmed loss above this bound by more than ``tol``?  loss > value + tol, decided exactly."""
+        return exceeds(loss, self.value + tol)
 
 
 def _lip_density(law: Noise) -> Fraction | None:

@@ -30,3 +30,6 @@ MOVE_RTOL = 1e-9
 MODERATE_STEPS = tuple(j / 2 for j in range(-4, 5))
 #: Grid points of the tightness study within this relative distance of the bound (float64) are confirmed at 50 digits.
 CLOSE_RTOL = 1e-9
+#: A witness's coordinates are rounded to short rationals in units of the noise scale written with at most this
+#: denominator (`Fraction(scale).limit_denominator(UNIT_DENOMINATOR)`); the rounded point is the one confirmed.
+UNIT_DENOMINATOR = 1000

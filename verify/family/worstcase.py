@@ -55,7 +55,7 @@ from scipy import optimize
 
 from verify.discrete.rules import refuse_discrete
 from verify.errors import InputError
-from verify.exact import fmt
+from verify.exact import exceeds, fmt
 from verify.family import search_tuning as tune
 from verify.family.bounds import ProvenBound, growth, growth_witness, proven_upper_bound, upper_bound_at, why_no_bound
 from verify.family.structured import Layout, family_log_probability, family_log_ratio, layouts
@@ -280,7 +280,7 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
                      "(no quadrature) for the 50-digit confirmation")
         max_queries = 1
     scale = _scale(shape)
-    unit = Fraction(scale).limit_denominator(1000)
+    unit = Fraction(scale).limit_denominator(tune.UNIT_DENOMINATOR)
     by_k: dict[int, float] = {}
     cands: list[_Point] = []
     done, top = 0, -math.inf
@@ -318,7 +318,7 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
             progress(k)
     best = max(refined, key=lambda p: p.value)
     witness = _witness(shape, best, unit, digits)
-    with MPMATH_LOCK:  # every confirmation and decision below sets its own precision
+    with MPMATH_LOCK:  # every confirmation below sets its own precision; the decisions are exact
         confirmed = {lay.string(shape): (p, _witness(shape, p, unit, digits)) for lay, p in best_of.items()} if rows else {}
         best, witness = _largest_confirmed((best, witness), list(confirmed.values()))
         res = _decide(shape, monotone, max_queries, witness, by_k, notes)
@@ -328,7 +328,7 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
         _guard_all(res, best_of, unit)
     if tightness_study and res.verdict is MechanismVerdict.PRIVATE:
         _tightness(shape, res, best, unit, push_table, digits)
-        _guard_all(res, {}, unit)  # the tightness study's witness too (each guard works at its witness's precision)
+        _guard_all(res, {}, unit)  # the tightness study's witness too (each guard is decided exactly)
     res.seconds = time.perf_counter() - t0
     return res
 
@@ -376,17 +376,16 @@ def _release_moves(shape: SparseVector, monotone: bool, scale: float, starts: in
     return out
 
 
-def _tol(shape: SparseVector, digits: int) -> mpmath.mpf:
-    eps = mpmath.mpf(shape.epsilon.numerator) / shape.epsilon.denominator
-    return mpmath.mpf(10) ** (-(digits - 5)) * max(1, eps)
+def _tol(shape: SparseVector, digits: int) -> Fraction:
+    """The tolerance of a loss confirmed at ``digits``: 10^-(digits-5)·max(1, ε), exactly."""
+    return Fraction(1, 10 ** (digits - 5)) * max(1, shape.epsilon)
 
 
 def guard(res: FamilyWorstCase, w: FamilyWitness, what: str) -> None:
     """Raise RuntimeError if the confirmed loss of ``w`` exceeds the proven bound for its number of queries
     or the bound the result prints (a bug in a bound or in the numerics)."""
-    with MPMATH_LOCK, mpmath.workdps(w.digits + 15):  # at the witness's precision, not the caller's
-        over = [b for b in (upper_bound_at(res.shape, len(w.queries), res.monotone), res.upper_bound)
-                if b is not None and b.exceeded_by(w.loss, _tol(res.shape, w.digits))]
+    over = [b for b in (upper_bound_at(res.shape, len(w.queries), res.monotone), res.upper_bound)
+            if b is not None and b.exceeded_by(w.loss, _tol(res.shape, w.digits))]  # exact: no working precision
     for b in over:
         raise RuntimeError(f"confirmed loss {mpmath.nstr(w.loss, 20)} of the {what} exceeds the proven bound "
                            f"{fmt(b.value)} for {len(w.queries)} queries: bug in a bound or the numerics "
@@ -439,9 +438,8 @@ def _decide(shape, monotone, max_queries, witness, by_k, notes) -> FamilyWorstCa
 def verdict_rule(shape: SparseVector, witness: FamilyWitness, bound: ProvenBound | None) -> MechanismVerdict:
     """The one decision rule: not_private if the confirmed loss exceeds ε by more than 10^-(digits-5)·max(1, ε),
     private if a proven bound is <= ε, undecided otherwise."""
-    with MPMATH_LOCK, mpmath.workdps(witness.digits + 15):  # the rule at its own precision, not the caller's
-        if witness.loss > mpmath.mpf(shape.epsilon.numerator) / shape.epsilon.denominator + _tol(shape, witness.digits):
-            return MechanismVerdict.NOT_PRIVATE
+    if exceeds(witness.loss, shape.epsilon + _tol(shape, witness.digits)):  # exact: no working precision
+        return MechanismVerdict.NOT_PRIVATE
     if bound is not None and bound.value <= shape.epsilon:
         return MechanismVerdict.PRIVATE
     return MechanismVerdict.UNDECIDED

@@ -51,18 +51,18 @@ def worst_case(mech: AboveThreshold, max_queries: int = 10, seed: int = 0, start
     fam = family_worst_case(mech, max_queries=max_queries, starts=starts, tightness_study=push_study, digits=digits,
                             rows=True, push_table=push_study, progress=progress,
                             on_best=on_best)
-    with mpmath.workdps(VIOLATION_DIGITS + 10):
-        rows = []
-        for k in range(1, fam.max_queries + 1):
-            halt, top = fam.rows.get("B" * (k - 1) + "A"), fam.rows.get("B" * k)
-            if halt is None and top is None:
-                break  # the search stopped at an infinite loss
-            rows.append(KRow(k, _seed_witness(halt, k), _seed_witness(top, k)))
-        studied = push_study or fam.unbounded  # without a study, only the unbounded loss's `exceeded` is reported
-        return WorstCaseResult(mech, fam.verdict, _seed_witness(fam.witness, len(fam.witness.queries)), fam.upper_bound,
-                               fam.unbounded, fam.unbounded_evidence, tuple(rows), tuple(fam.push), fam.push_family,
-                               fam.tightness if studied else None, fam.tightness_evidence if studied else None,
-                               tuple(fam.notes), fam.seconds)
+    # every value below was computed (and rounded) by the family engine at its own precision: none is computed here
+    rows = []
+    for k in range(1, fam.max_queries + 1):
+        halt, top = fam.rows.get("B" * (k - 1) + "A"), fam.rows.get("B" * k)
+        if halt is None and top is None:
+            break  # the search stopped at an infinite loss
+        rows.append(KRow(k, _seed_witness(halt, k), _seed_witness(top, k)))
+    studied = push_study or fam.unbounded  # without a study, only the unbounded loss's `exceeded` is reported
+    return WorstCaseResult(mech, fam.verdict, _seed_witness(fam.witness, len(fam.witness.queries)), fam.upper_bound,
+                           fam.unbounded, fam.unbounded_evidence, tuple(rows), tuple(fam.push), fam.push_family,
+                           fam.tightness if studied else None, fam.tightness_evidence if studied else None,
+                           tuple(fam.notes), fam.seconds)
 
 
 def _output(outcome: str) -> Output:
