@@ -169,6 +169,7 @@ FK3 = "tests/test_family_mutation_kills3.py"
 FK4S = "tests/test_family_mutation_kills4_search.py"  # fourth round: family-search, family-tightness, family-witness
 FK4C = "tests/test_family_mutation_kills4_core.py"  # fourth round: structured, delta, decision, densities
 FK5 = "tests/test_family_mutation_kills5.py"  # the survivors of the fourth round's sample (seed 2204)
+FK6B = "tests/test_family_mutation_kills6_bounds.py"  # full enumerations of family-bounds and variant-flags
 #: The family's search and decision (`verify.worstcase.decision` restates the result in the seed's terms).
 _FAMILY_SEARCH = ("verify.family.worstcase",)
 _SEED_VIEW = ("verify.worstcase.decision",)
@@ -196,7 +197,7 @@ FAMILY_TARGETS: tuple[Target, ...] = (
                 "test_gaussian_tail_growth_is_a_true_lower_bound_at_its_edge")
            + _ids(FV, "test_query_release_growth_is_exact", "test_no_cutoff_growth_lower_bound_holds",
                   "test_gaussian_tail_growth_lower_bound_holds")
-           + (f"{FK}::TestBoundKills", f"{FK2}::TestBoundKills2", f"{FK5}::TestSeedBoundKills5", f"{FK5}::TestNoCutoffGrowthKills6")),
+           + (f"{FK}::TestBoundKills", f"{FK2}::TestBoundKills2", f"{FK5}::TestSeedBoundKills5", f"{FK5}::TestNoCutoffGrowthKills6", f"{FK6B}::TestBoundKills6")),
     Target("family-decision", _FAMILY_SEARCH + _SEED_VIEW,
            ("_decide", "family_worst_case", "verdict_rule", "guard", "_guard_all", "_tol", "worst_case", "_output", "_seed_witness"),
            _ids(VW, "test_not_private_just_above_epsilon_plus_tol_and_not_just_below",
@@ -242,7 +243,7 @@ FAMILY_TARGETS: tuple[Target, ...] = (
            (REL, f"{FK}::TestReleaseKills", f"{FK3}::TestReleaseDensityKills3", f"{FK3}::TestClosedFormPointKills3",
             f"{FK4C}::TestReleaseDensityKills4", "tests/test_oracle_support.py", "tests/test_oracle_gauss_legendre.py")),
     Target("variant-flags", ("verify.cli.variant",), ("*",), (FLG, "tests/test_family_cli.py", f"{FK}::TestFlagKills", f"{FK2}::TestFlagKills2",
-                                                                    f"{FK5}::TestVariantFlagsKills5", f"{FK5}::TestNoneNoiseScaleKills6")),
+                                                                    f"{FK5}::TestVariantFlagsKills5", f"{FK5}::TestNoneNoiseScaleKills6", f"{FK6B}::TestFlagKills6")),
     Target("release-rules", tuple(f"verify.release.{m}" for m in ("protocol", "registry", "none", "query", "gap", "fresh")), ("*",),
            ("tests/test_release_rules.py", REL, f"{FK}::TestReleaseKills", f"{FK3}::TestReleaseRuleKills3", f"{FK5}::TestReleaseRuleKills5")),
 )
@@ -520,6 +521,9 @@ EQUIVALENT: tuple[Equivalent, ...] = (
           ("verify/family/delta.py", "delta_at_infinity", "15  ->  16", "workdps(self.digits + 15)"),
           ("verify/family/delta.py", "epsilon_for", "15  ->  16", "workdps(self.digits + 15)"),
       )),
+    _eq("verify/family/bounds.py", "_seed_bound", "cert.sup_log_ratio_per_epsilon * mech.epsilon  ->  "
+        "cert.sup_log_ratio_per_epsilon / mech.epsilon", "a dead branch: `_seed_bound` certifies an AboveThreshold built "
+        "with absolute scales only, so `rates` gives units 'absolute' and the certificate's sup_log_ratio is never None"),
 )
 
 

@@ -318,7 +318,7 @@ def growth(shape: SparseVector, monotone: bool = False) -> Growth | None:
 
 
 def no_cutoff_push(shape: SparseVector, m: int) -> Fraction:
-    """The L of `no_cutoff_growth` for 2m queries (Laplace Z: b_Z(m+2) ln 2, rounded up to a rational)."""
+    """The L of `no_cutoff_growth` for 2m queries: (ceil(1000·b_Z·(m+2)·ln 2) + 1)/1000, with b_Z = 1 when Z is none."""
     bz = shape.threshold_noise.scale if not shape.threshold_noise.is_none else Fraction(1)
     return Fraction(math.ceil(float(bz) * (m + 2) * math.log(2) * 1000) + 1, 1000)
 
