@@ -169,6 +169,7 @@ FK3 = "tests/test_family_mutation_kills3.py"
 FK4S = "tests/test_family_mutation_kills4_search.py"  # fourth round: family-search, family-tightness, family-witness
 FK4C = "tests/test_family_mutation_kills4_core.py"  # fourth round: structured, delta, decision, densities
 FK5 = "tests/test_family_mutation_kills5.py"  # the survivors of the fourth round's sample (seed 2204)
+FK7 = "tests/test_family_mutation_kills7_decision.py"  # the full enumeration of family-decision (2026-12-06)
 FK6B = "tests/test_family_mutation_kills6_bounds.py"  # full enumerations of family-bounds and variant-flags
 #: The family's search and decision (`verify.worstcase.decision` restates the result in the seed's terms).
 _FAMILY_SEARCH = ("verify.family.worstcase",)
@@ -199,14 +200,16 @@ FAMILY_TARGETS: tuple[Target, ...] = (
                   "test_gaussian_tail_growth_lower_bound_holds")
            + (f"{FK}::TestBoundKills", f"{FK2}::TestBoundKills2", f"{FK5}::TestSeedBoundKills5", f"{FK5}::TestNoCutoffGrowthKills6", f"{FK6B}::TestBoundKills6")),
     Target("family-decision", _FAMILY_SEARCH + _SEED_VIEW,
-           ("_decide", "family_worst_case", "verdict_rule", "guard", "_guard_all", "_tol", "worst_case", "_output", "_seed_witness"),
+           ("_decide", "family_worst_case", "_best_per_layout", "_largest_confirmed", "verdict_rule", "guard", "_guard_all", "_tol",
+            "worst_case", "_output", "_seed_witness"),
            _ids(VW, "test_not_private_just_above_epsilon_plus_tol_and_not_just_below",
                 "test_not_private_tolerance_scales_with_epsilon_above_one", "test_private_at_a_bound_equal_to_epsilon_and_not_just_above",
                 "test_unbounded_needs_an_infinite_loss_or_a_growth_proof", "test_guard_a_loss_above_the_bound_by_more_than_tol_is_a_bug")
            + _ids(GRD, "test_search_witness_above_the_bound_raises", "test_per_k_row_above_its_bound_raises",
                   "test_verdict_rule_edges")
            + (f"{FK}::TestDecisionKills", f"{FK2}::TestDecisionKills2", f"{FK2}::TestProgressKills", f"{FK2}::TestTightnessRunsKills", f"{FK3}::TestDecisionKills3",
-              f"{FK3}::TestRowsKills3", f"{FK4S}::TestOnBestKills4", f"{FK4C}::TestDecisionKills4", f"{FK5}::TestVerdictRuleKills5")),
+              f"{FK3}::TestRowsKills3", f"{FK4S}::TestOnBestKills4", f"{FK4C}::TestDecisionKills4", f"{FK5}::TestVerdictRuleKills5",
+              FK7)),
     Target("family-tightness", _FAMILY_SEARCH, ("_tightness", "_push"),
            _ids(VW, "test_attained_at_fifty_digits_and_not_one_digit_short", "test_approached_below_a_millionth_of_the_bound_and_loose_above")
            + _ids(GRD, "test_tightness_witness_above_the_bound_raises", "test_pushed_point_above_the_bound_raises")
