@@ -171,6 +171,7 @@ FK4C = "tests/test_family_mutation_kills4_core.py"  # fourth round: structured, 
 FK5 = "tests/test_family_mutation_kills5.py"  # the survivors of the fourth round's sample (seed 2204)
 FK7 = "tests/test_family_mutation_kills7_decision.py"  # the full enumeration of family-decision (2026-12-06)
 FK6B = "tests/test_family_mutation_kills6_bounds.py"  # full enumerations of family-bounds and variant-flags
+FK6D = "tests/test_family_mutation_kills6_densities.py"  # the full enumeration of release-densities (sixth round)
 #: The family's search and decision (`verify.worstcase.decision` restates the result in the seed's terms).
 _FAMILY_SEARCH = ("verify.family.worstcase",)
 _SEED_VIEW = ("verify.worstcase.decision",)
@@ -241,10 +242,11 @@ FAMILY_TARGETS: tuple[Target, ...] = (
                   "TestDeltaKills::test_renyi_bound_is_reported_only_for_gaussian_threshold_and_queries_at_cutoff_one")
            + (f"{FK2}::TestRdpKills2", f"{FK5}::TestRdpKills5")),
     Target("release-densities", _RELEASE,
-           ("_cdf_below", "_sf", "_pdf", "_factor_terms", "_segment", "density_factor", "factor_density", "point", "constant", "build",
+           ("_cdf_below", "_sf", "_pdf", "_factor_terms", "_segment", "factor_density", "point", "constant", "build",
             "mp_pdf", "mp_cdf", "mp_sf"),
            (REL, f"{FK}::TestReleaseKills", f"{FK3}::TestReleaseDensityKills3", f"{FK3}::TestClosedFormPointKills3",
-            f"{FK4C}::TestReleaseDensityKills4", "tests/test_oracle_support.py", "tests/test_oracle_gauss_legendre.py")),
+            f"{FK4C}::TestReleaseDensityKills4", "tests/test_oracle_support.py", "tests/test_oracle_gauss_legendre.py",
+            f"{FK6D}::TestReleaseDensityKills6")),
     Target("variant-flags", ("verify.cli.variant",), ("*",), (FLG, "tests/test_family_cli.py", f"{FK}::TestFlagKills", f"{FK2}::TestFlagKills2",
                                                                     f"{FK5}::TestVariantFlagsKills5", f"{FK5}::TestNoneNoiseScaleKills6", f"{FK6B}::TestFlagKills6")),
     Target("release-rules", tuple(f"verify.release.{m}" for m in ("protocol", "registry", "none", "query", "gap", "fresh")), ("*",),
