@@ -68,7 +68,9 @@ MIN_PANELS, MAX_PANELS = 4, 400
 class Layout:
     """An output shape: n_B belows, n_A aboves; for a resampled threshold, segments B^j A (n_A of them) and r_B trailing B's.
 
-    ``string()`` is one concrete complete outcome string with these counts.
+    ``string()`` is one concrete complete outcome string with these counts: resampled, (B^j A)^{n_A} B^{r_B}; shared,
+    B^{n_B} A^c when the run halted at its c-th A (the halting A is last), else A^{n_A} B^{n_B} (the run went through
+    all its queries; A's first is a convention: under one threshold draw every order has the same probability).
     """
 
     n_b: int
