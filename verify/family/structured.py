@@ -29,7 +29,7 @@ the seed's proofs, extended to the family; `verify.family.worstcase`):
 `family_log_probability` evaluates log ∫ p_Z(z) F(z-u)^{n_B} G(z)^{n_A} dz (+ the
 release constants) in float64 log space by Gauss-Legendre quadrature on
 sub-panels between the kinks (0, u, v, v - r for the gap, the cap r for the
-query release), tails cut 60 scales out (40 for Gaussian threshold noise).
+query release), tails cut TAIL_EFOLDS e-folds of the decay rate past the outer kinks (GAUSSIAN_TAIL_SCALES σ_Z if Z is Gaussian).
 """
 
 from __future__ import annotations
