@@ -172,6 +172,7 @@ FK5 = "tests/test_family_mutation_kills5.py"  # the survivors of the fourth roun
 FK7 = "tests/test_family_mutation_kills7_decision.py"  # the full enumeration of family-decision (2026-12-06)
 FK6B = "tests/test_family_mutation_kills6_bounds.py"  # full enumerations of family-bounds and variant-flags
 FK6D = "tests/test_family_mutation_kills6_densities.py"  # the full enumeration of release-densities (sixth round)
+FK6S = "tests/test_family_mutation_kills6_struct.py"  # full enumerations of family-tightness, -witness and -structured
 #: The family's search and decision (`verify.worstcase.decision` restates the result in the seed's terms).
 _FAMILY_SEARCH = ("verify.family.worstcase",)
 _SEED_VIEW = ("verify.worstcase.decision",)
@@ -220,7 +221,7 @@ FAMILY_TARGETS: tuple[Target, ...] = (
            ("layouts", "_segment_log", "_segment_points", "_panel_rule", "_r_free", "family_log_probability", "family_log_ratio",
             "_logsumexp", "string", "k"),
            (STR, f"{FK}::TestStructuredKills", f"{FK3}::TestStructuredKills3", "tests/test_structured_evaluator.py",
-            f"{FK4C}::TestStructuredKills4", f"{FK4C}::TestQuadratureKills4", f"{FK4C}::TestLayoutsKills4") + _ids(FV, "test_lyu4_loss_is_the_change_of_variables_bound")),
+            f"{FK4C}::TestStructuredKills4", f"{FK4C}::TestQuadratureKills4", f"{FK4C}::TestLayoutsKills4", f"{FK6S}::TestStructuredKills6") + _ids(FV, "test_lyu4_loss_is_the_change_of_variables_bound")),
     Target("family-search", _FAMILY_SEARCH,
            ("_patterns", "_grid_layout", "_refine", "_refine_once", "_witness", "_scale", "_release_moves"),
            (f"{FK}::TestSearchKills", f"{FK2}::TestSearchKills2", f"{FK2}::TestGapRefinementKills", f"{FK2}::TestSearchKills3", f"{FK3}::TestReleaseMovesKills3", f"{FK4S}::TestRefinementKills4",
@@ -496,6 +497,21 @@ EQUIVALENT: tuple[Equivalent, ...] = (
         "points, looked up only by a call with the same two points", context="len(u) > 1", within="if len(u) > 1:"),
     _eq("verify/family/structured.py", "log_integrand", "1  ->  2", "the cap's factor counted twice: its log is 0.0 or -inf, "
         "and 2 * 0.0 = 0.0, 2 * -inf = -inf, so every sum is the same", context="(1, np.where(z <= rr, 0.0, -np.inf))"),
+    _eq("verify/family/structured.py", "layouts", "max_queries > used  ->  max_queries >= used", "the tail list is reached "
+        "only with used <= max_queries (used > max_queries `continue`s first); the two differ only at used == max_queries, "
+        "where [max_queries - used] is [0], the else branch's list", within="[max_queries - used] if max_queries > used else [0]"),
+    _eq("verify/family/structured.py", "_segment_points", "1  ->  2", "rows per chunk at least 2 instead of 1: unreachable "
+        "(at most 4 kinks, 5 segments, 16·MAX_PANELS = 6400 nodes: CHUNK_NODES // 32000 >= 2), and the chunk only groups "
+        "rows, each computed elementwise and reduced along its own row (same bits: checked with CHUNK_NODES = 1 and 10^9)",
+        context="max(1, CHUNK_NODES // (widths.shape[1] * t.size))"),
+    _eq("verify/family/structured.py", "_segment_points", "-np.inf  ->  np.inf", "the NaN guard never changes a value: with "
+        "finite edges every kernel argument (z, z - u, z - v, r + z - v; u, v and a used r are kinks) is non-NaN and every "
+        "continuous family's log_cdf/log_sf/log_pdf (the search refuses discrete noise) is in [-inf, finite] there, so f has no NaN; with a non-finite edge the outermost "
+        "segment's width is inf or NaN, its log weight makes the row's top inf or NaN, and _logsumexp returns -inf either way",
+        within="np.copyto(f, -np.inf, where=np.isnan(f))"),
+    _eq("verify/family/structured.py", "_segment_points", "True  ->  False", "`_logsumexp` without scratch: the same ufuncs "
+        "(subtract, exp) elementwise into a new array instead of into f, then the same max and sum; f is not read again "
+        "(the next chunk builds its own)", context="overwrite=True"),
     # the branch tests at a panel's exact midpoint: every c passed is a kink (q_i - t, q_i - t - v_i, or 0 for the
     # threshold's density), and `_closed_form` passes a Fraction strictly inside a panel between distinct sorted
     # kinks (or 1 beyond the last / before the first), so mid != c and y = mid - c != 0: strict and non-strict agree

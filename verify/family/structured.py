@@ -29,7 +29,7 @@ the seed's proofs, extended to the family; `verify.family.worstcase`):
 `family_log_probability` evaluates log ∫ p_Z(z) F(z-u)^{n_B} G(z)^{n_A} dz (+ the
 release constants) in float64 log space by Gauss-Legendre quadrature on
 sub-panels between the kinks (0, u, v, v - r for the gap, the cap r for the
-query release), tails cut 60 scales out (40 for Gaussian threshold noise).
+query release), tails cut TAIL_EFOLDS e-folds of the decay rate past the outer kinks (GAUSSIAN_TAIL_SCALES σ_Z if Z is Gaussian).
 """
 
 from __future__ import annotations
@@ -68,7 +68,9 @@ MIN_PANELS, MAX_PANELS = 4, 400
 class Layout:
     """An output shape: n_B belows, n_A aboves; for a resampled threshold, segments B^j A (n_A of them) and r_B trailing B's.
 
-    ``string()`` is one concrete complete outcome string with these counts.
+    ``string()`` is one concrete complete outcome string with these counts: resampled, (B^j A)^{n_A} B^{r_B}; shared,
+    B^{n_B} A^c when the run halted at its c-th A (the halting A is last), else A^{n_A} B^{n_B} (the run went through
+    all its queries; A's first is a convention: under one threshold draw every order has the same probability).
     """
 
     n_b: int
