@@ -14,6 +14,11 @@ import numpy as np
 from test_family_mutation_kills2 import variant  # the same variant builder (absolute scales)
 
 
+def _mp(x: Fraction) -> mpmath.mpf:
+    """An exact rational as an mpf at the working precision."""
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
 # --- family-delta ----------------------------------------------------------------------------------------------------
 class TestDeltaKills6:
     """`verify.family.delta` and `verify.family.delta_search`: the tie rules and the survivors of the full enumeration."""
@@ -72,13 +77,23 @@ class TestDeltaKills6:
         r = epsilon_for_delta(variant(z=("laplace", 2), x=("laplace", 3)), (Fraction(0),), (Fraction(1),), Fraction(1, 100))
         assert r.digits == 30
 
+    def test_delta_at_infinity_is_the_mass_without_neighbour_mass_to_the_profile_digits(self) -> None:
+        """Rule (`PairProfile.delta_at_infinity`): lim δ(ε') as ε' -> ∞ is Σ P_s over the outputs with P'_s = 0, to the
+        profile's ``digits`` (the probabilities are known to those digits, the sum must not lose them).  Synthetic
+        profile at 20 digits (the probabilities given at 40): P = (1/3, 1/7, 1/5), P' = (0, 0, 1/5): the limit is
+        1/3 + 1/7 = 10/21, exact rational arithmetic, matched to 10^-20 relative."""
+        from verify.family.delta import PairProfile
+
+        with mpmath.workdps(40):
+            p = (_mp(Fraction(1, 3)), _mp(Fraction(1, 7)), _mp(Fraction(1, 5)))
+            pn = (mpmath.mpf(0), mpmath.mpf(0), _mp(Fraction(1, 5)))
+        got = PairProfile(("A", "BA", "BB"), p, pn, 20).delta_at_infinity()
+        with mpmath.workdps(40):
+            want = _mp(Fraction(1, 3) + Fraction(1, 7))
+            assert abs(got - want) <= mpmath.mpf(10) ** -20 * want
+
 
 # --- family-rdp ------------------------------------------------------------------------------------------------------
-def _mp(x: Fraction) -> mpmath.mpf:
-    """An exact rational as an mpf at the working precision."""
-    return mpmath.mpf(x.numerator) / x.denominator
-
-
 def _zhu_wang_log_delta(s1: Fraction, s2: Fraction, d: Fraction, k: int, a: mpmath.mpf, ep: Fraction) -> mpmath.mpf:
     """log δ_α of the BBGHS conversion of Zhu & Wang's curve, written out here (rdp module docstring):
     ε(α) = log k/(α-1) + αΔ²/σ₁² + 2αΔ²/σ₂², δ_α = exp((α-1)(ε(α) - ε')) · (1 - 1/α)^(α-1) / α."""
