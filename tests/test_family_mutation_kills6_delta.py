@@ -52,6 +52,34 @@ class TestDeltaKills6:
         assert q == (t + ds.REACH * s,) and qn == (t + ds.REACH * s + d,)
         assert val == float(ds.REACH * s)
 
+    def test_search_pair_returns_the_best_final_state_not_the_best_start(self, monkeypatch) -> None:
+        """Rule (delta_search module docstring, step 2: the search ends at least as high as every start, and
+        `search_pair` returns the best pair): of the refined states, the one with the highest score is returned.
+        Two patterns "B" (sign +1, then -1), one start each at u = 0 (grid 1, hand-picked shapes monkeypatched to
+        (0, 0) only); synthetic scores: sign +1 is flat at 1 (its start is the best start, and no move beats it),
+        sign -1 is 1/2 + |u|/s, which climbs (first tied move +h) to the reach 16s, score 16.5 > 1.  Both states end
+        with the same step s/2^9, so only the score tells them apart: the pair returned is sign -1's,
+        q = (t + 16s,), q' = q - Δ (B queries moved by sign·Δ)."""
+        from verify.family import delta_search as ds
+
+        s = Fraction(2)
+
+        class Synthetic:
+            def __init__(self, shape, score) -> None:
+                pass
+
+            def __call__(self, points):
+                return np.array([1.0 if p.sign > 0 else 0.5 + abs(float(u / s)) for p, u, _ in points])
+
+        monkeypatch.setattr(ds, "_Scorer", Synthetic)
+        monkeypatch.setattr(ds, "HAND_PICKED", ((Fraction(0), Fraction(0)),))
+        monkeypatch.setattr(ds, "patterns", lambda shape, k: [ds.Pattern("B", 1), ds.Pattern("B", -1)])
+        shape = variant(z=("laplace", 2), x=("laplace", 2), cutoff=1)
+        t, d = shape.threshold, shape.sensitivity
+        q, qn, val = ds.search_pair(shape, None, 1, 1)
+        assert q == (t + ds.REACH * s,) and qn == (t + ds.REACH * s - d,)
+        assert val == 0.5 + ds.REACH
+
     def test_delta_at_names_the_first_of_two_outputs_with_equal_terms(self) -> None:
         """Rule (`PairProfile.delta_at`'s tie rule): of outputs whose terms P_s - e^{ε'} P'_s are exactly equal, the
         first in ``outputs`` is named.  Synthetic profile, ε' = 0: P = (1/4, 1/2, 1/4), P' = (1/8, 3/8, 1/8), terms
