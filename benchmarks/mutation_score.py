@@ -173,6 +173,7 @@ FK7 = "tests/test_family_mutation_kills7_decision.py"  # the full enumeration of
 FK6B = "tests/test_family_mutation_kills6_bounds.py"  # full enumerations of family-bounds and variant-flags
 FK6D = "tests/test_family_mutation_kills6_densities.py"  # the full enumeration of release-densities (sixth round)
 FK6S = "tests/test_family_mutation_kills6_struct.py"  # full enumerations of family-tightness, -witness and -structured
+FK6L = "tests/test_family_mutation_kills6_delta.py"  # full enumerations of family-delta, family-rdp and release-rules
 #: The family's search and decision (`verify.worstcase.decision` restates the result in the seed's terms).
 _FAMILY_SEARCH = ("verify.family.worstcase",)
 _SEED_VIEW = ("verify.worstcase.decision",)
@@ -236,12 +237,13 @@ FAMILY_TARGETS: tuple[Target, ...] = (
            _ids(BND, "test_worst_delta_returns_the_best_pair_of_its_own_grid_with_the_right_neighbour",
                 "test_worst_delta_moves_the_earlier_queries_against_the_last_one")
            + _ids(FV, "test_delta_identities") + (f"{FK}::TestDeltaKills", f"{FK2}::TestDeltaKills2", f"{FK2}::TestDeltaDefaultsKills", f"{FK3}::TestDeltaKills3", f"{FK3}::TestDeltaStartsKills3", "tests/test_delta_search.py",
-                                                     f"{FK4C}::TestDeltaCompassKills4", f"{FK4C}::TestDeltaWrapperKills4", f"{FK5}::TestDeltaGridKills5")),
+                                                     f"{FK4C}::TestDeltaCompassKills4", f"{FK4C}::TestDeltaWrapperKills4", f"{FK5}::TestDeltaGridKills5",
+                                                     f"{FK6L}::TestDeltaKills6")),
     Target("family-rdp", ("verify.family.rdp",), ("rdp", "delta", "__post_init__"),
            _ids(FV, "test_rdp_transcription_and_conversions")
            + _ids(FK, "TestDeltaKills::test_renyi_curve_and_its_validation", "TestDeltaKills::test_renyi_delta_is_the_minimum_over_orders",
                   "TestDeltaKills::test_renyi_bound_is_reported_only_for_gaussian_threshold_and_queries_at_cutoff_one")
-           + (f"{FK2}::TestRdpKills2", f"{FK5}::TestRdpKills5")),
+           + (f"{FK2}::TestRdpKills2", f"{FK5}::TestRdpKills5", f"{FK6L}::TestRdpKills6")),
     Target("release-densities", _RELEASE,
            ("_cdf_below", "_sf", "_pdf", "_factor_terms", "_segment", "factor_density", "point", "constant", "build",
             "mp_pdf", "mp_cdf", "mp_sf"),
@@ -251,7 +253,8 @@ FAMILY_TARGETS: tuple[Target, ...] = (
     Target("variant-flags", ("verify.cli.variant",), ("*",), (FLG, "tests/test_family_cli.py", f"{FK}::TestFlagKills", f"{FK2}::TestFlagKills2",
                                                                     f"{FK5}::TestVariantFlagsKills5", f"{FK5}::TestNoneNoiseScaleKills6", f"{FK6B}::TestFlagKills6")),
     Target("release-rules", tuple(f"verify.release.{m}" for m in ("protocol", "registry", "none", "query", "gap", "fresh")), ("*",),
-           ("tests/test_release_rules.py", REL, f"{FK}::TestReleaseKills", f"{FK3}::TestReleaseRuleKills3", f"{FK5}::TestReleaseRuleKills5")),
+           ("tests/test_release_rules.py", REL, f"{FK}::TestReleaseKills", f"{FK3}::TestReleaseRuleKills3", f"{FK5}::TestReleaseRuleKills5",
+            f"{FK6L}::TestReleaseRuleKills6")),
 )
 TARGETS = TARGETS + FAMILY_TARGETS
 

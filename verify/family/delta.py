@@ -112,7 +112,10 @@ class PairProfile:
     digits: int
 
     def delta_at(self, epsilon_prime: Fraction | mpmath.mpf) -> tuple[mpmath.mpf, str]:
-        """(δ(ε'), the output with the largest term P_s - e^{ε'} P'_s)."""
+        """(δ(ε'), the output with the largest term P_s - e^{ε'} P'_s).
+
+        Tie rule: of outputs whose terms are exactly equal, the first in ``outputs`` is named (on a tie, the
+        first found is kept)."""
         with MPMATH_LOCK, mpmath.workdps(self.digits + 15):
             e = mpmath.mpf(epsilon_prime.numerator) / epsilon_prime.denominator if isinstance(epsilon_prime, Fraction) \
                 else mpmath.mpf(epsilon_prime)

@@ -144,7 +144,10 @@ def _scale(shape: SparseVector) -> Fraction:
 
 
 def search_pair(shape: SparseVector, score: Score, max_queries: int, grid: int) -> tuple[tuple[Fraction, ...], tuple[Fraction, ...], float]:
-    """(q, q', float64 score) of the best structured pair (module docstring, steps 1-2)."""
+    """(q, q', float64 score) of the best structured pair (module docstring, steps 1-2).
+
+    Tie rule: among one state's moves of exactly equal score, the first in the order u + h, u - h, v + h, v - h
+    is kept (on a tie, the first found is kept)."""
     s = _scale(shape)
     axis = [s * Fraction(16 * j, grid - 1) - 8 * s for j in range(grid)] if grid > 1 else [Fraction(0)]
     hand = [(s * u, s * v) for u, v in HAND_PICKED]
