@@ -35,6 +35,8 @@ from typing import Any
 
 import mpmath
 
+from verify.exact import mpf_fraction
+
 #: Search precision (decimal digits); only locations come out of it, never values.
 SEARCH_DPS = 30
 _GOLDEN = (mpmath.sqrt(5) - 1) / 2
@@ -71,9 +73,7 @@ def _as_fraction(x: Any) -> Fraction:
     """x as an exact rational (an mpf is m·2^e): a float would round z = 1e25 to 2^-53 of itself,
     wider than the whole window there (the window's ends need not be exact, only rational)."""
     if isinstance(x, mpmath.mpf) and mpmath.isfinite(x):
-        sign, man, exp, _ = x._mpf_  # mpmath's documented raw form: (-1)^sign · man · 2^exp
-        man = -int(man) if sign else int(man)
-        return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
+        return mpf_fraction(x)
     return Fraction(float(x))
 
 
