@@ -3,7 +3,7 @@
 For k queries (seeded integers in [-5, 5]) and every outcome B^{i-1}A and B^k of
 AboveThreshold (cutoff 1), time one outcome probability on
 
-* the discrete fast path (`verify.discrete.fast`), Z, X_i ~ DLap(3Δ/ε), and
+* the discrete fast path (`verify.engine.discrete_fast`), Z, X_i ~ DLap(3Δ/ε), and
 * the continuous fast path (`verify.family.fast_api`), Z, X_i ~ Lap(3Δ/ε),
 
 in the same process (median of ``--repeat`` runs, after one warm-up that
@@ -23,9 +23,9 @@ import time
 
 import numpy as np
 
-from verify.discrete.fast import fast_log_probability as discrete_fast
 from verify.discrete.presets import discrete_preset
 from verify.discrete.search import search_worst_case, structured_search
+from verify.engine.discrete_fast import fast_log_probability as discrete_fast
 from verify.family.fast_api import fast_log_probability as continuous_fast
 from verify.family.presets import preset
 

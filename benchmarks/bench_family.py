@@ -37,9 +37,9 @@ import time
 import numpy as np
 from scipy import integrate
 
+from verify.engine.fast_halting import halting_distribution
 from verify.family import preset
 from verify.family.fast_api import fast_log_distribution
-from verify.family.fast_halting import halting_distribution
 from verify.probabilities import fast_log_distribution as seed_fast
 
 

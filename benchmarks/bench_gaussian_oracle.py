@@ -1,7 +1,7 @@
 """The family oracle's Gaussian quadrature: Gauss-Legendre panels against the former tanh-sinh panels.
 
-``verify.family.oracle.output_probability`` integrates a Gaussian integrand on its mass panels by
-Gauss-Legendre (`verify.family.oracle_rule`) and its Gaussian F and S by arb's erfc
+``verify.oracles.family.output_probability`` integrates a Gaussian integrand on its mass panels by
+Gauss-Legendre (`verify.oracles.rule`) and its Gaussian F and S by arb's erfc
 (`verify.noise.gaussian.half_erfc`); the former path, ``quadrature="tanh-sinh"`` (``mpmath.quad`` on the same
 panels) with mpmath's erfc (`former_erfc`, swapped in for the old run only), is the reference.  On a corpus of outputs (mixed Laplace/Gaussian, Gaussian/Gaussian, the gaussian-svt preset,
 cutoffs 1 and 2, released values under the gap, fresh and query releases) this prints, per output, the
@@ -21,11 +21,11 @@ from fractions import Fraction as F
 
 import mpmath
 
-from verify.family.oracle import output_probability
 from verify.family.presets import preset
 from verify.mechanism import Release
 from verify.noise.gaussian import Gaussian
 from verify.noise.spec import NoiseSpec
+from verify.oracles.family import output_probability
 
 
 @contextmanager

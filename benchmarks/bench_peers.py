@@ -16,7 +16,7 @@ this script prints:
   Pr[M(a) in S] = Σ_o Pr[M(a) = o]·Pr[o in S] over every complete output o; StatDP's event is a set
   of values of its post-processed output (the count of ``False``, or the Hamming distance to a fixed
   pattern), so Pr = Σ over the outputs that map into it.  Output probabilities come from
-  `verify.family.oracle.output_probability` (mpmath, 30 digits) up to `ORACLE_MAX_OUTPUTS` outputs,
+  `verify.oracles.family.output_probability` (mpmath, 30 digits) up to `ORACLE_MAX_OUTPUTS` outputs,
   else from the family fast path (`fast_log_distribution`, float64 with an error estimate at most
   `verify.precision.FAST_TOLERANCE` relative, recomputed with mpmath above it);
 * the pair's own supremum over events (the largest single-output log ratio, in the peer's
@@ -194,7 +194,7 @@ def output_log_probabilities(shape, queries: list[float], outputs: list[str]) ->
     """log Pr[A(q) = o] for each outcome string: the oracle (30 digits) for few outputs, else the fast path."""
     q = [Fraction(x) for x in queries]
     if len(outputs) <= ORACLE_MAX_OUTPUTS:
-        from verify.family.oracle import output_probability
+        from verify.oracles.family import output_probability
 
         with mpmath.workdps(45):
             return [mpmath.log(output_probability(shape, q, o, digits=30)) for o in outputs], "oracle, 30 digits"
@@ -246,7 +246,7 @@ def statdp_event_losses(mech: PeerMechanism, d1: list[float], d2: list[float], e
 
 def released_tail(shape, queries: list[float], j: int, r: mpmath.mpf) -> mpmath.mpf:
     """Pr[B^j A with released q_j + X_j >= r] for a shared-threshold variant that releases the noisy query
-    (lyu-3), conditioning on Z as `verify.family.oracle` does (seed, Proof 1):
+    (lyu-3), conditioning on Z as `verify.oracles.family` does (seed, Proof 1):
 
         ∫ p_Z(z) Π_{i<j} F(t + z - q_i) · S(max(t + z, r) - q_j) dz,
 
@@ -290,7 +290,7 @@ def released_event_losses(mech: PeerMechanism, a1: list[float], a2: list[float],
                     w, start = after, at_hi
                 lo_sum += w * start
                 hi_sum += w * start
-            from verify.family.oracle import output_probability
+            from verify.oracles.family import output_probability
 
             none = switches["all_below"] * output_probability(shape, [Fraction(x) for x in a], "B" * k, digits=30)
             return lo_sum + none, hi_sum + none

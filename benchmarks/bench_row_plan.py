@@ -1,7 +1,7 @@
 """What reading the one description costs the generic fast path: cold plan cache over warm, in one process.
 
-`verify.family.fast_generic.log_probability` reads the outcome's description over the query columns
-(`verify.family.row_plan.row_plan`, cached per mechanism, k and outcome: 2 + R exact builds of the
+`verify.engine.fast_generic.log_probability` reads the outcome's description over the query columns
+(`verify.engine.row_plan.row_plan`, cached per mechanism, k and outcome: 2 + R exact builds of the
 description, R the released values).  For each case: the median CPU time of a call with the plan
 cache cleared before it (cold) and of a call with the plan cached (warm), and their ratio; the
 difference is the plan's cost.  Queries uniform in [-6, 6] (seeded), one row and 100 rows.
@@ -18,9 +18,9 @@ import time
 
 import numpy as np
 
-from verify.family.fast_generic import log_probability
+from verify.engine.fast_generic import log_probability
+from verify.engine.row_plan import row_plan
 from verify.family.presets import preset
-from verify.family.row_plan import row_plan
 
 
 def cases():

@@ -1,4 +1,4 @@
-"""Accuracy check of the halting path (`verify.family.fast_halting`) against mpmath, seeded.
+"""Accuracy check of the halting path (`verify.engine.fast_halting`) against mpmath, seeded.
 
 Query vectors (cycled): uniform in [-6, 6]; clustered (N(0, 0.05) around a uniform centre); ties
 (each value four times); far tails (a fifth of the queries at -80, 80 or 150).  k = 3 (40 vectors)
@@ -19,9 +19,9 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
+from verify.engine.fast_halting import halting_distribution
 from verify.family import preset
 from verify.family.fast_api import FAST_TOLERANCE
-from verify.family.fast_halting import halting_distribution
 from verify.family.probability import mp_probability
 from verify.probabilities import mp_distribution as seed_mp
 

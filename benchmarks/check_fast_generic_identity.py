@@ -1,6 +1,6 @@
 """Records the generic fast path's values and error estimates, or compares them bit for bit.
 
-`verify.family.fast_generic.log_probability` over every preset, the cutoffs 1, 2 and unlimited (a
+`verify.engine.fast_generic.log_probability` over every preset, the cutoffs 1, 2 and unlimited (a
 preset whose scales grow with c is built at c = 2 and its cutoff then lifted), two parameter sets
 (ε = Δ = 1, t = 0; ε = 1/2, Δ = 1, t = 1/3), k in (1, 2, 3, 5, 8, 13, 20), outcome strings (all
 of them for k <= 3, else eight seeded random complete strings), released values for the variants
@@ -25,9 +25,9 @@ from fractions import Fraction
 
 import numpy as np
 
+from verify.engine.fast_generic import log_probability
 from verify.errors import InputError
 from verify.family.fast_api import fast_log_distribution
-from verify.family.fast_generic import log_probability
 from verify.family.presets import NAMES, PRESETS, preset
 
 KS = (1, 2, 3, 5, 8, 13, 20)

@@ -146,7 +146,7 @@ TARGETS: tuple[Target, ...] = (
            _ids(ORA, "test_noise_kernel_matches_its_definition_in_both_tails", "test_noise_kernel_none_is_the_indicator_of_the_seeds_rule",
                 "test_gaussian_noise_kernel_matches_its_definition_in_both_tails", "test_noise_sampler_has_the_stated_distribution")
            + _ids(DEC, "test_sampler_halts_on_ties_without_noise", "test_sampler_matches_exact_distribution")),
-    Target("fast-path", ("verify.fast",), ("*",),
+    Target("fast-path", ("verify.engine.fast_closed_form",), ("*",),
            _ids(KIL, "test_fast_conditional_measures_the_cutoff_from_the_threshold", "test_linear_safe_rows_follow_the_stated_bound",
                 "test_fast_events_in_blocks_equal_one_pass", "test_fast_error_estimate_is_the_stated_multiple_of_the_condition_number",
                 "test_fast_result_is_immutable", "test_signed_log_terms_sum_and_the_empty_sum")
@@ -179,7 +179,7 @@ _FAMILY_SEARCH = ("verify.family.worstcase",)
 _SEED_VIEW = ("verify.worstcase.decision",)
 #: Where the release densities live: the exact oracle's release switch, the closed form's density factors, the
 #: integrand's release terms and the mpmath forms of the noise families a release may use.
-_RELEASE = ("verify.family.oracle", "verify.piecewise", "verify.family.integrand",
+_RELEASE = ("verify.oracles.family", "verify.engine.piecewise", "verify.engine.integrand",
             "verify.noise.laplace", "verify.noise.exponential", "verify.noise.gaussian")
 
 FAMILY_TARGETS: tuple[Target, ...] = (
@@ -301,7 +301,7 @@ class Equivalent:
 
 #: Equivalent mutants, each with the argument.  Keep it short and strict: a tolerance that changes which rows
 #: are re-checked, or a heuristic that changes the witness found, is testable and does not belong here.
-_FAST, _NOISE, _IV = "verify/fast.py", "verify/noise.py", "verify/certify/interval.py"
+_FAST, _NOISE, _IV = "verify/engine/fast_closed_form.py", "verify/noise.py", "verify/certify/interval.py"
 _WC = "verify/family/worstcase.py"
 _MASKED = ("a placeholder inside np.where(c, x, placeholder) that keeps log/division quiet where c is false; "
            "an enclosing np.where on the same condition replaces every such element, so no result changes")
@@ -320,7 +320,7 @@ def _eq(file: str, function: str, change: str, reason: str, context: str = "", w
 
 
 EQUIVALENT: tuple[Equivalent, ...] = (
-    # verify/fast.py: placeholders masked by an enclosing np.where on the same condition
+    # verify/engine/fast_closed_form.py: placeholders masked by an enclosing np.where on the same condition
     _eq(_FAST, "_log_exprel", "1.0  ->  2.0", _MASKED, within="safe = np.where(y == 0, 1.0, y)"),
     _eq(_FAST, "_log_exprel", "0  ->  1", "y == 1 gets safe = 1.0 = y; y == 0 keeps safe = 0, whose nan the "
         "return's np.where(y == 0, 0.0, ...) replaces", context="y == 0", within="safe = np.where(y == 0, 1.0, y)"),
@@ -518,14 +518,14 @@ EQUIVALENT: tuple[Equivalent, ...] = (
     # the branch tests at a panel's exact midpoint: every c passed is a kink (q_i - t, q_i - t - v_i, or 0 for the
     # threshold's density), and `_closed_form` passes a Fraction strictly inside a panel between distinct sorted
     # kinks (or 1 beyond the last / before the first), so mid != c and y = mid - c != 0: strict and non-strict agree
-    *(_eq("verify/family/oracle.py", "_factor_terms", ch, "the branch test at the panel's exact midpoint, which is "
+    *(_eq("verify/oracles/family.py", "_factor_terms", ch, "the branch test at the panel's exact midpoint, which is "
           "never a kink (mid - c != 0, see `_closed_form`): the two comparisons agree", within=w)
       for ch, w in (("mid < c  ->  mid <= c", "below = mid < c"), ("y > 0  ->  y >= 0", "(y > 0) if kind"),
                     ("y <= 0  ->  y < 0", "(y > 0) if kind"))),
     _eq("verify/worstcase/decision.py", "worst_case", "1  ->  2", "one more k after max_queries: the search's layouts "
         "have at most max_queries queries (`structured.layouts`), so that k finds neither row and the loop breaks",
         context="fam.max_queries + 1", within="range(1, fam.max_queries + 1)"),
-    _eq("verify/family/oracle.py", "_factor_terms", "0  ->  1", "the rate key of the zero factor {0: 0} -> {1: 0}: a term "
+    _eq("verify/oracles/family.py", "_factor_terms", "0  ->  1", "the rate key of the zero factor {0: 0} -> {1: 0}: a term "
         "with coefficient 0 is dropped whatever its rate (`_times` skips ca == 0 and cb == 0, the panel sum skips coef == 0), "
         "and both dicts are non-empty (truthy)", context="Fraction(0)", within="zero = {Fraction(0): mpmath.mpf(0)}"),
     _eq("verify/family/worstcase.py", "_push", "0.0  ->  1.0", "the float64 value field of the pushed point: `_witness` "

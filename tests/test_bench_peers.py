@@ -18,8 +18,8 @@ import pytest
 
 from verify.errors import InputError
 from verify.family.literature import PUBLISHED_MACHINE
-from verify.family.oracle import log_ratio
 from verify.family.table import family_table, render
+from verify.oracles.family import log_ratio
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -175,7 +175,7 @@ def test_family_table_cited_cells_say_what_they_measured():
 
 def test_released_tail_sums_to_one_and_differentiates_to_the_oracle_density():
     """lyu-3, c = 1: Σ_j Pr[B^j A] + Pr[B^k] = 1, and -d/dr Pr[B^j A, v >= r] is the oracle's density at v = r."""
-    from verify.family.oracle import output_probability
+    from verify.oracles.family import output_probability
 
     m = bp.peer("DP-Sniper", "SparseVectorTechnique3")
     shape, a = m.variant(), [1.0, 0.0, 2.0, 1.0]

@@ -44,8 +44,8 @@ from verify.family.bounds import (
 )
 from verify.family.delta import exact_delta, worst_delta
 from verify.family.model import SparseVector
-from verify.family.oracle import output_probability
 from verify.noise import Noise, NoiseSpec
+from verify.oracles.family import output_probability
 
 # Δ != 1 and distinct absolute scales per role, so that a bound that drops Δ, or takes one role's scale
 # for another's, gives a different number.

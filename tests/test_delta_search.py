@@ -5,7 +5,7 @@
 * ε' at δ = D: the closed form on the exact probabilities against a bisection on `exact_delta` (an
   independent path: every δ there recomputes the probabilities), the edge cases D >= δ(0), D = 0 (finite
   and +∞), D outside [0, 1], and the command line's exactly-one-of rule.
-Reference values come from the exact oracle (`verify.family.oracle`) at the digits stated.
+Reference values come from the exact oracle (`verify.oracles.family`) at the digits stated.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from verify import NoiseSpec, SparseVector, epsilon_for_delta, exact_delta, pres
 from verify.errors import InputError
 from verify.family.delta import complete_outputs
 from verify.family.delta_search import HAND_PICKED, patterns
-from verify.family.oracle import output_probability
+from verify.oracles.family import output_probability
 
 # (preset, ε', hand-picked q(D), q(D'), --max-queries).  The first is the README's pair; (10)/(11) is the
 # docstring's and (-10)/(-11) notebook 08's; (0, 0)/(1, -1) the CLI test's lyu-6 pair.

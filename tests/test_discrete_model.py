@@ -1,4 +1,4 @@
-"""The comparison field and the integer rules of discrete variants (`verify.family.model`, `verify.discrete.rules`)."""
+"""The comparison field and the integer rules of discrete variants (`verify.family.model`, `verify.integer_rules`)."""
 
 from __future__ import annotations
 
@@ -83,7 +83,7 @@ def test_the_family_front_doors_route_discrete_variants_to_the_sums():
     import mpmath
 
     from verify.discrete.probability import mp_probability as discrete_mp
-    from verify.family import integrand
+    from verify.engine import integrand
     from verify.family.fast_api import fast_log_probability
 
     m = SparseVector(1, 1, 0, DL, DL)

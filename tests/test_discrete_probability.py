@@ -14,10 +14,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from verify.discrete.fast import fast_log_probability
 from verify.discrete.presets import DISCRETE_PRESETS, discrete_preset
 from verify.discrete.probability import arb_probability, mp_distribution, mp_probability, oracle_probability, symbolic_probability
 from verify.discrete.sampler import sample_outcomes
+from verify.engine.discrete_fast import fast_log_probability
 from verify.errors import InputError
 from verify.family.model import SparseVector
 from verify.family.presets import preset

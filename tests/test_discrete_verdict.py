@@ -125,8 +125,8 @@ def test_tie_rule_study_same_loss_different_law():
 def test_halting_pass_matches_the_fast_path_row_by_row():
     import numpy as np
 
-    from verify.discrete.fast import fast_log_probability
-    from verify.discrete.halting import halting_logs
+    from verify.engine.discrete_fast import fast_log_probability
+    from verify.engine.discrete_halting import halting_logs
 
     for mech in (discrete_preset("dlap-seed-m1"), discrete_preset("dgauss-above-threshold", compare="gt")):
         q = np.array([[0, 3, -2], [10, -10, 0], [-40, 40, 5]])

@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from verify.engine.fast_generic import log_probability
+from verify.engine.fast_halting import halting_distribution
 from verify.family import Release, SparseVector, ThresholdPolicy, preset
 from verify.family.fast_api import FAST_TOLERANCE, fast_log_distribution, fast_log_probability
-from verify.family.fast_generic import log_probability
-from verify.family.fast_halting import halting_distribution
 from verify.family.probability import mp_probability
 from verify.noise import NoiseSpec
 from verify.probabilities import mp_distribution as seed_distribution

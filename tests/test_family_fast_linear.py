@@ -1,4 +1,4 @@
-"""The halting path (`verify.family.fast_halting` and its compiled kernel) keeps the fast path's accuracy.
+"""The halting path (`verify.engine.fast_halting` and its compiled kernel) keeps the fast path's accuracy.
 
 Against the seed's mpmath distribution (40 digits), the family's mpmath closed form (30 digits) and
 the plain matrix form of the same quadrature rule: every value whose estimate is within the tolerance
@@ -14,10 +14,10 @@ import mpmath
 import numpy as np
 import pytest
 
+from verify.engine.fast_halting import halting_distribution
+from verify.engine.fast_plan import panels, tail_edges, variation_bound
 from verify.family import preset
-from verify.family.fast import panels, tail_edges, variation_bound
 from verify.family.fast_api import FAST_TOLERANCE
-from verify.family.fast_halting import halting_distribution
 from verify.family.probability import mp_probability
 from verify.probabilities import mp_distribution as seed_distribution
 
@@ -79,7 +79,7 @@ def _f_and_s(noise, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _reference(mech, q: np.ndarray) -> np.ndarray:
     """The same quadrature as the kernel (same nodes and weights), written as the (k, N) matrix of
     F values, its cumulative product and one sum per output, in numpy with one exp per element."""
-    from verify.family.fast import noise_rates
+    from verify.engine.fast_plan import noise_rates
 
     n, k = q.shape
     a = q - float(mech.threshold)
@@ -135,7 +135,7 @@ def test_far_queries_use_one_exp_per_element_and_stay_within_the_estimate():
 def test_the_window_bounds_what_it_leaves_out(monkeypatch):
     """With a window far too tight (nodes below 1e-3 of the largest mass left out), the values
     change, and each change stays within the error estimate: the left-out mass is bounded, not lost."""
-    import verify.family.fast_halting as fh
+    import verify.engine.fast_halting as fh
 
     m = preset("seed-m1")
     q = np.round(np.random.default_rng(9).uniform(-6, 6, (2, 120)), 3)
@@ -152,8 +152,8 @@ def test_rounding_term_counts_the_factors_of_each_output_as_the_formula_says():
     """The compiled error assembly (`finish_rows`) adds, per output, `rounding_linear` with f = i+1
     factors for B^iA and k for B^k and δ summed over their queries (no tails, no window, exact sums
     of 1 here, so the estimate is the rounding term alone); it is below the tolerance at k = 1000."""
-    from verify.family.fast import rounding_linear
-    from verify.family.halting_kernel import LAPLACE, finish_rows
+    from verify.engine.fast_plan import rounding_linear
+    from verify.engine.halting_kernel import LAPLACE, finish_rows
 
     k, n = 1000, 2
     rng = np.random.default_rng(12)
@@ -176,7 +176,7 @@ def test_exponential_factor_near_its_kink_does_not_cancel():
     """Exponential query noise, a node 1e-9 right of a kink: F = 1 - e^{-λy} ≈ λy must come from
     expm1 (1 - e^{-λy} in float64 keeps only ~7 digits there).  Kernel called directly: the second
     output's sum is ω·F(z - a_1)·S(z - a_2) with ω = 1 and S = 1 (a_2 far right)."""
-    from verify.family.halting_kernel import EXPONENTIAL, halting_rows
+    from verify.engine.halting_kernel import EXPONENTIAL, halting_rows
 
     lam = 1 / 3
     a = np.array([[0.0, 50.0]])

@@ -1,4 +1,4 @@
-"""One outcome of any variant in linear space (`verify.family.piece_kernel` behind `fast_generic`).
+"""One outcome of any variant in linear space (`verify.engine.piece_kernel` behind `fast_generic`).
 
 The kernel multiplies each node's factors (F, S, densities) in linear space with exact power-of-two
 rescaling and a window whose left-out mass is bounded.  Checked against the log-space sum of the same
@@ -15,11 +15,11 @@ import mpmath
 import numpy as np
 import pytest
 
-import verify.family.fast_generic as fg
+import verify.engine.fast_generic as fg
+from verify.engine.fast_plan import logsumexp_weighted, panels, tail_edges
+from verify.engine.integrand import TermKind
 from verify.family import preset
-from verify.family.fast import logsumexp_weighted, panels, tail_edges
 from verify.family.fast_api import FAST_TOLERANCE
-from verify.family.integrand import TermKind
 from verify.family.probability import mp_probability
 
 KINDS = {"B": TermKind.BELOW, "A": TermKind.ABOVE, "D": TermKind.DENSITY}

@@ -1,4 +1,4 @@
-"""The halting kernel's precondition (`verify.family.fast_halting.halting_refusal`), at its edge.
+"""The halting kernel's precondition (`verify.engine.fast_halting.halting_refusal`), at its edge.
 
 The kernel sums the chain B^{i-1}A = F...F·S, B^k = F^k (cutoff 1, an above's factor S_X) with
 Laplace / exponential / no query noise and a Laplace or exponential threshold density.  Just inside:
@@ -15,10 +15,10 @@ import dataclasses
 import numpy as np
 import pytest
 
+from verify.engine.fast_generic import log_probability
+from verify.engine.fast_halting import halting_distribution, halting_refusal
 from verify.errors import InputError
 from verify.family.fast_api import SEED_FAST_MAX_K, fast_log_distribution
-from verify.family.fast_generic import log_probability
-from verify.family.fast_halting import halting_distribution, halting_refusal
 from verify.family.presets import preset
 from verify.noise import NoiseSpec
 

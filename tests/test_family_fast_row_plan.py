@@ -1,4 +1,4 @@
-"""`verify.family.row_plan`: the one description of an outcome read over the query columns.
+"""`verify.engine.row_plan`: the one description of an outcome read over the query columns.
 
 The plan must predict the description (`integrand.build`) exactly at any point, for every release
 rule and threshold policy; a description of a form it does not know is refused, not misread.
@@ -12,10 +12,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from verify.engine import integrand
+from verify.engine.row_plan import row_plan
 from verify.errors import InputError
-from verify.family import integrand
 from verify.family.presets import preset
-from verify.family.row_plan import row_plan
 from verify.release.gap import GapRelease
 
 MECHS = [preset("lyu-1", cutoff=2), preset("lyu-2", cutoff=3), preset("lyu-3", cutoff=2),

@@ -1,6 +1,6 @@
 """Gaussian SVT probabilities at far-pushed queries.
 
-Before the mass window (`verify.family.mass`) the quadrature split only at the kinks: at
+Before the mass window (`verify.engine.mass`) the quadrature split only at the kinks: at
 q = (1601, -1599), output BA (gaussian-svt, ε = 1/10, Δ = 1, t = 1) it returned
 1.0377e-699 (4.9% low), single-query B at 1601 was 98% low, and the arb balls were
 [+/- 1e-258]-wide (true, useless).  mpmath.quad also stops on an *absolute* error
@@ -21,14 +21,14 @@ import numpy as np
 import pytest
 
 from verify import probabilities
+from verify.engine import integrand as integrand_mod
+from verify.engine import quadrature
+from verify.engine.quadrature import acb_enclosure
 from verify.errors import InputError
-from verify.family import integrand as integrand_mod
-from verify.family import quadrature
-from verify.family.oracle import output_probability
 from verify.family.presets import preset
 from verify.family.probability import arb_probability, evaluate, mp_probability
-from verify.family.quadrature import acb_enclosure
 from verify.mechanism import AboveThreshold
+from verify.oracles.family import output_probability
 
 DIGITS = 20
 T = Fraction(1)
@@ -119,7 +119,7 @@ def test_one_query_matches_the_exact_erfc_form(q, letter):
 
 
 def test_agrees_with_the_verdicts_oracle_far_out():
-    """The verdicts' oracle (`verify.family.oracle`, its own mass grid, integrand divided by its peak so
+    """The verdicts' oracle (`verify.oracles.family`, its own mass grid, integrand divided by its peak so
     that mpmath.quad's absolute stopping rule becomes relative) and this path agree to 22 digits at
     a far-pushed point of ~1e-699 (before the peak scaling the oracle was ~4e-14 off here)."""
     m = _gsvt()

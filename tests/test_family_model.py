@@ -82,7 +82,7 @@ def test_seed_presets_are_the_seed_mechanisms():
 
 def test_seed_paths_refuse_other_variants():
     """The seed-era closed form and oracle serve cutoff 1, no release, piecewise noise only."""
-    from verify.oracle import oracle_probability
+    from verify.oracles.seed import oracle_probability
     from verify.probabilities import mp_distribution
 
     for name, opts in [("lyu-1", {"cutoff": 2}), ("gap-svt", {}), ("gaussian-svt", {})]:

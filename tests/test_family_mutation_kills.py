@@ -19,13 +19,13 @@ from scipy import integrate
 
 from verify.errors import InputError
 from verify.family.delta import complete_outputs, exact_delta
-from verify.family.oracle import output_probability
 from verify.family.rdp import GaussianSVTRdp
 from verify.family.structured import Layout, family_log_probability, layouts
 from verify.family.witness import FamilyWitness, confirm
 from verify.family.worstcase import family_worst_case
 from verify.mechanism import SparseVector
 from verify.noise import NoiseSpec
+from verify.oracles.family import output_probability
 from verify.verdicts import MechanismVerdict, Tightness
 
 

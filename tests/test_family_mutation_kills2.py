@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 from verify.family.bounds import Growth, growth, growth_witness
-from verify.family.oracle import output_probability
 from verify.family.worstcase import family_worst_case
 from verify.mechanism import SparseVector
 from verify.noise import NoiseSpec
+from verify.oracles.family import output_probability
 from verify.verdicts import MechanismVerdict
 
 

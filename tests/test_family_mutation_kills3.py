@@ -15,10 +15,10 @@ import pytest
 from test_family_mutation_kills2 import variant  # the same variant builder (absolute scales)
 
 from verify.family.delta import PairProfile
-from verify.family.oracle import output_probability
 from verify.family.sampler import sample
 from verify.family.witness import BestSoFar
 from verify.family.worstcase import family_worst_case
+from verify.oracles.family import output_probability
 from verify.verdicts import MechanismVerdict
 
 
@@ -290,7 +290,7 @@ class TestClosedFormPointKills3:
     """Written after sample 3 (seed 2203): the closed form without threshold noise."""
 
     def test_closed_form_at_z_zero_is_the_product_of_laplace_cdf_and_survival(self):
-        """Rule (`verify.piecewise` `point`, no threshold noise: z = 0): a below at q contributes F_X(t - q) and an
+        """Rule (`verify.engine.piecewise` `point`, no threshold noise: z = 0): a below at q contributes F_X(t - q) and an
         above S_X(t - q); Laplace b = 2, t = 0 (textbook: F(d) = e^{d/b}/2 for d < 0, 1 - e^{-d/b}/2 for d >= 0):
         Pr[B at q = 1] = e^{-1/2}/2, Pr[B at q = -1] = 1 - e^{-1/2}/2, Pr[BA at (1, -1)] = e^{-1/2}/2 · e^{-1/2}/2 = e^{-1}/4
         (cutoff 1), all on the closed-form path at 30 digits."""

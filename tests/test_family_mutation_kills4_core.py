@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from test_family_mutation_kills2 import variant  # the same variant builder (absolute scales)
 
-from verify.family.oracle import output_probability
+from verify.oracles.family import output_probability
 
 
 # --- family-delta: the compass search of `search_pair` ---------------------------------------------------------------
@@ -593,7 +593,7 @@ class TestReleaseDensityKills4:
 
     @pytest.mark.parametrize("law", ["laplace", "exponential"])
     def test_closed_form_gap_density_without_threshold_noise(self, law):
-        """Rule (`verify.piecewise` `point` for a density term, no threshold noise: z = 0): the released gap
+        """Rule (`verify.engine.piecewise` `point` for a density term, no threshold noise: z = 0): the released gap
         g = q + X - t has the density p_X(g - (q - t)); textbook densities with b = 2, t = 0, q = 1: Laplace
         e^{-|y|/2}/4, exponential e^{-y/2}/2 for y >= 0 (1/2 at y = 0) and 0 below; y = g - 1 for g in {0, 1/2, 1, 3/2, 3},
         on the closed-form path at 30 digits (and the exact oracle agrees)."""

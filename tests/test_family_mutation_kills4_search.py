@@ -378,7 +378,7 @@ class TestTightnessKills4:
         """Rule (`_push`: "released value at the A query"): a fresh release's pushed point has its A query at
         t + sign(v)·L and its released value there too.  Row j is recomputed with the exact oracle: q(D) = (t - L, t + L)
         for output BA, released t + L, q(D') shifted by (+Δ, -Δ); L = unit·2^j, j = 0, 1 (Laplace Z, X, Y, scales 30)."""
-        from verify.family.oracle import output_probability
+        from verify.oracles.family import output_probability
 
         s = variant(release="fresh", y=("laplace", 30))
         bound = proven_upper_bound(s)

@@ -20,10 +20,10 @@ from verify.cli.main import build_parser, main
 from verify.cli.variant import seed_output, variant_from_args
 from verify.errors import InputError
 from verify.family.bounds import no_cutoff_push, proven_upper_bound, upper_bound_at, why_no_bound
-from verify.family.oracle import output_probability
 from verify.family.presets import preset
 from verify.mechanism import NO_HALT, SparseVector
 from verify.noise import NoiseSpec
+from verify.oracles.family import output_probability
 
 #: The seed's Mechanism One scales both noises as 3Δ/ε (seed document, Algorithm 1, steps 1 and 3).
 SEED_MULTIPLIER = "3"

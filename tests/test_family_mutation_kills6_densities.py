@@ -12,10 +12,11 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from verify.family import oracle, oracle_rule
 from verify.family.model import SparseVector
 from verify.family.probability import evaluate
 from verify.noise import NoiseSpec
+from verify.oracles import family as oracle
+from verify.oracles import rule as oracle_rule
 
 TOL = mpmath.mpf(10) ** -25
 _POINTS_FOR = oracle_rule.points_for  # the real rule, before any test replaces it

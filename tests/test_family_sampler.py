@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from verify.engine.fast_generic import log_probability
 from verify.family import NAMES, Release, preset
 from verify.family.fast_api import fast_log_distribution
-from verify.family.fast_generic import log_probability
 from verify.family.probability import mp_distribution
 from verify.family.sampler import sample
 

@@ -155,8 +155,8 @@ def test_scheduler_failures_are_one_line(scheme, greeting, capfd):
 
 def test_gaussian_quadrature_refuses_digits_it_cannot_reach_in_time():
     """``prob --variant gaussian-svt ... --digits 1000`` did not finish in 5 minutes, even at k = 1."""
+    from verify.engine.quadrature import MAX_QUAD_DIGITS
     from verify.family.probability import evaluate
-    from verify.family.quadrature import MAX_QUAD_DIGITS
 
     with pytest.raises(InputError, match="at most"):
         evaluate(preset("gaussian-svt"), [0], "A", None, MAX_QUAD_DIGITS + 1)

@@ -180,7 +180,7 @@ def test_linear_safe_rows_follow_the_stated_bound():
     R = max(|a_j|, |c|) over the kinks, an infinite cutoff being no kink.  Lap(3) both (λ = 1/3, ρ = 1),
     k = 2: R < 223.5; threshold Lap(1), queries Lap(3) (ρ = 3): R < 73.5; queries Lap(1/100) (λ = 100):
     R = 0 is safe, R = 1 is not."""
-    from verify.fast import FastIntegrator
+    from verify.engine.fast_closed_form import FastIntegrator
 
     fi = FastIntegrator(AboveThreshold.with_noise("laplace", 1, 1, 0, 3, 3))
     a = np.array([[223.4, 0.0], [-223.6, 1.0], [0.0, 0.0], [0.0, 0.0], [0.0, -223.4]])
@@ -198,10 +198,10 @@ def test_linear_safe_rows_follow_the_stated_bound():
 
 @pytest.mark.parametrize("with_cutoff", [False, True])
 def test_fast_events_in_blocks_equal_one_pass(with_cutoff):
-    """More rows than `verify.fast.CHUNK` are evaluated block by block with the same arithmetic: every row
+    """More rows than `verify.engine.fast_closed_form.CHUNK` are evaluated block by block with the same arithmetic: every row
     (and its cutoff, when given) gives bit-identical log-probabilities and error estimates to evaluating
     that row on its own."""
-    from verify.fast import CHUNK, FastIntegrator
+    from verify.engine.fast_closed_form import CHUNK, FastIntegrator
 
     fi = FastIntegrator(AboveThreshold.with_noise("laplace", 1, 1, F(1, 2), 3, 3))
     n = CHUNK + 3
@@ -359,7 +359,7 @@ def test_fast_error_estimate_is_the_stated_multiple_of_the_condition_number():
     Exponential noise, k = 1, output s_1: every term is positive, cond = 1, so the estimate is exactly
     that multiple at every row (also in the log-space rows: q = 400 is beyond the linear-space bound); an
     exact zero likewise (an empty sum: cond = 1)."""
-    from verify.fast import EPS, FastIntegrator
+    from verify.engine.fast_closed_form import EPS, FastIntegrator
 
     def reach(q_row, t, lam, rho, cut=None):
         k = len(q_row)
@@ -391,7 +391,7 @@ def test_fast_result_is_immutable():
     """A `FastResult` is a frozen record: its arrays cannot be rebound after the evaluation."""
     import dataclasses
 
-    from verify.fast import FastIntegrator
+    from verify.engine.fast_closed_form import FastIntegrator
 
     r = FastIntegrator(AboveThreshold.mechanism_one(1)).events(np.array([[0.0]]))
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -622,10 +622,10 @@ def test_pointwise_check_sweep_reports_the_mpmath_margin_at_the_worst_point(with
 
 
 def test_signed_log_terms_sum_and_the_empty_sum():
-    """`verify.fast._Terms.total`: the log of a sum of signed terms (log|term|, sign) and its condition number
+    """`verify.engine.fast_closed_form._Terms.total`: the log of a sum of signed terms (log|term|, sign) and its condition number
     Σ|term| / |Σ term|; no term at all is the empty sum 0, log -inf, condition 1.  2 + 1 = 3 (condition 1),
     2 - 1 = 1 (condition 3)."""
-    from verify.fast import _Terms
+    from verify.engine.fast_closed_form import _Terms
 
     logv, cond = _Terms().total(3)
     assert np.all(logv == -np.inf) and np.all(cond == 1.0)

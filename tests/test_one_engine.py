@@ -1,6 +1,6 @@
 """The one-engine rule, checked on the source (ast) and on the calls.
 
-* Only `verify/piecewise.py` defines the closed form's pieces (the factors F, S and p_X on a
+* Only `verify/engine/piecewise.py` defines the closed form's pieces (the factors F, S and p_X on a
   segment, the segment integral, the polynomial product, the prefix trie, the column plan of the
   vectorised mode, the mpmath precision rule): no second closed form lives anywhere in `verify/`.
   The declared exceptions are named below (`DECLARED_CLOSED_FORMS`, each with its reason); a
@@ -8,10 +8,10 @@
 * The seed's front door (`verify.probabilities`: symbolic, mpmath, arb, fast) and the family's
   (`verify.family.probability`: symbolic, mpmath, arb) both evaluate through that one module, and
   both build what they integrate with the one description of an outcome
-  (`verify.family.integrand.build`); so do the float64 paths (`verify.family.fast_generic` through
-  `verify.family.row_plan`, `verify.family.fast_halting` through `piecewise.column_plan`) and the
-  discrete engine's plan (`verify.discrete.plan`, through `integrand.describe`).
-* No function outside `verify/family/integrand.py` rebuilds the description (reads an outcome's
+  (`verify.engine.integrand.build`); so do the float64 paths (`verify.engine.fast_generic` through
+  `verify.engine.row_plan`, `verify.engine.fast_halting` through `piecewise.column_plan`) and the
+  discrete engine's plan (`verify.engine.discrete_plan`, through `integrand.describe`).
+* No function outside `verify/engine/integrand.py` rebuilds the description (reads an outcome's
   letters together with the release rule's factor attributes or the resampling policy), except the
   declared ones (`DECLARED_DESCRIPTIONS`, each with its reason).
 """
@@ -25,15 +25,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import verify.piecewise as core
+import verify.engine.piecewise as core
 from verify import probabilities as seed_door
-from verify.family import integrand
+from verify.engine import integrand
 from verify.family import probability as family_door
 from verify.family.presets import preset
 from verify.mechanism import AboveThreshold
 
 ROOT = Path(__file__).resolve().parent.parent
-CORE = "verify/piecewise.py"
+CORE = "verify/engine/piecewise.py"
 #: names whose definition is a piece of the closed form
 PIECES = {"factor_below", "factor_reach", "factor_density", "segment_integral", "poly_times", "point_below",
           "point_reach", "integrals", "mp_closed_form", "exponent_digits", "cancellation_digits", "column_plan",
@@ -42,7 +42,7 @@ PIECES = {"factor_below", "factor_reach", "factor_density", "segment_integral", 
 
 #: closed forms outside the core that are a different object, each with the reason (docs/architecture.md)
 DECLARED_CLOSED_FORMS = {
-    ("verify/discrete/closed_form.py", "ClosedForm"):
+    ("verify/engine/discrete_closed_form.py", "ClosedForm"):
         "noise on ℤ: an outcome is a sum over the integers of geometric series (ties have mass), not an integral of a density",
     ("verify/certify/closed_forms.py", "conditional_cell"):
         "C(m, d) symbolic in the positions m and d, one formula per order of m, 0, d, on which the certificate proves "
@@ -54,14 +54,14 @@ DECLARED_CLOSED_FORMS = {
 #: functions outside the one description that read an outcome's letters with the release rule's factor
 #: attributes or the resampling policy, each with the reason
 DECLARED_DESCRIPTIONS = {
-    ("verify/family/oracle.py", "_segment"):
+    ("verify/oracles/family.py", "_segment"):
         "the verdicts' independent re-check of every witness (plain mpmath quadrature, its own panels and rule): "
         "it must not share the code it checks",
     ("verify/audit/laws.py", "grid_letter_laws"):
         "the audit's trapezoidal estimate of a candidate's letter law, only to rank candidate laws (about 1e-4); "
         "no probability the project reports comes from it",
 }
-DESCRIPTION = "verify/family/integrand.py"
+DESCRIPTION = "verify/engine/integrand.py"
 #: what a description is made of: the release rule's factor attributes and the resampling policy
 INGREDIENTS = {"above_term", "caps_threshold", "term_offset", "nonnegative", "constant_noise", "RESAMPLE"}
 
@@ -137,7 +137,7 @@ def test_no_path_rebuilds_the_outcome_description():
 
 #: the generic fast path's own pieces, as they were before it read the description
 REBUILT = '''
-from verify.family.integrand import TermKind
+from verify.engine.integrand import TermKind
 from verify.family.model import ABOVE, ThresholdPolicy
 
 
@@ -207,7 +207,7 @@ def calls(monkeypatch):
     monkeypatch.setattr(core.ClosedForm, "integrals", counted_integrals)
     monkeypatch.setattr(integrand, "describe", counted_describe)
     monkeypatch.setattr(integrand, "build", counted_build)
-    monkeypatch.setattr("verify.fast.column_plan", counted_plan)
+    monkeypatch.setattr("verify.engine.fast_closed_form.column_plan", counted_plan)
     return seen
 
 
@@ -253,7 +253,7 @@ def test_negative_control_quadrature_does_not_call_the_core(calls):
 def test_the_plan_is_the_description():
     """The vectorised mode's trie holds the description's factors: for k = 3, s_i = F^{i-1}S, ⊤^3 = F^3."""
     plan = core.column_plan(AboveThreshold.mechanism_one(1), 3)
-    from verify.family.integrand import TermKind
+    from verify.engine.integrand import TermKind
 
     paths = []
     for leaf in plan.trie.leaves:
@@ -279,11 +279,11 @@ def test_the_float64_paths_and_the_discrete_plan_read_the_description(calls):
     """The generic fast path (through `row_plan`), the halting path (through `column_plan`, its
     precondition) and the discrete plan all call the one description; the caches are cleared so
     that a cached plan cannot hide a path that stopped reading it."""
-    from verify.discrete.plan import build_plan
     from verify.discrete.presets import discrete_preset
-    from verify.family.fast_generic import log_probability
-    from verify.family.fast_halting import halting_distribution
-    from verify.family.row_plan import row_plan
+    from verify.engine.discrete_plan import build_plan
+    from verify.engine.fast_generic import log_probability
+    from verify.engine.fast_halting import halting_distribution
+    from verify.engine.row_plan import row_plan
 
     row_plan.cache_clear()
     core.column_plan.cache_clear()

@@ -1,6 +1,6 @@
 """Each rule is written once: the 0/0 log-ratio rule (`verify.ratio`), the fast paths' tolerance and the
-digits check (`verify.precision`), the integrator's rates (`verify.piecewise.rates`), and the compiled
-halting kernel's dispatch by query-noise family (`verify.family.fast_halting.kernel_mode`)."""
+digits check (`verify.precision`), the integrator's rates (`verify.engine.piecewise.rates`), and the compiled
+halting kernel's dispatch by query-noise family (`verify.engine.fast_halting.kernel_mode`)."""
 
 from __future__ import annotations
 
@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 
 import verify.certify.conditional
-import verify.family.oracle
 import verify.family.structured
 import verify.family.witness
-import verify.oracle
+import verify.oracles.family
+import verify.oracles.seed
 from verify import precision, ratio
+from verify.engine.fast_halting import kernel_mode
 from verify.errors import InputError
-from verify.family.fast_halting import kernel_mode
 from verify.family.witness import FamilyWitness
 from verify.mechanism import SparseVector
 from verify.noise import Noise, NoiseSpec
@@ -28,7 +28,7 @@ from verify.noise import Noise, NoiseSpec
 ZERO_OVER_ZERO = re.compile(r"(\w+) == 0 and (\w+) == 0|isneginf\(\w+\) & np\.isneginf\(\w+\)")
 
 
-@pytest.mark.parametrize("module", [verify.oracle, verify.family.oracle, verify.family.witness,
+@pytest.mark.parametrize("module", [verify.oracles.seed, verify.oracles.family, verify.family.witness,
                                     verify.certify.conditional, verify.family.structured])
 def test_zero_over_zero_rule_lives_only_in_ratio(module):
     assert not ZERO_OVER_ZERO.search(inspect.getsource(module)), module.__name__
@@ -43,7 +43,7 @@ def test_zero_over_zero_conventions():
         assert w.log_ratio == 0 and w.loss == 0
     shape = SparseVector(1, 1, 0, NoiseSpec("exponential", absolute=F(3)), NoiseSpec("none"))
     # q = -2, q' = -1 < t: Z >= 0 never reaches below q, so A is impossible on both sides
-    assert verify.family.oracle.log_ratio(shape, (F(-2),), (F(-1),), "A", (), 30) == 0
+    assert verify.oracles.family.log_ratio(shape, (F(-2),), (F(-1),), "A", (), 30) == 0
 
 
 def test_one_fast_tolerance_and_one_digits_check():
@@ -60,7 +60,7 @@ def test_one_fast_tolerance_and_one_digits_check():
 
 
 def test_piecewise_rates_once():
-    from verify.piecewise import rates
+    from verify.engine.piecewise import rates
 
     lap = lambda b: Noise("laplace", F(b))  # noqa: E731
     none = Noise("none", F(0))

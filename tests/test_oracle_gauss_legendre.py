@@ -1,4 +1,4 @@
-"""The family oracle's Gaussian quadrature: Gauss-Legendre panels (`verify.family.oracle_rule`) and arb's erfc
+"""The family oracle's Gaussian quadrature: Gauss-Legendre panels (`verify.oracles.rule`) and arb's erfc
 (`verify.noise.gaussian.half_erfc`), each against an evaluation written here from scratch at more digits.
 
 * `half_erfc` against mpmath's own erfc at 30 more digits, seeded points of both signs out to 60σ.
@@ -18,10 +18,11 @@ from fractions import Fraction as F
 import mpmath
 import pytest
 
-from verify.family import oracle, oracle_rule
 from verify.family.presets import preset
 from verify.noise.gaussian import half_erfc
 from verify.noise.spec import NoiseSpec
+from verify.oracles import family as oracle
+from verify.oracles import rule as oracle_rule
 
 DIGITS = 20
 

@@ -14,9 +14,9 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from verify.family import oracle
 from verify.family.presets import preset
 from verify.noise.spec import NoiseSpec
+from verify.oracles import family as oracle
 
 SHAPE = preset("gaussian-svt").with_changes(query_spec=NoiseSpec("none", None, None))  # Z ~ N(σ = 2), t = 0
 

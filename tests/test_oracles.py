@@ -1,9 +1,9 @@
 """Independent oracles for the output probabilities.
 
-The library's three paths share one closed form (`verify.piecewise`).  Here the
+The library's three paths share one closed form (`verify.engine.piecewise`).  Here the
 probabilities are recomputed without it:
 
-* `verify.oracle`: ``mpmath.quad`` of the algorithm's integral with every kink
+* `verify.oracles.seed`: ``mpmath.quad`` of the algorithm's integral with every kink
   as a breakpoint (no threshold noise: the exact product; no query noise:
   exact indicators);
 * ``sympy.integrate`` of the same integrand, written out branch by branch on
@@ -28,10 +28,10 @@ import numpy as np
 import pytest
 import sympy
 
+from verify.engine.fast_closed_form import FastIntegrator
 from verify.errors import InputError
-from verify.fast import FastIntegrator
 from verify.mechanism import NO_HALT, AboveThreshold, all_outputs
-from verify.oracle import oracle_distribution, oracle_probability, recheck_witness
+from verify.oracles.seed import oracle_distribution, oracle_probability, recheck_witness
 from verify.probabilities import fast_log_distribution, mp_distribution, symbolic_distribution
 from verify.worstcase import worst_case
 

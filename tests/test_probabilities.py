@@ -296,7 +296,7 @@ def test_sampler_matches_exact_probabilities(m, q):
 def test_fast_linear_and_log_space_agree(zf, xf, monkeypatch):
     """The fast path sums in linear space where it is safe and in log space
     elsewhere; forcing every row through the log-space route gives the same values."""
-    from verify.fast import FastIntegrator
+    from verify.engine.fast_closed_form import FastIntegrator
 
     m = mech(zf, xf, 3, 2)
     q = np.round(np.random.default_rng(5).normal(0, 4, size=(3000, 4)), 4)
@@ -315,7 +315,7 @@ def test_extended_precision_resolves_most_ill_conditioned_rows():
     """Mechanism Two at k = 20: most rows are too ill-conditioned for float64's
     closed form; extended precision resolves them (mpmath only for the rest),
     and every row stays within 1e-10 of the mpmath path."""
-    from verify.fast import FastIntegrator
+    from verify.engine.fast_closed_form import FastIntegrator
 
     m = mech("exponential", "exponential")
     q = np.round(np.random.default_rng(3).normal(0, 3, size=(12, 20)), 2)

@@ -7,7 +7,7 @@ with F(y) = Pr[X < y], S(y) = Pr[X >= y] and p the densities written out below:
 * gap release g = q_2 + X_2 - (t + Z) >= 0 (Ding et al.):  ∫ p_Z(z) F(t + z - q_1) p_X(g + t + z - q_2) dz;
 * fresh release v = q_2 + Y (NumericalSVT):  p_Y(v - q_2) ∫ p_Z(z) F(t + z - q_1) S(t + z - q_2) dz.
 
-Both library paths (the verdicts' oracle `verify.family.oracle.output_probability` and the model's engine
+Both library paths (the verdicts' oracle `verify.oracles.family.output_probability` and the model's engine
 `verify.family.probability.mp_probability`) must agree with mpmath.quad (breakpoints at every kink, 30
 digits) to 1e-15 relative, for Laplace and exponential noise in every role.
 """
@@ -21,9 +21,9 @@ import mpmath
 import pytest
 
 from verify.family.model import SparseVector
-from verify.family.oracle import output_probability
 from verify.family.probability import mp_probability
 from verify.noise import NoiseSpec
+from verify.oracles.family import output_probability
 
 EPS, DELTA, T = Fraction(1, 2), Fraction(1), Fraction(1)
 BZ, BX, BY = Fraction(2), Fraction(3), Fraction(5, 2)

@@ -18,13 +18,13 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from verify.family.fast_generic import log_probability
-from verify.family.oracle import output_probability
+from verify.engine.fast_generic import log_probability
 from verify.family.probability import mp_probability
 from verify.family.sampler import sample
 from verify.family.structured import Layout, family_log_probability
 from verify.mechanism import SparseVector
 from verify.noise import NoiseSpec
+from verify.oracles.family import output_probability
 from verify.release import RELEASE_RULES, Release, release_rule
 
 T = Fraction(1)

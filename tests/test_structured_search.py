@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 
 from verify.family.delta import complete_outputs
-from verify.family.oracle import output_probability
 from verify.family.structured import family_log_probability, family_log_ratio, layouts
 from verify.mechanism import SparseVector
 from verify.noise import NoiseSpec
+from verify.oracles.family import output_probability
 
 T = Fraction(1, 2)
 

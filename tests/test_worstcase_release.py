@@ -15,10 +15,10 @@ from fractions import Fraction as F
 import mpmath
 import pytest
 
-from verify.family.oracle import log_ratio
 from verify.family.worstcase import family_worst_case
 from verify.mechanism import SparseVector
 from verify.noise import NoiseSpec
+from verify.oracles.family import log_ratio
 from verify.verdicts import MechanismVerdict
 
 

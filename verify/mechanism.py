@@ -40,9 +40,9 @@ from typing import Any, Literal, Union
 import numpy as np
 
 from verify.comparison import Comparison, check_comparison
-from verify.discrete.rules import check_discrete_model, is_discrete
 from verify.errors import InputError
 from verify.exact import fmt, positive
+from verify.integer_rules import check_discrete_model, is_discrete
 from verify.noise import Noise, NoiseSpec
 from verify.release import Release, ReleaseRule, release_rule
 from verify.validate import MAX_LIST, sequence, to_number
@@ -324,7 +324,7 @@ class SparseVector:
     @property
     def is_above_threshold(self) -> bool:
         """Cutoff 1, no release, closed-form noises: the seed's AboveThreshold, which every
-        seed-era path (`verify.probabilities`, `verify.oracle`, `verify.fast`) evaluates.  The
+        seed-era path (`verify.probabilities`, `verify.oracles.seed`, `verify.engine.fast_closed_form`) evaluates.  The
         threshold policy is then irrelevant: the run halts at the first A, before any resampling."""
         return self.cutoff == 1 and not self.releases_values and self.is_piecewise
 

@@ -8,8 +8,8 @@ and ⊤^k.  Given the threshold noise Z = z the query noises are independent
 
 and every path evaluates this integral in closed form, segment by segment
 between the kinks z = 0 and z = q_j - t, by the one closed form of every
-variant (`verify.piecewise`), which reads the one description of an outcome
-(`verify.family.integrand`):
+variant (`verify.engine.piecewise`), which reads the one description of an outcome
+(`verify.engine.integrand`):
 
 1. ``symbolic``: an exact sympy expression (rational inputs; or ε and Δ as
    symbols with queries given as rational multiples of Δ).
@@ -36,12 +36,12 @@ import mpmath
 import numpy as np
 import sympy
 
-from verify.backends import ArbBackend, SympyBackend
+from verify.engine import integrand as outcome
+from verify.engine.backends import ArbBackend, SympyBackend
+from verify.engine.fast_closed_form import FastIntegrator
+from verify.engine.piecewise import ClosedForm, mp_closed_form
 from verify.errors import InputError
-from verify.family import integrand as outcome
-from verify.fast import FastIntegrator
 from verify.mechanism import AboveThreshold, Output, SparseVector, output_column, parse_queries  # noqa: F401  (AboveThreshold: doctests)
-from verify.piecewise import ClosedForm, mp_closed_form
 from verify.precision import FAST_TOLERANCE, MAX_DIGITS, MIN_DIGITS, MPMATH_LOCK, check_digits  # noqa: F401 (re-exported)
 from verify.validate import float_rows, sequence
 
@@ -71,7 +71,7 @@ def require_mechanism(mech: object) -> SparseVector:
 
 
 def _outcomes(mech: SparseVector, queries: Sequence[object], outputs: Sequence[str] | None = None) -> list[outcome.Integrand]:
-    """The one description (`verify.family.integrand.build`) of each output: s_1..s_k and ⊤^k by default."""
+    """The one description (`verify.engine.integrand.build`) of each output: s_1..s_k and ⊤^k by default."""
     require_closed_form(mech)
     q = parse_queries(queries)
     return [outcome.build(mech, q, s) for s in (mech.outputs(len(q)) if outputs is None else outputs)]
@@ -84,7 +84,7 @@ def _pieces(outcomes: Sequence[outcome.Integrand]) -> list[outcome.Piece]:
 
 # --- path 2: mpmath ---------------------------------------------------------------------------------
 def _mp_integrals(mech: SparseVector, outcomes: Sequence[outcome.Integrand], floor: Fraction | None, digits: int) -> list[mpmath.mpf]:
-    """`verify.piecewise.mp_closed_form`, each probability clamped to 1 (a value above is rounding)."""
+    """`verify.engine.piecewise.mp_closed_form`, each probability clamped to 1 (a value above is rounding)."""
     return [min(v, mpmath.mpf(1)) for v in mp_closed_form(mech, outcomes, digits, floor)]
 
 

@@ -117,8 +117,8 @@ def run_family(args: argparse.Namespace, mech) -> int:
     """``prob`` for a member of the SVT family: one outcome string (and released values)."""
     import numpy as np
 
+    from verify.engine.integrand import Kind
     from verify.family.fast_api import fast_log_probability
-    from verify.family.integrand import Kind
     from verify.family.probability import closed_form_applies, evaluate, symbolic_probability
 
     q = args.queries

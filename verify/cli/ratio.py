@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
 
 def run_family(args: argparse.Namespace, mech) -> int:
     """``ratio`` for a member of the SVT family: Pr (or density) on D and D' for outcome strings."""
-    from verify.family.integrand import Kind
+    from verify.engine.integrand import Kind
     from verify.family.probability import closed_form_applies, evaluate
 
     q, qn = args.queries, args.neighbour_queries

@@ -1,6 +1,6 @@
 """A proven upper bound on the privacy loss of discrete-Laplace SVT: the seed's change of variables on ℤ.
 
-Setting (`verify.discrete.plan`): ``Pr[s | q] = Π_segments Σ_{z∈ℤ} Pr[Z=z] Π_i f_i(z + u_i)``
+Setting (`verify.engine.discrete_plan`): ``Pr[s | q] = Π_segments Σ_{z∈ℤ} Pr[Z=z] Π_i f_i(z + u_i)``
 with ``u_i = t - q_i + [gt]``.  Neighbours ``q, q'`` have ``|q_i - q'_i| <= Δ`` (Δ an
 integer), so ``u'_i = u_i + (q_i - q'_i)`` and ``|u'_i - u_i| <= Δ``.
 

@@ -1,9 +1,9 @@
 """Exact output probabilities of discrete variants: the front door.
 
-Paths (``Pr[outcome | queries]``, integer queries, `verify.discrete.plan`):
+Paths (``Pr[outcome | queries]``, integer queries, `verify.engine.discrete_plan`):
 
 * `symbolic_probability`: discrete Laplace only; the closed form of
-  `verify.discrete.closed_form` as an exact sympy expression, in the symbol ε
+  `verify.engine.discrete_closed_form` as an exact sympy expression, in the symbol ε
   when every scale is a multiple of Δ/ε (``r = e^{-ε/(cΔ)}``), else at the
   variant's rational ε;
 * `mp_probability`: discrete Laplace by the closed form, the working
@@ -27,10 +27,10 @@ from typing import Any
 import mpmath
 import sympy
 
-from verify.backends import ArbBackend, MpmathBackend, SympyBackend
-from verify.discrete import closed_form
-from verify.discrete.direct import direct_sum
-from verify.discrete.plan import Plan, build_plan
+from verify.engine import discrete_closed_form as closed_form
+from verify.engine.backends import ArbBackend, MpmathBackend, SympyBackend
+from verify.engine.discrete_direct import direct_sum
+from verify.engine.discrete_plan import Plan, build_plan
 from verify.errors import InputError
 from verify.noise.discrete_laplace import DiscreteLaplace
 from verify.precision import MPMATH_LOCK

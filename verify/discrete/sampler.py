@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from verify.comparison import Comparison
-from verify.discrete.rules import check_queries
 from verify.errors import InputError
+from verify.integer_rules import check_queries
 
 
 def sample_outcomes(mech: Any, queries: Sequence[object], n: int, rng: np.random.Generator) -> Counter:

@@ -7,7 +7,7 @@ and every complete outcome.  A translation ``q -> q + a·1`` with integer a is t
 same as moving the threshold (`verify.discrete.ties`), so the box is centred
 on t without loss; its width is what limits the search.
 
-Screening is in float64 (`verify.discrete.fast`) with all outcomes' logs of a
+Screening is in float64 (`verify.engine.discrete_fast`) with all outcomes' logs of a
 query vector computed once; the best pair is confirmed at 50 digits by the
 closed form (discrete Laplace) or the direct sum (discrete Gaussian).
 """
@@ -22,8 +22,8 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from verify.discrete.fast import fast_log_probability
 from verify.discrete.probability import mp_probability
+from verify.engine.discrete_fast import fast_log_probability
 from verify.errors import InputError
 from verify.ratio import log_ratio, log_ratio_from_logs
 
@@ -101,8 +101,8 @@ def structured_search(mech: Any, max_queries: int = 5, width: int = 10, digits: 
     ``max_queries`` queries: every pair ``q = (a, ..., a, c)``, ``q' = q + (s·Δ, ..., s·Δ, s'·Δ)`` with
     ``a - t, c - t ∈ [-W, W]`` and ``s, s' ∈ {-1, 0, 1}`` — the shape of the AboveThreshold witnesses
     (the earlier queries moved together, the last one on its own) — and every outcome, screened with
-    `verify.discrete.halting` in one vectorised pass per k and confirmed at 50 digits."""
-    from verify.discrete.halting import halting_logs
+    `verify.engine.discrete_halting` in one vectorised pass per k and confirmed at 50 digits."""
+    from verify.engine.discrete_halting import halting_logs
 
     if isinstance(width, bool) or not isinstance(width, int) or width < 0:
         raise InputError(f"width: {width!r} must be an integer >= 0")

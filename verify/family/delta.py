@@ -12,7 +12,7 @@ both directions), so each exact δ(ε') is a *lower bound* on the mechanism's
 lower bound on the mechanism's ε' at δ = D.  `worst_delta` and
 `worst_epsilon_for_delta` search for the worst pair
 (`verify.family.delta_search`) and recompute it exactly with
-`verify.family.oracle` at the digits asked (Gaussian: erfc form for one query,
+`verify.oracles.family` at the digits asked (Gaussian: erfc form for one query,
 quadrature for more, see the oracle).  For Gaussian AboveThreshold the
 Rényi-DP bound of Zhu & Wang (`verify.family.rdp`) is an *upper bound* on
 δ(ε') (and on ε' at a given δ) and is reported beside it.
@@ -27,10 +27,10 @@ import mpmath
 
 from verify.errors import InputError
 from verify.exact import fmt, to_fraction
-from verify.family.oracle import output_probability
 from verify.family.rdp import GaussianSVTRdp
 from verify.mechanism import SparseVector, as_variant
 from verify.noise import Gaussian
+from verify.oracles.family import output_probability
 from verify.precision import MPMATH_LOCK
 from verify.probabilities import check_digits
 from verify.validate import sequence

@@ -1,12 +1,12 @@
 """The fast float64 path of the SVT family: one front door with escalation.
 
 * `fast_log_probability`: log Pr[outcome] (log density with released values) for
-  many query vectors at once, any variant (`verify.family.fast_generic`).
+  many query vectors at once, any variant (`verify.engine.fast_generic`).
 * `fast_log_distribution`: log Pr of every output of a variant that releases
   nothing.  AboveThreshold-shaped variants (cutoff 1, no release, Laplace /
   exponential / no noise) use, for k <= `SEED_FAST_MAX_K`, the vectorised mode of the
-  one closed form (`verify.fast`, through `verify.probabilities.fast_log_distribution`; fastest at small k)
-  and above it the Gauss–Legendre halting path (`verify.family.fast_halting`),
+  one closed form (`verify.engine.fast_closed_form`, through `verify.probabilities.fast_log_distribution`; fastest at small k)
+  and above it the Gauss–Legendre halting path (`verify.engine.fast_halting`),
   which does not cancel, wherever its precondition holds (`halting_refusal`); every other
   variant integrates each output on the generic path.
 
@@ -26,12 +26,12 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from verify.discrete.rules import refuse_discrete
+from verify.engine.fast_generic import log_probability
+from verify.engine.fast_halting import halting_distribution, halting_refusal
 from verify.errors import InputError
-from verify.family.fast_generic import log_probability
-from verify.family.fast_halting import halting_distribution, halting_refusal
 from verify.family.model import SparseVector
 from verify.family.probability import evaluate
+from verify.integer_rules import refuse_discrete
 from verify.mechanism import as_variant
 from verify.precision import FAST_TOLERANCE, MPMATH_LOCK
 from verify.validate import float_rows
@@ -52,9 +52,9 @@ def _mp_log(mech: SparseVector, row: np.ndarray, outcome: str, released: Sequenc
 
 
 def _discrete_log_probability(mech: SparseVector, q: np.ndarray, outcome: str, released, tolerance: float) -> tuple[np.ndarray, int]:
-    """`verify.discrete.fast` row by row (sums over ℤ); a row whose error estimate exceeds ``tolerance``
+    """`verify.engine.discrete_fast` row by row (sums over ℤ); a row whose error estimate exceeds ``tolerance``
     is recomputed on the exact path (`evaluate`, mpmath)."""
-    from verify.discrete.fast import fast_log_probability as discrete_fast
+    from verify.engine.discrete_fast import fast_log_probability as discrete_fast
 
     if released is not None:
         raise InputError(f"released: {mech.name} has discrete noise and releases nothing")

@@ -5,7 +5,7 @@ values, one released value per A; its probability (or density) is the
 product of one-dimensional integrals described in `integrand`.  Paths:
 
 * ``mpmath`` (`mp_probability`): for Laplace, exponential and no noise the
-  one closed form (`verify.piecewise`, shared with the seed's front door), evaluated with the working precision
+  one closed form (`verify.engine.piecewise`, shared with the seed's front door), evaluated with the working precision
   raised until its condition number is covered with 8 guard digits (correct
   to the digits asked); for long outcome strings (more than
   `CLOSED_FORM_MAX_LETTERS` letters, where the closed form's O(k³) expansion
@@ -29,14 +29,14 @@ from typing import Any
 import mpmath
 import sympy
 
-from verify.backends import ArbBackend, SympyBackend
+from verify.engine import integrand as integrand_mod
+from verify.engine.backends import ArbBackend, SympyBackend
+from verify.engine.integrand import Kind
+from verify.engine.piecewise import ClosedForm, mp_closed_form
+from verify.engine.quadrature import acb_enclosure, mp_quad
 from verify.errors import InputError
-from verify.family import integrand as integrand_mod
-from verify.family.integrand import Kind
 from verify.family.model import SparseVector
-from verify.family.quadrature import acb_enclosure, mp_quad
 from verify.mechanism import as_variant
-from verify.piecewise import ClosedForm, mp_closed_form
 from verify.precision import MAX_DIGITS, MIN_DIGITS, MPMATH_LOCK, check_digits  # noqa: F401 (re-exported)
 
 DEFAULT_DIGITS = 30
@@ -90,7 +90,7 @@ def _discrete_evaluation(mech: SparseVector, queries: Sequence[object], outcome:
                          digits: int, method: str) -> Evaluation:
     """`evaluate` for a discrete variant: the closed form (discrete Laplace) or the direct sum, to ``digits``."""
     from verify.discrete import probability as discrete
-    from verify.discrete.plan import build_plan
+    from verify.engine.discrete_plan import build_plan
 
     if released:
         raise InputError(f"released: {mech.name} has discrete noise and releases nothing")

@@ -9,8 +9,8 @@ from typing import Any
 import mpmath
 
 from verify.exact import fmt
-from verify.family.oracle import output_probability
 from verify.mechanism import SparseVector
+from verify.oracles.family import output_probability
 from verify.precision import MPMATH_LOCK
 from verify.ratio import log_ratio
 
@@ -75,7 +75,7 @@ class FamilyWitness:
 
 
 def confirm(shape: SparseVector, queries, neighbour, outcome: str, released=(), digits: int = VIOLATION_DIGITS) -> FamilyWitness:
-    """Both probabilities by the exact mpmath path (`verify.family.oracle`) at ``digits``."""
+    """Both probabilities by the exact mpmath path (`verify.oracles.family`) at ``digits``."""
     q, qn, rel = tuple(queries), tuple(neighbour), tuple(released)
     for a, b in zip(q, qn):
         if abs(a - b) > shape.sensitivity:

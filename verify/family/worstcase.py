@@ -7,7 +7,7 @@ released value), for every output class with at most ``max_queries`` queries:
 a geometric grid over (u, v, r) reaching 32 noise scales out (the pushed
 families), then Nelder-Mead from the two best grid points.  The best point is
 rounded to short rationals and confirmed by the exact mpmath path
-(`verify.family.oracle`) at 50 digits: every loss reported as a fact is that
+(`verify.oracles.family`) at 50 digits: every loss reported as a fact is that
 confirmed number; per-k values are the float64 search values, labelled so.
 
 Verdicts (`verify.verdicts.MechanismVerdict`):
@@ -53,7 +53,6 @@ import mpmath
 import numpy as np
 from scipy import optimize
 
-from verify.discrete.rules import refuse_discrete
 from verify.errors import InputError
 from verify.exact import exceeds, fmt
 from verify.family import search_tuning as tune
@@ -61,6 +60,7 @@ from verify.family.bounds import ProvenBound, growth, growth_witness, proven_upp
 from verify.family.result import FamilyWorstCase
 from verify.family.structured import Layout, family_log_probability, family_log_ratio, layouts
 from verify.family.witness import VIOLATION_DIGITS, BestSoFar, FamilyWitness, confirm, structured_pair
+from verify.integer_rules import refuse_discrete
 from verify.mechanism import SparseVector, as_variant
 from verify.precision import MPMATH_LOCK
 from verify.ratio import log_ratio_from_logs

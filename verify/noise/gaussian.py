@@ -2,7 +2,7 @@
 
 As in the Gaussian Sparse Vector Technique of Zhu and Wang, "Improving Sparse
 Vector Technique with Rényi Differential Privacy", NeurIPS 2020.  Its CDF has
-no elementary closed form: the piecewise closed form (`verify.piecewise`)
+no elementary closed form: the piecewise closed form (`verify.engine.piecewise`)
 does not apply, and `verify.family` integrates it by quadrature.
 """
 

@@ -20,7 +20,7 @@ What a family gives
 * ``piecewise``: the density is piecewise exponential,
   ``w₋·λe^{λx}`` on ``x < 0`` and ``w₊·λe^{-λx}`` on ``x >= 0`` with exact weights
   ``lower_weight = w₋`` and ``upper_weight = w₊`` (Laplace ½, ½; exponential 0, 1),
-  so the closed form of `verify.piecewise` applies; ``kinks`` lists where a
+  so the closed form of `verify.engine.piecewise` applies; ``kinks`` lists where a
   piecewise density changes branch (``0``).
 * ``two_sided``: the support is the whole line (else ``[0, ∞)``).
 * The log-Lipschitz constants used by the proven bounds:

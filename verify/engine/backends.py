@@ -1,4 +1,4 @@
-"""Number backends for the exact piecewise integrator (`verify.piecewise`).
+"""Number backends for the exact piecewise integrator (`verify.engine.piecewise`).
 
 The integrator needs a handful of operations on one kind of number; each
 backend supplies them:
@@ -24,7 +24,7 @@ import sympy
 
 
 class Backend(Protocol):
-    """What `verify.piecewise` needs from a number type."""
+    """What `verify.engine.piecewise` needs from a number type."""
 
     exact: bool
 

@@ -1,19 +1,19 @@
 """Float64 log-probability (or log-density) of one outcome string, for every variant.
 
-The integrand, the one description of the outcome (`verify.family.integrand`:
+The integrand, the one description of the outcome (`verify.engine.integrand`:
 pieces, caps, densities; read over the query columns by
-`verify.family.row_plan`), is integrated by the Gauss–Legendre panels of `verify.family.fast` between all
+`verify.engine.row_plan`), is integrated by the Gauss–Legendre panels of `verify.engine.fast_plan` between all
 kinks.  The panel count of a segment comes from the log-integrand's variation
 measured at its ends and midpoint (a first pass over the edges, in log space
 with the noise kernel of `verify.noise`), doubled plus one panel; tails are
 cut where Z's own tail is below e^-45 of the kinks' reach and bounded as in
-`verify.family.fast`.  The value is the rule on those panels split in two;
+`verify.engine.fast_plan`.  The value is the rule on those panels split in two;
 its error estimate is the difference from the unsplit rule (the coarser
 rule's error, larger than the finer one's) + the tail bounds + rounding.
 
 At the nodes, Laplace, exponential or no query noise: the factors are
-multiplied in linear space (`verify.family.piece_kernel`, compiled; rounding a
-few units per factor, `verify.family.fast.rounding_linear`, plus the bound of
+multiplied in linear space (`verify.engine.piece_kernel`, compiled; rounding a
+few units per factor, `verify.engine.fast_plan.rounding_linear`, plus the bound of
 what its window left out).  Gaussian query noise (or exponents beyond the
 outer products' range, or a sum that underflows): the logs of the factors
 (``log_cdf``, ``log_sf``, ``log_pdf``; Gaussian through
@@ -27,7 +27,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from verify.family.fast import (
+from verify.engine.fast_plan import (
     EPS,
     PANEL_VARIATION,
     FastResult,
@@ -40,9 +40,9 @@ from verify.family.fast import (
     rounding_linear,
     tail_edges,
 )
-from verify.family.integrand import TermKind
+from verify.engine.integrand import TermKind
+from verify.engine.row_plan import row_plan
 from verify.family.model import ABOVE, SparseVector
-from verify.family.row_plan import row_plan
 from verify.noise import Gaussian, Noise
 
 
@@ -50,8 +50,8 @@ def log_probability(mech: SparseVector, queries: np.ndarray, outcome: str, relea
     """log Pr[outcome] (log density at the released values) for each row of ``queries`` (n, k).
 
     ``released``: (n, number of A's) or one row broadcast to all.  What is integrated is the one
-    description of the outcome (`verify.family.integrand.build`), read over the columns by
-    `verify.family.row_plan.row_plan`."""
+    description of the outcome (`verify.engine.integrand.build`), read over the columns by
+    `verify.engine.row_plan.row_plan`."""
     q = np.atleast_2d(np.asarray(queries, dtype=float))
     n, k = q.shape
     mech.check_outcome(outcome, k)
@@ -126,7 +126,7 @@ def _integrate(zn: Noise, xn: Noise, kinds: list[TermKind], xs: np.ndarray, z: n
     """(log ∫ of the piece on the nodes, rounding estimate (relative)).
 
     Laplace, exponential or no query noise: the factors multiplied in linear space
-    (`verify.family.piece_kernel`; rounding `verify.family.fast.rounding_linear`).  Gaussian query
+    (`verify.engine.piece_kernel`; rounding `verify.engine.fast_plan.rounding_linear`).  Gaussian query
     noise, exponents beyond the outer products' range, or a row whose sum underflows: the logs of
     the factors added (`logsumexp_weighted`), which loses about (|log f| + 1)·(factors + 2)·2^-52.
     The estimate includes the bound on what the kernel's window left out (relative)."""
@@ -135,10 +135,10 @@ def _integrate(zn: Noise, xn: Noise, kinds: list[TermKind], xs: np.ndarray, z: n
     out = np.full(n, np.nan)
     rounding = np.zeros(n)
     if xn.law.piecewise:
-        from verify.family.piece_kernel import ABOVE as K_ABOVE
-        from verify.family.piece_kernel import BELOW as K_BELOW
-        from verify.family.piece_kernel import DENSITY as K_DENSITY
-        from verify.family.piece_kernel import EXPONENTIAL, LAPLACE, NONE, piece_rows
+        from verify.engine.piece_kernel import ABOVE as K_ABOVE
+        from verify.engine.piece_kernel import BELOW as K_BELOW
+        from verify.engine.piece_kernel import DENSITY as K_DENSITY
+        from verify.engine.piece_kernel import EXPONENTIAL, LAPLACE, NONE, piece_rows
 
         count = np.count_nonzero(w > 0, axis=1)  # panels() pads each row's end with weight 0
         f = outer_factors(xn, z, count, xs)

@@ -1,6 +1,6 @@
 """The outcome probability summed over z term by term, with a proven bound on what is left out.
 
-    Pr[segment] = Σ_{z ∈ ℤ} Pr[Z = z] Π_i f_i(z),    0 <= Π_i f_i(z) <= 1   (`verify.discrete.plan`)
+    Pr[segment] = Σ_{z ∈ ℤ} Pr[Z = z] Π_i f_i(z),    0 <= Π_i f_i(z) <= 1   (`verify.engine.discrete_plan`)
 
 The sum runs over a window ``[lo, hi]`` that contains every kink and 0 and
 reaches ``L`` beyond; the rest is at most ``Pr[Z > hi] + Pr[Z < lo]``, which
@@ -31,7 +31,7 @@ from typing import Any
 
 import mpmath
 
-from verify.discrete.plan import Plan, Segment
+from verify.engine.discrete_plan import Plan, Segment
 from verify.noise import Noise
 from verify.noise.discrete_laplace import DiscreteLaplace
 

@@ -1,7 +1,7 @@
 """An independent oracle for the output probabilities: direct quadrature, not the closed form.
 
 The library's three probability paths (`verify.probabilities`) all go through
-one closed form (`verify.piecewise`); two of them literally evaluate the same
+one closed form (`verify.engine.piecewise`); two of them literally evaluate the same
 expression.  This module computes the same numbers another way, from the
 algorithm's definition only (seed, Algorithm A: "if q̂_i(D) >= t̂: output ⊥"),
 so that a mistake in the closed form cannot hide in both:
@@ -113,7 +113,7 @@ def oracle_probability(mech: SparseVector, queries: Sequence[object], output: Ou
     mech.require_halting("oracle")
     if not mech.is_piecewise:
         raise InputError(f"oracle: {mech.name} has Gaussian noise; this oracle integrates piecewise exponential noise "
-                         "(use verify.family.oracle)")
+                         "(use verify.oracles.family)")
     q = parse_queries(queries)
     k = len(q)
     col = output_column(output, k)

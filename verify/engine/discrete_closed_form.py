@@ -1,6 +1,6 @@
 """Discrete Laplace: every outcome probability as a finite sum of geometric series.
 
-Notation (`verify.discrete.plan`): a segment is ``Σ_{z∈ℤ} Pr[Z=z] Π_i f_i(z)``
+Notation (`verify.engine.discrete_plan`): a segment is ``Σ_{z∈ℤ} Pr[Z=z] Π_i f_i(z)``
 with ``f_i(z) = S(z + u_i)`` (letter A) or ``F(z + u_i)`` (letter B).  For the
 two-sided geometric law ``Pr[X = x] = (1-r)/(1+r) r^{|x|}``, ``r = e^{-1/b}``
 (Canonne, Kamath, Steinke, NeurIPS 2020, Definition 1), the tails are
@@ -25,7 +25,7 @@ one term per exponent), and
 
 ``λ`` is ε when every scale is a multiple of Δ/ε (exponents ``e = 1/(cΔ)``),
 else 1 with ``e = 1/b``: exponents are exact fractions, so ``e = 0`` is decided
-exactly.  The backends are those of `verify.backends` (sympy exact with ε
+exactly.  The backends are those of `verify.engine.backends` (sympy exact with ε
 symbolic or rational; mpmath; arb balls).  Cancellation is tracked with the
 same expansion on absolute values (``magnitude``): the rounding error of a
 float backend is at most about ``magnitude · 2^{-prec}`` times the term count.
@@ -38,8 +38,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from verify.backends import Backend
-from verify.discrete.plan import Plan, Segment
+from verify.engine.backends import Backend
+from verify.engine.discrete_plan import Plan, Segment
 from verify.errors import InputError
 from verify.noise import Noise
 from verify.noise.discrete_laplace import DiscreteLaplace

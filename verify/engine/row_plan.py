@@ -1,11 +1,11 @@
 """The one description of an outcome over query columns: what the generic fast path evaluates row by row.
 
-`verify.family.integrand.build` describes an outcome for one query vector in exact numbers:
+`verify.engine.integrand.build` describes an outcome for one query vector in exact numbers:
 per threshold draw a `Piece` of `Term` s (kind, x) with an optional cap and a zero flag, and the
-constant densities (noise, y).  The float64 path (`verify.family.fast_generic`) evaluates the same
+constant densities (noise, y).  The float64 path (`verify.engine.fast_generic`) evaluates the same
 description for many query vectors at once, so it needs each number as a formula in the
 columns, q_j - t and the released values v_r.  `row_plan` reads those formulas off the
-description, as `verify.piecewise.column_plan` does for the halting outcomes:
+description, as `verify.engine.piecewise.column_plan` does for the halting outcomes:
 
 * built once at a template, a_j = q_j - t = j + 1 and v_r = (r + 1)/(R + 2) (R released values,
   all in (0, 1)), a term's x is a_j (an integer) or a_j - v_r (between j and j + 1), and a
@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
+from verify.engine import integrand
+from verify.engine.integrand import Piece, Term, TermKind
 from verify.errors import InputError
-from verify.family import integrand
-from verify.family.integrand import Piece, Term, TermKind
 from verify.family.model import ABOVE, SparseVector
 from verify.noise import Noise
 
@@ -81,7 +81,7 @@ def _column(x: Fraction, k: int, released: int) -> tuple[int, int | None] | None
 
 @lru_cache(maxsize=256)
 def row_plan(mech: SparseVector, k: int, outcome: str) -> RowPlan:
-    """`RowPlan` of ``outcome`` for k queries, read from `verify.family.integrand.build` (module docstring)."""
+    """`RowPlan` of ``outcome`` for k queries, read from `verify.engine.integrand.build` (module docstring)."""
     n_r = outcome.count(ABOVE) if mech.releases_values else 0
     t = mech.threshold
     q = [t + j + 1 for j in range(k)]

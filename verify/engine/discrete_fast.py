@@ -1,6 +1,6 @@
 """Float64 outcome probabilities of discrete variants, with an error estimate.
 
-The sum of `verify.discrete.plan`, ``Σ_z Pr[Z=z] Π_i f_i(z)``, is evaluated in
+The sum of `verify.engine.discrete_plan`, ``Σ_z Pr[Z=z] Π_i f_i(z)``, is evaluated in
 log space on a window of integers z (every kink and 0, plus a reach) as one
 vectorised array ``log Pr[Z=z] + Σ_i log f_i(z)`` and a log-sum-exp; the
 families' float64 kernels (``log_pdf``, ``log_sf``, ``log_cdf`` of
@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
-from verify.discrete.plan import Plan, Segment, build_plan
+from verify.engine.discrete_plan import Plan, Segment, build_plan
 from verify.noise import Noise
 
 UNIT = 2.0 ** -52

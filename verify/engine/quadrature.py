@@ -30,9 +30,9 @@ from typing import Any
 
 import mpmath
 
+from verify.engine.integrand import Integrand, Piece, TermKind
+from verify.engine.mass import Segment, Window, locate, panels
 from verify.errors import InputError
-from verify.family.integrand import Integrand, Piece, TermKind
-from verify.family.mass import Segment, Window, locate, panels
 from verify.family.model import SparseVector
 from verify.noise import Gaussian, Noise
 from verify.precision import MPMATH_LOCK

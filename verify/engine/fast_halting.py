@@ -4,7 +4,7 @@ What the kernel assumes is checked first (`halting_refusal`, one line why not; t
 `verify.family.fast_api` then integrates each outcome on the generic path):
 
 * the outcomes for k queries are B^{i-1}A (i = 1..k) and B^k, and the one description of each
-  (`verify.family.integrand`, read over the columns by `verify.piecewise.column_plan`) is one
+  (`verify.engine.integrand`, read over the columns by `verify.engine.piecewise.column_plan`) is one
   uncapped piece F(z - a_1)···F(z - a_{i-1})·S(z - a_i) (F^k for B^k) without constants: the
   chain below.  That is cutoff 1 (any threshold policy: the run halts before a resampling) and an
   above's factor S_X (no release).  It is checked at k = 3 (the first k with an F·F prefix);
@@ -17,10 +17,10 @@ What the kernel assumes is checked first (`halting_refusal`, one line why not; t
     Pr[B^{i-1}A] = ∫ p_Z(z) G_{i-1}(z) S(z - a_i) dz,  Pr[B^k] = ∫ p_Z(z) G_k(z) dz,
     G_i(z) = Π_{j<=i} F(z - a_j)
 
-(seed, Proof 1's conditioning on Z; `verify.family.integrand`).  One set of
-Gauss–Legendre nodes serves every output (`verify.family.fast.panels`, kinks
+(seed, Proof 1's conditioning on Z; `verify.engine.integrand`).  One set of
+Gauss–Legendre nodes serves every output (`verify.engine.fast_plan.panels`, kinks
 at 0 and every a_j); at the nodes, M_i = p_Z·w·G_{i-1} is updated in place
-query by query and each output is one sum (`verify.family.halting_kernel`,
+query by query and each output is one sum (`verify.engine.halting_kernel`,
 compiled: one pass over the live nodes per query).  Everything is positive, so
 the sums do not cancel; products are formed in linear space (values below
 1e-290 are flagged, error estimate inf, and recomputed by the caller).
@@ -33,7 +33,7 @@ below N for the later outputs, and the loop is vectorised.  Measured by
 `benchmarks/bench_family.py` (docs/family.md).
 
 Error estimate per output (relative):
-* the panel rule: `verify.family.fast.gl_relative_error` of the largest
+* the panel rule: `verify.engine.fast_plan.gl_relative_error` of the largest
   per-panel variation (the m-point remainder for e^{cz}; an estimate);
 * the tails (a bound): Pr[Z < L]·G_{i-1}(L) + Pr[Z >= R]·S(R - a_i), plus the
   mass of the nodes the window left out, over the value;
@@ -44,7 +44,7 @@ Error estimate per output (relative):
   (δ_j, per query); each of the f factors of an output (i-1 F and one S, or k F)
   adds 3 roundings (product, 1 - s, the update), the weight p_Z·w adds
   3 + 2λ_Z·max|z| (its exponent in float64), and each sum of N positive terms
-  CHUNK - 1 + N/CHUNK (`verify.family.halting_kernel`):
+  CHUNK - 1 + N/CHUNK (`verify.engine.halting_kernel`):
       u·(5 + 3f + 3 + 2λ_Z max|z| + CHUNK - 1 + N/CHUNK) + f·ε + Σ_{j<=f} δ_j.
 """
 
@@ -54,8 +54,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from verify.errors import InputError
-from verify.family.fast import (
+from verify.engine.fast_plan import (
     FastResult,
     gl_relative_error,
     left_tail_mask,
@@ -65,10 +64,11 @@ from verify.family.fast import (
     tail_edges,
     variation_bound,
 )
-from verify.family.integrand import TermKind
+from verify.engine.integrand import TermKind
+from verify.engine.piecewise import column_plan
+from verify.errors import InputError
 from verify.family.model import SparseVector
 from verify.noise import Exponential, Laplace, Noise
-from verify.piecewise import column_plan
 
 TINY = 1e-290
 #: nodes whose running mass G·p_Z·w is below this fraction of the largest are left out (and bounded)
@@ -78,7 +78,7 @@ WINDOW = 1e-40
 def kernel_mode(xn: Noise) -> int:
     """The compiled kernel's mode for the query noise: Laplace, exponential or none; any other family
     (Gaussian: no piecewise-exponential factors) is refused, never sent to another family's kernel."""
-    from verify.family.halting_kernel import EXPONENTIAL, LAPLACE, NONE
+    from verify.engine.halting_kernel import EXPONENTIAL, LAPLACE, NONE
 
     if xn.is_none:
         return NONE
@@ -90,7 +90,7 @@ def kernel_mode(xn: Noise) -> int:
 
 
 def _chain(plan) -> list[list[tuple[TermKind, int]]]:
-    """The (kind, column) sequence of each outcome of a `verify.piecewise.ColumnPlan`, in order."""
+    """The (kind, column) sequence of each outcome of a `verify.engine.piecewise.ColumnPlan`, in order."""
     paths = []
     for leaf in plan.trie.leaves:
         path, node = [], leaf
@@ -125,9 +125,9 @@ def halting_refusal(mech: SparseVector) -> str | None:
 
 
 def _kernel(xn: Noise, z: np.ndarray, omega: np.ndarray, count: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """`verify.family.halting_kernel.halting_rows` with the factors of `verify.family.fast.outer_factors`
+    """`verify.engine.halting_kernel.halting_rows` with the factors of `verify.engine.fast_plan.outer_factors`
     (one exp per element where those could overflow).  Returns (values, dropped, ε, δ)."""
-    from verify.family.halting_kernel import halting_rows  # numba: when first needed
+    from verify.engine.halting_kernel import halting_rows  # numba: when first needed
 
     f = outer_factors(xn, z, count, a)
     mode = kernel_mode(xn)
@@ -159,7 +159,7 @@ def halting_distribution(mech: SparseVector, q: np.ndarray) -> FastResult:
     count = np.count_nonzero(w > 0, axis=1)  # panels() pads each row's end with weight 0
     omega = zn.pdf(z) * w  # (n, N)
     values, dropped, eps_node, delta = _kernel(xn, z, omega, count, a)
-    from verify.family.halting_kernel import finish_rows
+    from verify.engine.halting_kernel import finish_rows
 
     mode = kernel_mode(xn)
     lam = 0.0 if xn.is_none else float(1 / Fraction(xn.scale))

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
 
-from verify.discrete.rules import refuse_discrete
 from verify.family.model import ABOVE, SparseVector, ThresholdPolicy
+from verify.integer_rules import refuse_discrete
 from verify.mechanism import parse_queries
 from verify.noise import Noise
 from verify.release.protocol import TermKind
@@ -95,7 +95,7 @@ def build(mech: SparseVector, queries: Sequence[object], outcome: str, released:
 
 def describe(mech: SparseVector, queries: Sequence[object], outcome: str, released: Sequence[object] | None = None) -> Integrand:
     """The description itself, for any noise: `build` for the engines that integrate a density, and
-    for the discrete engine (`verify.discrete.plan`), which reads the same pieces and factors as
+    for the discrete engine (`verify.engine.discrete_plan`), which reads the same pieces and factors as
     sums over ℤ (a term's x = q_i - t is then an integer; ties are its own law's business)."""
     q = parse_queries(queries)
     outcome = mech.check_outcome(outcome, len(q))

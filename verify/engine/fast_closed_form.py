@@ -1,8 +1,8 @@
 """Float64 output probabilities, vectorised over many query vectors.
 
-The vectorised mode of the one closed form, `verify.piecewise` (see its
+The vectorised mode of the one closed form, `verify.engine.piecewise` (see its
 docstring for the derivation): it reads the outcomes from the one description
-through `verify.piecewise.column_plan` (the halting outcomes' trie of F and S
+through `verify.engine.piecewise.column_plan` (the halting outcomes' trie of F and S
 factors over query columns) and evaluates them in numpy for an array of query
 vectors at once, in log space throughout, so that probabilities far below 1e-300 keep their
 relative accuracy.  Every term of the closed form is positive or negative;
@@ -24,9 +24,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from verify.family.integrand import TermKind
+from verify.engine.integrand import TermKind
+from verify.engine.piecewise import column_plan
 from verify.mechanism import AboveThreshold
-from verify.piecewise import column_plan
 
 EPS = float(np.finfo(float).eps)
 CHUNK = 8192
@@ -121,7 +121,7 @@ class _LinearTerms:
 
 
 class FastIntegrator:
-    """The vectorised mode of `verify.piecewise.ClosedForm` for one mechanism (the same factors on
+    """The vectorised mode of `verify.engine.piecewise.ClosedForm` for one mechanism (the same factors on
     the same segments, on numpy arrays of rows)."""
 
     def __init__(self, mech: AboveThreshold, dtype: type = np.float64) -> None:
@@ -234,7 +234,7 @@ class FastIntegrator:
             zexp = np.where(above0, -rho, rho)
             logc = np.where(active, logc, -np.inf)
             never = np.zeros(n, dtype=bool)
-            # the outcomes' trie (`verify.piecewise.column_plan`): a node's state (log const, shift,
+            # the outcomes' trie (`verify.engine.piecewise.column_plan`): a node's state (log const, shift,
             # coefficient rows) is its parent's times the node's factor; emitted where outcomes end
             states: dict[int, tuple] = {0: (logc, np.zeros(n), np.ones((1, n), dtype=self.dtype))}
             for node, (parent, (kind, col)) in enumerate(plan.trie.nodes, start=1):
@@ -306,7 +306,7 @@ class FastIntegrator:
 
     def _point_events(self, a: np.ndarray, c: np.ndarray | None) -> np.ndarray:
         """No threshold noise: each outcome is log Π of its factors at z = 0, F(-a_j) and S(-a_i)
-        (the outcomes' trie, `verify.piecewise.column_plan`)."""
+        (the outcomes' trie, `verify.engine.piecewise.column_plan`)."""
         n, k = a.shape
         plan = column_plan(self.mech, k)
         out = np.full((n, len(plan.trie.leaves)), -np.inf)

@@ -1,7 +1,7 @@
 """The inner loop of the halting path: one pass over the live nodes per query (numba).
 
 For one query vector with nodes z_1 < ... < z_N (Gauss–Legendre nodes, panels
-split at every kink, `verify.family.fast_halting`) and weights ω_n = w_n·p_Z(z_n),
+split at every kink, `verify.engine.fast_halting`) and weights ω_n = w_n·p_Z(z_n),
 the k+1 halting probabilities of AboveThreshold are
 
     Pr[B^{i-1}A] ≈ Σ_n M_i(n)·S(z_n - a_i),  Pr[B^k] ≈ Σ_n M_{k+1}(n),
@@ -10,7 +10,7 @@ the k+1 halting probabilities of AboveThreshold are
 (seed, Proof 1's conditioning on Z: the integrand of B^{i-1}A is p_Z·G_{i-1}·S_i
 with G_{i-1} = Π_{j<i} F(· - a_j)).  That the outputs are this chain (cutoff 1, no release) and the
 noises those of the three modes below is the caller's checked precondition
-(`verify.family.fast_halting.halting_refusal`).  The queries are visited in their order, so
+(`verify.engine.fast_halting.halting_refusal`).  The queries are visited in their order, so
 M_i = ω·G_{i-1} is updated in place: one multiply-add per node and query, no
 exp (F and S come from t = ½e^{λz_n}·e^{-λa_i}, an outer product of two
 precomputed vectors; ``direct``: one exp per node and query, where those two
@@ -45,7 +45,7 @@ TRIM_EVERY = 8
 #: Sums: the adds inside a chunk of CHUNK nodes may be reordered (so the loop vectorises; no
 #: assumption about inf or nan); the chunks' sums are added in order without reordering.  A sum of N
 #: positive terms in any order is within (N-1)u of its value (u = 2^-53), so each sum here is within
-#: (CHUNK - 1 + N/CHUNK)·u: the rounding term of the error estimate (`verify.family.fast_halting`).
+#: (CHUNK - 1 + N/CHUNK)·u: the rounding term of the error estimate (`verify.engine.fast_halting`).
 FAST = {"reassoc", "contract"}
 CHUNK = 256
 
@@ -225,11 +225,11 @@ def _cdf_sf(mode: int, lam: float, y: float) -> tuple[float, float]:
 def finish_rows(mode: int, lam: float, a: np.ndarray, left: np.ndarray, right: np.ndarray, z_left: np.ndarray,
                 z_right: np.ndarray, values: np.ndarray, dropped: np.ndarray, panel_err: np.ndarray, count: np.ndarray,
                 weight_exponent: np.ndarray, eps: np.ndarray, delta: np.ndarray, tiny: float) -> tuple[np.ndarray, np.ndarray]:
-    """(log values, error estimates), each (n, k+1), of `halting_rows`' sums (`verify.family.fast_halting`).
+    """(log values, error estimates), each (n, k+1), of `halting_rows`' sums (`verify.engine.fast_halting`).
 
     Per output i: the panel rule's estimate + (tail bound + the window's left-out mass)/value, the
     tail bound Pr[Z < L]·G_i(L) + Pr[Z >= R]·S(R - a_i) (Pr[Z >= R] for B^k), + the rounding bound of
-    `verify.family.fast.rounding_linear` with f = i+1 factors (k for B^k) and δ summed over them;
+    `verify.engine.fast_plan.rounding_linear` with f = i+1 factors (k for B^k) and δ summed over them;
     inf where the value is below ``tiny`` (linear space: recompute)."""
     n, k = a.shape
     u = 2.0**-53

@@ -33,7 +33,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from verify.family.integrand import TermKind
+from verify.engine.integrand import TermKind
 from verify.family.model import SparseVector
 from verify.noise import Noise
 
@@ -114,9 +114,9 @@ def rounding_linear(factors: int | np.ndarray, count: np.ndarray, weight_exponen
     u = 2^-53): u·(8 + 3f + 2|log ω|max + CHUNK - 1 + N/CHUNK) + f·ε + Σ δ.  The weight ω = p_Z·w
     (its exp and the product: 3 roundings plus 2|log p_Z| from the exponent in float64); each factor
     3 (the product of the two vectors, 1 - v, the update); each sum of N positive terms
-    CHUNK - 1 + N/CHUNK (`verify.family.halting_kernel`); ε, δ from `OuterFactors`.  Works on
+    CHUNK - 1 + N/CHUNK (`verify.engine.halting_kernel`); ε, δ from `OuterFactors`.  Works on
     broadcast arrays: ``factors`` may be a row of counts, one per output."""
-    from verify.family.halting_kernel import CHUNK
+    from verify.engine.halting_kernel import CHUNK
 
     u = EPS / 2
     fixed = 8 + 2 * np.asarray(weight_exponent) + CHUNK - 1 + np.asarray(count) / CHUNK
@@ -134,11 +134,11 @@ class FastResult:
 def panels(edges: np.ndarray, variation: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Cut each segment [edges[:, s], edges[:, s+1]] of positive width into
     clip(ceil(variation/PANEL_VARIATION), 1, 10 000) equal panels of GL_NODES nodes
-    (`verify.family.nodes.panels_rows`).
+    (`verify.engine.nodes.panels_rows`).
 
     Returns nodes z (n, N), ascending within each row, weights w (n, N) (padding at each row's
     end: weight 0) and the largest per-panel variation of each row (for the error estimate)."""
-    from verify.family.nodes import panels_rows  # numba: imported when first needed
+    from verify.engine.nodes import panels_rows  # numba: imported when first needed
 
     x, wq = gauss_legendre(GL_NODES)
     z, w, per, _ = panels_rows(np.ascontiguousarray(edges, dtype=float), np.ascontiguousarray(variation, dtype=float),
@@ -179,7 +179,7 @@ def variation_bound(mech: SparseVector, edges: np.ndarray, a_sorted: np.ndarray,
     c = 1 for Laplace, 1.6 for the exponential family, whose 1 - e^{-λy} vanishes at its kink and
     is integrated as the polynomial it is there).  The sums over the sorted a_j are prefix sums:
     O(k) per row."""
-    from verify.family.nodes import variation_rows  # numba: imported when first needed
+    from verify.engine.nodes import variation_rows  # numba: imported when first needed
 
     rz, lx = noise_rates(mech)
     c = 1.6 if mech.query_noise.law.lower_weight == 0 else 1.0  # exponential: vanishes at its kink

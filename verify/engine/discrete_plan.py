@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from verify.comparison import Comparison
-from verify.discrete.rules import check_queries
 from verify.errors import InputError
+from verify.integer_rules import check_queries
 from verify.noise import Noise
 
 
@@ -53,9 +53,9 @@ def build_plan(mech, queries: Sequence[object], outcome: str) -> Plan:
     """The plan of ``Pr[outcome | queries]`` for a discrete variant (a `SparseVector` with
     `is_discrete`); queries must be integers and the outcome complete for ``len(queries)``.
 
-    Read from the one description of the outcome (`verify.family.integrand.describe`): its pieces are
+    Read from the one description of the outcome (`verify.engine.integrand.describe`): its pieces are
     the segments, a term F or S at x = q_i - t is the letter's factor with u_i = [compare = gt] - x."""
-    from verify.family import integrand  # the description's module imports `verify.discrete.rules`
+    from verify.engine import integrand  # the description's module imports `verify.integer_rules`
 
     if not getattr(mech, "is_discrete", False):
         raise InputError(f"discrete probabilities: {mech.name} has no discrete noise")

@@ -4,7 +4,7 @@ This is the verdicts' own, deliberately plain path: one 1-D integral per
 threshold segment, split at every kink, at the digits asked: a closed form for
 piecewise-exponential noise, else (Gaussian) Gauss-Legendre on equal panels over
 the integrand's mass with tanh-sinh (``mpmath.quad``) on the two infinite tails
-(`verify.family.oracle_rule`), two layouts compared, tanh-sinh on every panel when
+(`verify.oracles.rule`), two layouts compared, tanh-sinh on every panel when
 they disagree.
 It serves as the independent re-check of every witness ("every
 not_private witness re-checked by an independent path").
@@ -38,9 +38,9 @@ import mpmath
 from verify import ratio
 from verify.errors import InputError
 from verify.exact import to_fraction
-from verify.family import oracle_rule
 from verify.mechanism import SparseVector
 from verify.noise import Noise
+from verify.oracles import rule as oracle_rule
 from verify.precision import MPMATH_LOCK
 from verify.release.protocol import TermKind
 
@@ -268,7 +268,7 @@ def output_probability(shape: SparseVector, queries: Sequence[object], outcome: 
                        digits: int = 30, *, quadrature: str = "gauss-legendre") -> mpmath.mpf:
     """Pr[A(D) = outcome] (a density in the released values when the variant releases any), to ~``digits``.
 
-    ``quadrature``: the rule on a Gaussian integrand's finite panels, ``gauss-legendre`` (`verify.family.oracle_rule`)
+    ``quadrature``: the rule on a Gaussian integrand's finite panels, ``gauss-legendre`` (`verify.oracles.rule`)
     or ``tanh-sinh`` (``mpmath.quad``, the rule before it; kept for benchmarks/bench_gaussian_oracle.py)."""
     if quadrature not in ("gauss-legendre", "tanh-sinh"):
         raise InputError(f"quadrature: {quadrature!r} is neither 'gauss-legendre' nor 'tanh-sinh'")

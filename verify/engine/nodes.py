@@ -1,9 +1,9 @@
 """Row loops of the float64 node plan (numba): variation bounds and Gauss–Legendre panels.
 
-The formulas are those of `verify.family.fast` (its docstrings state them and
+The formulas are those of `verify.engine.fast_plan` (its docstrings state them and
 their sources); these are their loops over the rows of (n, ·) arrays, compiled,
 so a plan for one query vector costs microseconds rather than a few dozen numpy
-calls.  `verify.family.fast.variation_bound` and `panels` call them; nothing
+calls.  `verify.engine.fast_plan.variation_bound` and `panels` call them; nothing
 else should.
 """
 
@@ -28,7 +28,7 @@ def _logaddexp(x: float, y: float) -> float:
 @numba.njit(cache=True, nogil=True)
 def variation_rows(edges: np.ndarray, a_sorted: np.ndarray, rate: float, lx: float, c: float) -> np.ndarray:
     """Per segment [lo, hi]: h·rate + λh·#{a_j >= hi} + c·Σ_{a_j <= lo} (e^{-λ(lo - a_j)} - e^{-λ(hi - a_j)})
-    (`verify.family.fast.variation_bound`), the sum from a running log-sum over the sorted a_j."""
+    (`verify.engine.fast_plan.variation_bound`), the sum from a running log-sum over the sorted a_j."""
     n, s1 = edges.shape
     k = a_sorted.shape[1]
     out = np.empty((n, s1 - 1))

@@ -1,17 +1,17 @@
 """The integral of one piece of an outcome in linear space (numba): Σ_n ω_n Π_c factor_c(z_n).
 
-For one query vector and one piece of an outcome (`verify.family.fast_generic`:
+For one query vector and one piece of an outcome (`verify.engine.fast_generic`:
 the letters between two threshold draws), the integrand at a node z is
 p_Z(z) times one factor per letter c, of the query noise at y = z - x_c:
 F(y) for a below (B), S(y) for an above (A), p(y) for a released gap (D).
-`verify.family.fast_generic` used to add the logs of those factors, which
+`verify.engine.fast_generic` used to add the logs of those factors, which
 loses about (k + 2)·|log f|·2^-52 (7e-12 for a 1000-letter outcome of
 probability e^-35); multiplied in linear space the loss is a few roundings
 per factor, whatever the value.
 
 Each factor is a0 + a1·v with v = ½e^{λ(z-x)} left of x or ½e^{-λ(z-x)} right
 of it (Laplace; e^{-λ(z-x)} right of it for the exponential family), from the
-products of two precomputed vectors as in `verify.family.halting_kernel`:
+products of two precomputed vectors as in `verify.engine.halting_kernel`:
 
     Laplace      left of x (z < x): F = v, S = 1 - v, p = λv;  right: F = 1 - v, S = v, p = λv
     exponential  z <= x: F = 0, S = 1, p = 0;  z > x: F = -expm1(-λy) within log(2)/λ of x, else
@@ -23,7 +23,7 @@ by a power of two (exact) that brings its largest value to about 1; the
 exponent is returned.  At the same moments a window leaves out the nodes at
 either end whose value is below ``window`` times the largest, and bounds what
 they could still contribute (their value times the largest product the
-remaining factors can reach, ``amp``), as in `verify.family.halting_kernel`.
+remaining factors can reach, ``amp``), as in `verify.engine.halting_kernel`.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ import math
 import numba
 import numpy as np
 
-from verify.family.halting_kernel import CHUNK, EXPONENTIAL, FAST, LAPLACE, NONE, chunked_sum
+from verify.engine.halting_kernel import CHUNK, EXPONENTIAL, FAST, LAPLACE, NONE, chunked_sum
 
 BELOW, ABOVE, DENSITY = 0, 1, 2
 RESCALE_EVERY = 8

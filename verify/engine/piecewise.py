@@ -33,7 +33,7 @@ Released values add the density p_X(z - x) (a gap; ``w₋λe^{λ(r-x)}·w^{-1}``
 below x, ``w₊λe^{λ(x-r)}·w`` above) and a cap z <= v - t (a noisy query v).
 
 What is integrated is read from the one description of an outcome,
-`verify.family.integrand` (per threshold draw a `Piece` of `Term` s F, S, p_X
+`verify.engine.integrand` (per threshold draw a `Piece` of `Term` s F, S, p_X
 and a cap; constant densities).  `ClosedForm.integrals` evaluates several
 pieces in one pass, expanding a common prefix once (a trie): the k+1 halting
 outcomes of AboveThreshold are one chain of F factors with an S exit per
@@ -53,9 +53,9 @@ from typing import Any
 
 import mpmath
 
-from verify.backends import Backend, MpmathBackend
+from verify.engine.backends import Backend, MpmathBackend
+from verify.engine.integrand import Integrand, Piece, Term, TermKind
 from verify.errors import InputError
-from verify.family.integrand import Integrand, Piece, Term, TermKind
 from verify.noise import Gaussian, Noise, NoiseFamily, family_type
 from verify.precision import MPMATH_LOCK
 
@@ -90,11 +90,11 @@ def rates(threshold_noise: Any, query_noise: Any) -> tuple[Fraction, Fraction]:
     return lam, rho
 
 class ClosedForm:
-    """The closed form of the outcome integrals (`verify.family.integrand`) on one backend.
+    """The closed form of the outcome integrals (`verify.engine.integrand`) on one backend.
 
     Parameters
     ----------
-    backend: the number type (`verify.backends`).
+    backend: the number type (`verify.engine.backends`).
     lam: λ·u as a backend number, λ the query-noise rate (the threshold-noise
         rate when the queries carry no noise).
     rho: the threshold-noise rate over λ, exact.
@@ -353,7 +353,7 @@ class PrefixTrie:
 @dataclass(frozen=True)
 class ColumnPlan:
     """The halting outcomes of a mechanism for k queries as a trie over query columns, for a
-    vectorised evaluation (`verify.fast`): terms are (`TermKind`, column j of q - t); ``ends[node]``
+    vectorised evaluation (`verify.engine.fast_closed_form`): terms are (`TermKind`, column j of q - t); ``ends[node]``
     lists the outcomes (in `SparseVector.outputs` order) that end at a node, ``last_child[node]``
     is the node's last child (a node without children is absent), after which its state can go."""
 
@@ -364,11 +364,11 @@ class ColumnPlan:
 
 @lru_cache(maxsize=32)
 def column_plan(mech: Any, k: int) -> ColumnPlan:
-    """`ColumnPlan` read from the one description (`verify.family.integrand.build`): the outcomes
+    """`ColumnPlan` read from the one description (`verify.engine.integrand.build`): the outcomes
     are described for a template row with q_j - t = j + 1, so a term's x names its column; only
     outcomes of one uncapped piece of F and S factors qualify (the shared-threshold halting
     outcomes), anything else is refused."""
-    from verify.family.integrand import build
+    from verify.engine.integrand import build
 
     template = [mech.threshold + j + 1 for j in range(k)]
     sequences = []
@@ -404,7 +404,7 @@ def gaussian_density(b: Backend, sigma: Fraction, y: Fraction) -> Any:
     """exp(-y²/(2σ²)) / (σ√(2π)) on the backend (a fresh Gaussian release noise)."""
     import sympy
 
-    from verify.backends import ArbBackend, SympyBackend
+    from verify.engine.backends import ArbBackend, SympyBackend
 
     if isinstance(b, SympyBackend):
         return sympy.exp(-b.num(y * y / (2 * sigma * sigma))) / (b.num(sigma) * sympy.sqrt(2 * sympy.pi))
@@ -471,7 +471,7 @@ def mp_closed_form(mech: Any, outcomes: Sequence[Integrand], digits: int, floor:
     digits.  Outcomes of one piece and no constants (AboveThreshold's halting outcomes, the proofs'
     conditional form) are integrated together (`ClosedForm.integrals`), any other one by itself.
 
-    >>> from verify.family.integrand import build
+    >>> from verify.engine.integrand import build
     >>> from verify.mechanism import AboveThreshold
     >>> m = AboveThreshold.mechanism_one(1)
     >>> [mpmath.nstr(v, 12) for v in mp_closed_form(m, [build(m, [0, 1], s) for s in m.outputs(2)], 20)]

@@ -1,7 +1,7 @@
 """All k+1 halting probabilities of a discrete AboveThreshold (cutoff 1), vectorised over query vectors.
 
 For cutoff 1 the outcomes are ``B^{i-1}A`` (i = 1..k) and ``B^k``; with
-``u_j = t - q_j + [gt]`` (`verify.discrete.plan`),
+``u_j = t - q_j + [gt]`` (`verify.engine.discrete_plan`),
 
     Pr[B^{i-1}A | q] = Σ_z Pr[Z=z] Π_{j<i} F(z+u_j) · S(z+u_i),    Pr[B^k | q] = Σ_z Pr[Z=z] Π_{j<=k} F(z+u_j),
 
@@ -9,7 +9,7 @@ so one pass over a common window of z with prefix sums of ``log F`` gives all
 of them for every row of a query matrix.  Float64, log space; the window
 holds every kink of every row and reaches ``tail_reach(b_Z, 45)`` beyond, and
 the returned error estimate adds the left-out mass ``Pr[Z ∉ window]`` relative
-to each value (as `verify.discrete.fast`, which this matches row by row).
+to each value (as `verify.engine.discrete_fast`, which this matches row by row).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def halting_logs(mech, queries: np.ndarray, chunk: int = 512) -> tuple[np.ndarra
         raise InputError("queries: a discrete variant needs integer queries")
     zn, xn = mech.threshold_noise, mech.query_noise
     if zn.is_none or xn.is_none:
-        raise InputError("halting probabilities: both noises must be present (use verify.discrete.fast)")
+        raise InputError("halting probabilities: both noises must be present (use verify.engine.discrete_fast)")
     u = float(mech.threshold) - q + (1.0 if mech.compare is Comparison.GT else 0.0)
     kinks = 1.0 - u
     reach = math.ceil(zn.law.tail_reach(float(zn.scale), 45.0))

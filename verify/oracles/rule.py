@@ -1,4 +1,4 @@
-"""Gauss-Legendre on the family oracle's panels (`verify.family.oracle`, Gaussian noise).
+"""Gauss-Legendre on the family oracle's panels (`verify.oracles.family`, Gaussian noise).
 
 Between two kinks the oracle's integrand p_Z(z)·Π F/S/p(t + z - q_i) is analytic (Gaussian density and
 erfc are entire, a Laplace or exponential branch is an exponential, no noise is a constant), so an n-point
@@ -6,7 +6,7 @@ Gauss-Legendre rule on a panel of width h converges like an entire function's Ta
 factor e^{c·u} on the panel mapped to u ∈ [-1, 1], the error is about (c/2)^{2n}/(2n)!
 (Abramowitz and Stegun 25.4.29 for the remainder; Trefethen,
 *Approximation Theory and Approximation Practice*, ch. 19).  The oracle's panels
-(`verify.family.oracle._mass_panels`: 2·digits + 20 equal panels over the region where the log-integrand is
+(`verify.oracles.family._mass_panels`: 2·digits + 20 equal panels over the region where the log-integrand is
 within digits·ln 10 + 30 nats of its peak) keep that slope per half-panel c below about 2.4 for every
 Gaussian, Laplace or exponential factor (a quadratic log-integrand: c = (digits·ln 10 + 30)/(digits + 10));
 `points_for` takes c = 3 with a margin of 5 digits (c = 1.5 on the layout with twice the panels).  The rule is a heuristic like tanh-sinh's own error
