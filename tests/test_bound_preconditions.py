@@ -43,7 +43,7 @@ from verify.family.bounds import (
     why_no_bound,
 )
 from verify.family.delta import exact_delta, worst_delta
-from verify.family.model import SparseVector
+from verify.mechanism import SparseVector
 from verify.noise import Noise, NoiseSpec
 from verify.oracles.family import output_probability
 

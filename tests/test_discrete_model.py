@@ -1,4 +1,4 @@
-"""The comparison field and the integer rules of discrete variants (`verify.family.model`, `verify.integer_rules`)."""
+"""The comparison field and the integer rules of discrete variants (`verify.mechanism`, `verify.integer_rules`)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 
 from verify.comparison import Comparison
 from verify.errors import InputError
-from verify.family.model import SparseVector
 from verify.family.presets import NAMES, preset
 from verify.family.probability import mp_probability as continuous_mp
+from verify.mechanism import SparseVector
 from verify.noise import FAMILY_TYPES, NoiseSpec
 from verify.noise.registry import CONTINUOUS_FAMILIES
 

@@ -19,8 +19,8 @@ from verify.discrete.probability import arb_probability, mp_distribution, mp_pro
 from verify.discrete.sampler import sample_outcomes
 from verify.engine.discrete_fast import fast_log_probability
 from verify.errors import InputError
-from verify.family.model import SparseVector
 from verify.family.presets import preset
+from verify.mechanism import SparseVector
 from verify.noise import NoiseSpec
 
 DL = "discrete-laplace"

@@ -15,7 +15,7 @@ from verify.discrete.search import search_worst_case
 from verify.discrete.ties import tie_rule_study
 from verify.discrete.verdict import discrete_verdict
 from verify.errors import InputError
-from verify.family.model import SparseVector
+from verify.mechanism import SparseVector
 from verify.noise import NoiseSpec
 from verify.verdicts import MechanismVerdict
 

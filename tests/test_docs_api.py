@@ -61,9 +61,9 @@ def test_every_public_name_resolves() -> None:
 
 def test_lazy_names_are_the_library_objects() -> None:
     from verify.family.delta import exact_delta
-    from verify.family.model import SparseVector
     from verify.family.presets import NAMES
     from verify.family.worstcase import family_worst_case
+    from verify.mechanism import SparseVector
 
     assert verify.SparseVector is SparseVector and verify.exact_delta is exact_delta
     assert verify.family_worst_case is family_worst_case and verify.PRESET_NAMES is NAMES

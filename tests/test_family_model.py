@@ -1,4 +1,4 @@
-"""The SVT family model (verify.family.model, verify.family.presets) and the Gaussian noise kernel."""
+"""The SVT family model (verify.mechanism, verify.family.presets) and the Gaussian noise kernel."""
 
 from __future__ import annotations
 

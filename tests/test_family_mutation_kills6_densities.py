@@ -12,8 +12,8 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from verify.family.model import SparseVector
 from verify.family.probability import evaluate
+from verify.mechanism import SparseVector
 from verify.noise import NoiseSpec
 from verify.oracles import family as oracle
 from verify.oracles import rule as oracle_rule

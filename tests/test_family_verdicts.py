@@ -35,11 +35,11 @@ from verify.family.bounds import (
 )
 from verify.family.delta import complete_outputs, exact_delta
 from verify.family.literature import DP_SNIPER, DP_SNIPER_COMMIT, DP_SNIPER_MLP, STATDP
-from verify.family.model import SparseVector
 from verify.family.presets import preset
 from verify.family.probability import mp_probability
 from verify.family.rdp import GaussianSVTRdp
 from verify.family.worstcase import family_worst_case
+from verify.mechanism import SparseVector
 from verify.noise import NoiseSpec
 from verify.oracles.family import output_probability
 from verify.verdicts import MechanismVerdict, Tightness

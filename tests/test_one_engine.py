@@ -138,7 +138,7 @@ def test_no_path_rebuilds_the_outcome_description():
 #: the generic fast path's own pieces, as they were before it read the description
 REBUILT = '''
 from verify.engine.integrand import TermKind
-from verify.family.model import ABOVE, ThresholdPolicy
+from verify.mechanism import ABOVE, ThresholdPolicy
 
 
 def pieces(mech, outcome):

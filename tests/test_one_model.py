@@ -118,9 +118,9 @@ def test_there_is_one_mechanism_dataclass():
 
 
 def test_the_seeds_constructors_return_sparse_vector_presets():
-    from verify.family.model import SparseVector as FamilyModelSparseVector
     from verify.family.presets import preset
     from verify.mechanism import SEED_NAME, AboveThreshold, Release, SparseVector, ThresholdPolicy
+    from verify.mechanism import SparseVector as FamilyModelSparseVector
     from verify.noise import NoiseSpec
 
     assert FamilyModelSparseVector is SparseVector

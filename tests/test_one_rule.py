@@ -1,4 +1,4 @@
-"""Each rule is written once: the 0/0 log-ratio rule (`verify.ratio`), the fast paths' tolerance and the
+"""Each rule is written once: the 0/0 log-ratio rule (`verify.logratio`, re-exported by `verify.ratio`), the fast paths' tolerance and the
 digits check (`verify.precision`), the integrator's rates (`verify.engine.piecewise.rates`), and the compiled
 halting kernel's dispatch by query-noise family (`verify.engine.fast_halting.kernel_mode`)."""
 
@@ -17,7 +17,7 @@ import verify.family.structured
 import verify.family.witness
 import verify.oracles.family
 import verify.oracles.seed
-from verify import precision, ratio
+from verify import logratio, precision, ratio
 from verify.engine.fast_halting import kernel_mode
 from verify.errors import InputError
 from verify.family.witness import FamilyWitness
@@ -29,10 +29,11 @@ ZERO_OVER_ZERO = re.compile(r"(\w+) == 0 and (\w+) == 0|isneginf\(\w+\) & np\.is
 
 
 @pytest.mark.parametrize("module", [verify.oracles.seed, verify.oracles.family, verify.family.witness,
-                                    verify.certify.conditional, verify.family.structured])
-def test_zero_over_zero_rule_lives_only_in_ratio(module):
+                                    verify.certify.conditional, verify.family.structured, ratio])
+def test_zero_over_zero_rule_lives_only_in_logratio(module):
     assert not ZERO_OVER_ZERO.search(inspect.getsource(module)), module.__name__
-    assert ZERO_OVER_ZERO.search(inspect.getsource(ratio))
+    assert ZERO_OVER_ZERO.search(inspect.getsource(logratio))
+    assert ratio.log_ratio is logratio.log_ratio and ratio.log_ratio_from_logs is logratio.log_ratio_from_logs
 
 
 def test_zero_over_zero_conventions():

@@ -20,8 +20,8 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from verify.family.model import SparseVector
 from verify.family.probability import mp_probability
+from verify.mechanism import SparseVector
 from verify.noise import NoiseSpec
 from verify.oracles.family import output_probability
 

@@ -33,9 +33,9 @@ from hypothesis import strategies as st
 from verify.cli.main import main
 from verify.exact import fmt
 from verify.family.fast_api import fast_log_probability
-from verify.family.model import SparseVector
 from verify.family.probability import evaluate, mp_probability
 from verify.family.worstcase import family_worst_case
+from verify.mechanism import SparseVector
 from verify.noise import NoiseSpec
 from verify.verdicts import MechanismVerdict
 

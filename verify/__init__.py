@@ -48,13 +48,12 @@ if TYPE_CHECKING:  # the names of _LAZY, for type checkers and documentation too
         worst_epsilon_for_delta,
     )
     from verify.family.fast_api import fast_log_probability as family_fast_log_probability
-    from verify.family.model import ABOVE, BELOW, Release, SparseVector, ThresholdPolicy
     from verify.family.presets import NAMES as PRESET_NAMES
     from verify.family.presets import PRESETS, preset
     from verify.family.probability import arb_probability, mp_probability, symbolic_probability
     from verify.family.sampler import sample
     from verify.family.worstcase import FamilyWorstCase, family_worst_case
-    from verify.mechanism import NO_HALT, AboveThreshold
+    from verify.mechanism import ABOVE, BELOW, NO_HALT, AboveThreshold, Release, SparseVector, ThresholdPolicy
     from verify.noise import Noise, NoiseSpec
     from verify.probabilities import (
         arb_distribution,
@@ -87,11 +86,11 @@ _LAZY: dict[str, tuple[str, str]] = {
     "symbolic_distribution": ("verify.probabilities", "symbolic_distribution"),
     "privacy_ratio": ("verify.ratio", "privacy_ratio"),
     # the SVT family
-    "SparseVector": ("verify.family.model", "SparseVector"),
-    "ThresholdPolicy": ("verify.family.model", "ThresholdPolicy"),
-    "Release": ("verify.family.model", "Release"),
-    "ABOVE": ("verify.family.model", "ABOVE"),
-    "BELOW": ("verify.family.model", "BELOW"),
+    "SparseVector": ("verify.mechanism", "SparseVector"),
+    "ThresholdPolicy": ("verify.mechanism", "ThresholdPolicy"),
+    "Release": ("verify.mechanism", "Release"),
+    "ABOVE": ("verify.mechanism", "ABOVE"),
+    "BELOW": ("verify.mechanism", "BELOW"),
     "preset": ("verify.family.presets", "preset"),
     "PRESETS": ("verify.family.presets", "PRESETS"),
     "PRESET_NAMES": ("verify.family.presets", "NAMES"),

@@ -16,6 +16,7 @@ from typing import Any
 import mpmath
 
 from verify.exact import fmt
+from verify.mechanism import output_label
 
 #: Significant digits of the numbers shown (the results keep all of theirs).
 SHOWN_DIGITS = 8
@@ -71,7 +72,6 @@ def worst_case_markdown(res: Any) -> str:
     if hasattr(w, "describe"):
         where = w.describe()
     else:
-        from verify.mechanism import output_label
 
         where = f"{_pair(w.queries, w.neighbour_queries)}, output {output_label(w.output)}"
     row = [number(res.loss), number(res.loss_over_epsilon), "none" if bound is None else fmt(bound.value),
@@ -143,7 +143,6 @@ def claim_verdict_markdown(v: Any) -> str:
 
 def ratio_markdown(rep: Any) -> str:
     """`verify.ratio.RatioReport`: both probabilities of each output, the ratio's log and the bound ε."""
-    from verify.mechanism import output_label
 
     rows = [[output_label(o.output), number(o.probability), number(o.neighbour_probability), number(o.log_ratio),
              "= ε (at the bound)" if o.at_bound else "yes" if o.within_bounds else "**NO**"] for o in rep.outputs]

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import threading
 
+from verify.errors import InputError
+
 MPMATH_LOCK = threading.RLock()
 
 #: Digits any mpmath path accepts (the oracle's independent re-check keeps its own narrower range).
@@ -30,7 +32,6 @@ FAST_TOLERANCE = 1e-12
 
 def check_digits(digits: int) -> int:
     """``digits`` if it is an integer from MIN_DIGITS to MAX_DIGITS, else a one-line InputError."""
-    from verify.errors import InputError
 
     if isinstance(digits, bool) or not isinstance(digits, int) or not MIN_DIGITS <= digits <= MAX_DIGITS:
         raise InputError(f"digits: {digits!r} must be an integer from {MIN_DIGITS} to {MAX_DIGITS}")

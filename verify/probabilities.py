@@ -43,7 +43,7 @@ from verify.engine.piecewise import ClosedForm, mp_closed_form
 from verify.errors import InputError
 from verify.mechanism import AboveThreshold, Output, SparseVector, output_column, parse_queries  # noqa: F401  (AboveThreshold: doctests)
 from verify.precision import FAST_TOLERANCE, MAX_DIGITS, MIN_DIGITS, MPMATH_LOCK, check_digits  # noqa: F401 (re-exported)
-from verify.validate import float_rows, sequence
+from verify.validate import float_rows, sequence, to_number
 
 Method = Literal["symbolic", "mpmath", "fast"]
 METHODS: tuple[str, ...] = ("symbolic", "mpmath", "fast")
@@ -108,7 +108,6 @@ def mp_conditional(mech: SparseVector, gap_max: object | None, gap_query: object
 
 
 def _exact(value: object, name: str) -> Fraction:
-    from verify.validate import to_number
 
     return to_number(value, name)
 

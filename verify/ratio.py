@@ -24,7 +24,9 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from verify.logratio import log_ratio, log_ratio_from_logs  # noqa: F401  (the one rule, re-exported)
 from verify.mechanism import AboveThreshold, Output, all_outputs, as_variant, output_column, parse_queries
+from verify.notebook import ratio_markdown
 from verify.precision import MPMATH_LOCK
 from verify.probabilities import DEFAULT_DIGITS, check_digits, fast_log_distribution, mp_distribution
 from verify.serialize import frac_str, mechanism_json, mp_str, output_json
@@ -56,7 +58,6 @@ class RatioReport:
         return max(abs(o.log_ratio) for o in self.outputs)
 
     def _repr_markdown_(self) -> str:
-        from verify.notebook import ratio_markdown
 
         return ratio_markdown(self)
 
@@ -85,18 +86,6 @@ class RatioReport:
             "all_within_bounds": all(r["within_bounds"] for r in rows),
         }
 
-
-def log_ratio(p: mpmath.mpf, p_neighbour: mpmath.mpf) -> mpmath.mpf:
-    """log(p / p'), with 0/0 -> 0, x/0 -> +inf, 0/x -> -inf."""
-    if p == 0 and p_neighbour == 0:
-        return mpmath.mpf(0)
-    if p_neighbour == 0:
-        return mpmath.inf
-    if p == 0:
-        return mpmath.ninf
-    # the quotient first: p and p' correct to D digits give p/p' to about D digits, whatever their size,
-    # whereas log p - log p' cancels the digits of log p (50 of them when p = e^{-1e50})
-    return mpmath.log(p / p_neighbour)
 
 
 def privacy_ratio(
@@ -152,19 +141,6 @@ def bound_status(lr: mpmath.mpf, epsilon: object, digits: int) -> tuple[bool, bo
     at_bound = bool(abs(gap) <= mpmath.mpf(10) ** (3 - digits) * max(1, eps))
     return bool(gap <= 0 or at_bound), at_bound
 
-
-def log_ratio_from_logs(log_p: np.ndarray | float, log_p_neighbour: np.ndarray | float) -> np.ndarray:
-    """log p - log p' in float64 from the two logs, with the same conventions as
-    `log_ratio`: both probabilities zero (both logs -inf) -> 0, one zero -> ±inf.
-
-    >>> log_ratio_from_logs(np.array([-np.inf, -np.inf, 0.0]), np.array([-np.inf, 0.0, -np.inf])).tolist()
-    [0.0, -inf, inf]
-    """
-    a = np.asarray(log_p, dtype=float)
-    b = np.asarray(log_p_neighbour, dtype=float)
-    with np.errstate(invalid="ignore"):
-        out = a - b
-    return np.where(np.isneginf(a) & np.isneginf(b), 0.0, out)
 
 
 def fast_log_ratios(mech: AboveThreshold, queries: np.ndarray, neighbour_queries: np.ndarray) -> np.ndarray:

@@ -29,7 +29,9 @@ from verify.exact import fmt
 from verify.mechanism import AboveThreshold, SparseVector
 from verify.parallel import default_workers, sigint_deferred
 from verify.serialize import float_or_str
+from verify.sweep import ConditionalGridSpec, GridSpec, conditional_sweep, sweep
 from verify.verdicts import MechanismVerdict, SweepVerdict, Tightness
+from verify.worstcase import worst_case
 
 
 @dataclass(frozen=True)
@@ -75,8 +77,6 @@ def _num(x) -> float:
 
 
 def _check_one(args: tuple[str, str, SparseVector, int]) -> SeedCheckRow:
-    from verify.sweep import ConditionalGridSpec, GridSpec, conditional_sweep, sweep
-    from verify.worstcase import worst_case
 
     name, role, mech, max_queries = args
     s = sweep(mech, GridSpec(sensitivity=mech.sensitivity, threshold=mech.threshold, max_listed_violations=3), workers=1)

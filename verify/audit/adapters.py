@@ -4,7 +4,7 @@ The audit calls an *implementation* as ``impl(queries, rng)``: ``queries`` a
 float64 numpy vector (q_1, ..., q_k), ``rng`` a seeded `numpy.random.Generator`
 that the implementation must use for all of its noise.  It returns the outcome
 string (one letter per query answered: ``A`` above, ``B`` below, ending at the
-c-th A or after the k-th query, `verify.family.model`), or ``(outcome, values)``
+c-th A or after the k-th query, `verify.mechanism`), or ``(outcome, values)``
 with one released value per A for variants that release values.
 
 Two adapters wrap the shapes libraries usually have:

@@ -32,12 +32,12 @@ from verify.audit.fit import Observation, fit
 from verify.audit.gof import GofResult, g_test
 from verify.audit.laws import Candidate, letter_laws, release_cells, release_edges
 from verify.audit.loss import empirical_loss
-from verify.audit.pairs import Pair, PairKind, select_pairs
+from verify.audit.pairs import Pair, PairKind, select_pairs, worst_case
 from verify.audit.power import POWER, detectable_tv, samples_for_tv
 from verify.audit.result import AuditResult, PairReport
 from verify.audit.sampling import Job, Tally, run_jobs
 from verify.errors import InputError
-from verify.family.model import SparseVector
+from verify.mechanism import SparseVector
 from verify.parallel import executor_for
 from verify.verdicts import AuditVerdict
 
@@ -197,7 +197,6 @@ def audit(implementation: Callable[..., Any], claimed: SparseVector, *, samples:
                      "rejection was already confirmed")
     if worst_pair and pairs and pairs[0].kind is PairKind.WORST:
         wl = laws[(0, 0)]
-        from verify.audit.pairs import worst_case
 
         w = worst_case(claimed).witness
         if w.outcome in wl and wl[w.outcome] * n < 1:

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from verify.audit.adapters import from_stream, from_vector
+from verify.family.presets import PRESETS, preset
 
 
 def _noisy_query(q, noisy, t_hat, rng):
@@ -200,7 +201,6 @@ FIXTURES: dict[str, Fixture] = {f.name: f for f in (
 
 def claimed_variant(fixture: Fixture):
     """The `SparseVector` a fixture claims (ε = 1, Δ = 1, t = 0)."""
-    from verify.family.presets import PRESETS, preset
 
     options = {"cutoff": fixture.cutoff} if PRESETS[fixture.variant].scales_with_cutoff else {}
     return preset(fixture.variant, **options)

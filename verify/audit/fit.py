@@ -39,8 +39,8 @@ from verify.audit.laws import Candidate, Law, grid_letter_laws, letter_law, rele
 from verify.audit.pairs import Pair, PairKind, worst_case
 from verify.errors import InputError
 from verify.exact import fmt
-from verify.family.model import SparseVector, ThresholdPolicy
 from verify.family.presets import NAMES, PRESETS, preset
+from verify.mechanism import SparseVector, ThresholdPolicy
 from verify.noise import NoiseSpec
 from verify.release import RELEASE_RULES
 from verify.verdicts import MechanismVerdict

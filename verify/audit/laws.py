@@ -36,7 +36,7 @@ from functools import lru_cache
 import numpy as np
 
 from verify.family.fast_api import fast_log_distribution
-from verify.family.model import Release, SparseVector, ThresholdPolicy
+from verify.mechanism import Release, SparseVector, ThresholdPolicy
 from verify.noise import Laplace
 from verify.release import Role
 

@@ -24,8 +24,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from verify.family.model import SparseVector
 from verify.family.worstcase import FamilyWorstCase, family_worst_case
+from verify.mechanism import SparseVector
 
 #: Longest query vector of the worst-case search run for the audit.
 WORST_MAX_QUERIES = 4

@@ -9,7 +9,8 @@ from verify.audit.fit import FitResult
 from verify.audit.gof import GofResult
 from verify.audit.loss import EmpiricalLoss
 from verify.audit.pairs import Pair
-from verify.family.model import SparseVector
+from verify.mechanism import SparseVector
+from verify.notebook import audit_markdown
 from verify.verdicts import AuditVerdict
 
 
@@ -78,7 +79,6 @@ class AuditResult:
         return self.false_alarm / max(self.tests, 1)
 
     def _repr_markdown_(self) -> str:
-        from verify.notebook import audit_markdown
 
         return audit_markdown(self)
 

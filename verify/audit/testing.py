@@ -22,7 +22,7 @@ from typing import Any
 
 from verify.audit.core import DEFAULT_FALSE_ALARM, audit
 from verify.audit.result import AuditResult
-from verify.family.model import SparseVector
+from verify.mechanism import SparseVector
 from verify.verdicts import AuditVerdict
 
 

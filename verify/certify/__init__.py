@@ -14,7 +14,7 @@ undecided), the method, the number of boxes, the minimum margin (nats) and a
 counterexample confirmed at 50 digits when refuted.
 """
 
-from verify.certify.bounds import ProvenBound, proven_upper_bound
+from verify.certify import conditional, factors
 from verify.certify.conditional import certify_conditional_ratio
 from verify.certify.factors import FactorBounds, NoiseFactors, certify_factor_bounds
 from verify.certify.results import (
@@ -30,8 +30,6 @@ from verify.verdicts import Counterexample
 
 def clear_caches() -> None:
     """Forget the cached 1-D searches (benchmarks time a cold run)."""
-    from verify.certify import conditional, factors
-
     conditional.clear_caches()
     factors.clear_caches()
 
@@ -41,7 +39,6 @@ __all__ = [
     "Certificate",
     "CertifySpec",
     "Counterexample",
-    "ProvenBound",
     "FactorBounds",
     "NoiseFactors",
     "ProofStep",
@@ -49,6 +46,5 @@ __all__ = [
     "certify_conditional_ratio",
     "certify_factor_bounds",
     "counterexample_json",
-    "proven_upper_bound",
     "clear_caches",
 ]

@@ -33,7 +33,7 @@ from fractions import Fraction
 
 from verify.errors import InputError
 from verify.exact import to_fraction
-from verify.family.model import SparseVector, check_cutoff
+from verify.mechanism import SparseVector, check_cutoff
 from verify.noise import NoiseSpec
 
 SAMPCERT = ("leanprover/SampCert, SampCert/DifferentialPrivacy/Queries/AboveThresh/Code.lean (privNoiseThresh, "

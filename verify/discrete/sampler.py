@@ -1,6 +1,6 @@
 """A seeded simulation of a discrete variant (the Monte Carlo side of the cross-check).
 
-Runs the algorithm of `verify.family.model` literally, ``n`` times at once:
+Runs the algorithm of `verify.mechanism` literally, ``n`` times at once:
 threshold noise Z (redrawn after every A when the policy is ``resample``),
 fresh query noises, the test ``q_i + X_i >= t + Z`` (``ge``) or ``>`` (``gt``),
 halt at the c-th A.  Returns the count of every outcome string.

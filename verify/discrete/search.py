@@ -24,6 +24,7 @@ import numpy as np
 
 from verify.discrete.probability import mp_probability
 from verify.engine.discrete_fast import fast_log_probability
+from verify.engine.discrete_halting import halting_logs
 from verify.errors import InputError
 from verify.ratio import log_ratio, log_ratio_from_logs
 
@@ -102,7 +103,6 @@ def structured_search(mech: Any, max_queries: int = 5, width: int = 10, digits: 
     ``a - t, c - t ∈ [-W, W]`` and ``s, s' ∈ {-1, 0, 1}`` — the shape of the AboveThreshold witnesses
     (the earlier queries moved together, the last one on its own) — and every outcome, screened with
     `verify.engine.discrete_halting` in one vectorised pass per k and confirmed at 50 digits."""
-    from verify.engine.discrete_halting import halting_logs
 
     if isinstance(width, bool) or not isinstance(width, int) or width < 0:
         raise InputError(f"width: {width!r} must be an integer >= 0")

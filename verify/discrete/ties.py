@@ -33,6 +33,7 @@ from typing import Any
 
 import mpmath
 
+from verify.discrete.presets import discrete_preset
 from verify.discrete.probability import mp_probability
 from verify.discrete.search import search_worst_case
 
@@ -70,7 +71,6 @@ def tie_rule_study(mech: Any, max_queries: int = 2, width: int = 6) -> TieStudy:
 
 
 def main() -> None:  # pragma: no cover - the reproduction command
-    from verify.discrete.presets import discrete_preset
 
     for name in ("sampcert-above-threshold", "dlap-seed-m1", "dgauss-above-threshold"):
         for line in tie_rule_study(discrete_preset(name)).lines():

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from verify.comparison import Comparison
+from verify.engine import integrand
 from verify.errors import InputError
 from verify.integer_rules import check_queries
 from verify.noise import Noise
@@ -55,7 +56,6 @@ def build_plan(mech, queries: Sequence[object], outcome: str) -> Plan:
 
     Read from the one description of the outcome (`verify.engine.integrand.describe`): its pieces are
     the segments, a term F or S at x = q_i - t is the letter's factor with u_i = [compare = gt] - x."""
-    from verify.engine import integrand  # the description's module imports `verify.integer_rules`
 
     if not getattr(mech, "is_discrete", False):
         raise InputError(f"discrete probabilities: {mech.name} has no discrete noise")

@@ -42,7 +42,7 @@ from verify.engine.fast_plan import (
 )
 from verify.engine.integrand import TermKind
 from verify.engine.row_plan import row_plan
-from verify.family.model import ABOVE, SparseVector
+from verify.mechanism import ABOVE, SparseVector
 from verify.noise import Gaussian, Noise
 
 

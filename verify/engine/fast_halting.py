@@ -67,7 +67,7 @@ from verify.engine.fast_plan import (
 from verify.engine.integrand import TermKind
 from verify.engine.piecewise import column_plan
 from verify.errors import InputError
-from verify.family.model import SparseVector
+from verify.mechanism import SparseVector
 from verify.noise import Exponential, Laplace, Noise
 
 TINY = 1e-290

@@ -34,7 +34,7 @@ from functools import lru_cache
 import numpy as np
 
 from verify.engine.integrand import TermKind
-from verify.family.model import SparseVector
+from verify.mechanism import SparseVector
 from verify.noise import Noise
 
 GL_NODES = 8

@@ -32,9 +32,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
 
-from verify.family.model import ABOVE, SparseVector, ThresholdPolicy
 from verify.integer_rules import refuse_discrete
-from verify.mechanism import parse_queries
+from verify.mechanism import ABOVE, SparseVector, ThresholdPolicy, parse_queries
 from verify.noise import Noise
 from verify.release.protocol import TermKind
 

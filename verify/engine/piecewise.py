@@ -53,7 +53,8 @@ from typing import Any
 
 import mpmath
 
-from verify.engine.backends import Backend, MpmathBackend
+from verify.engine import integrand as integrand_module
+from verify.engine.backends import ArbBackend, Backend, MpmathBackend, SympyBackend
 from verify.engine.integrand import Integrand, Piece, Term, TermKind
 from verify.errors import InputError
 from verify.noise import Gaussian, Noise, NoiseFamily, family_type
@@ -368,12 +369,11 @@ def column_plan(mech: Any, k: int) -> ColumnPlan:
     are described for a template row with q_j - t = j + 1, so a term's x names its column; only
     outcomes of one uncapped piece of F and S factors qualify (the shared-threshold halting
     outcomes), anything else is refused."""
-    from verify.engine.integrand import build
 
     template = [mech.threshold + j + 1 for j in range(k)]
     sequences = []
     for s in mech.outputs(k):
-        integ = build(mech, template, s)
+        integ = integrand_module.build(mech, template, s)
         if len(integ.pieces) != 1 or integ.constants or integ.pieces[0].cap is not None:
             raise InputError(f"vectorised closed form: outcome {s!r} of {mech.name} is not one uncapped piece")
         seq = []
@@ -404,7 +404,6 @@ def gaussian_density(b: Backend, sigma: Fraction, y: Fraction) -> Any:
     """exp(-y²/(2σ²)) / (σ√(2π)) on the backend (a fresh Gaussian release noise)."""
     import sympy
 
-    from verify.engine.backends import ArbBackend, SympyBackend
 
     if isinstance(b, SympyBackend):
         return sympy.exp(-b.num(y * y / (2 * sigma * sigma))) / (b.num(sigma) * sympy.sqrt(2 * sympy.pi))

@@ -33,7 +33,7 @@ import mpmath
 from verify.engine.integrand import Integrand, Piece, TermKind
 from verify.engine.mass import Segment, Window, locate, panels
 from verify.errors import InputError
-from verify.family.model import SparseVector
+from verify.mechanism import SparseVector
 from verify.noise import Gaussian, Noise
 from verify.precision import MPMATH_LOCK
 

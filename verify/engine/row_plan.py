@@ -30,7 +30,7 @@ from functools import lru_cache
 from verify.engine import integrand
 from verify.engine.integrand import Piece, Term, TermKind
 from verify.errors import InputError
-from verify.family.model import ABOVE, SparseVector
+from verify.mechanism import ABOVE, SparseVector
 from verify.noise import Noise
 
 

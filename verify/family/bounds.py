@@ -53,7 +53,7 @@ Proof 2 extended as in Lyu, Su, Li (PVLDB 2017), proof of Thm 2:
 For the seed's own mechanisms with non-Laplace threshold noise (cutoff 1,
 shared, no release, Laplace/exponential families: Mechanism Two), the bound is
 the supremum of the conditional ratio certified by `verify.certify` (`_seed_bound`).
-This is the one proven-bound module: `verify.certify.bounds` re-exports it for
+This is the one proven-bound module: `verify.worstcase.proven_upper_bound` is its view for
 the seed's `AboveThreshold`.
 
 Growth (lower bounds that are proofs, for the `unbounded` flag):
@@ -86,9 +86,11 @@ from functools import cache
 
 import mpmath
 
+from verify.certify.conditional import certify_conditional_ratio
+from verify.errors import InputError
 from verify.exact import exceeds, fmt
-from verify.mechanism import SparseVector, as_variant
-from verify.noise import Gaussian, Laplace, Noise
+from verify.mechanism import AboveThreshold, SparseVector, as_variant
+from verify.noise import Gaussian, Laplace, Noise, NoiseSpec
 from verify.release.protocol import Role, TermKind
 
 
@@ -193,10 +195,6 @@ def _seed_bound(shape: SparseVector) -> tuple[ProvenBound | None, str | None]:
     if not all(n.law.piecewise and not n.is_none for n in (zn, xn)):
         return None, (f"threshold noise {zn.describe()} has no log-Lipschitz density, and the certified conditional "
                       "ratio covers Laplace and exponential threshold and query noise only")
-    from verify.certify.conditional import certify_conditional_ratio
-    from verify.errors import InputError
-    from verify.mechanism import AboveThreshold
-    from verify.noise import NoiseSpec
 
     mech = AboveThreshold(shape.epsilon, shape.sensitivity, shape.threshold, NoiseSpec(zn.family, absolute=zn.scale),
                           NoiseSpec(xn.family, absolute=xn.scale))

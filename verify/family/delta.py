@@ -30,6 +30,7 @@ from verify.exact import fmt, to_fraction
 from verify.family.rdp import GaussianSVTRdp
 from verify.mechanism import SparseVector, as_variant
 from verify.noise import Gaussian
+from verify.notebook import delta_markdown
 from verify.oracles.family import output_probability
 from verify.precision import MPMATH_LOCK
 from verify.probabilities import check_digits
@@ -71,7 +72,6 @@ class DeltaResult:
     rdp_alpha: mpmath.mpf | None = None
 
     def _repr_markdown_(self) -> str:
-        from verify.notebook import delta_markdown
 
         return delta_markdown(self)
 

@@ -42,6 +42,7 @@ import numpy as np
 from verify.errors import InputError
 from verify.exact import to_fraction
 from verify.family.delta import DeltaResult, EpsilonResult, check_delta_target, epsilon_for_delta, exact_delta
+from verify.family.fast_api import fast_log_distribution
 from verify.family.structured import layouts
 from verify.mechanism import SparseVector, as_variant
 
@@ -120,7 +121,6 @@ class _Scorer:
         self.t, self.d = shape.threshold, shape.sensitivity
 
     def __call__(self, points: list[tuple[Pattern, Fraction, Fraction]]) -> np.ndarray:
-        from verify.family.fast_api import fast_log_distribution
 
         out = np.empty(len(points))
         by_k: dict[int, list[int]] = {}

@@ -26,14 +26,15 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
+from verify.engine.discrete_fast import fast_log_probability as discrete_fast
 from verify.engine.fast_generic import log_probability
 from verify.engine.fast_halting import halting_distribution, halting_refusal
 from verify.errors import InputError
-from verify.family.model import SparseVector
 from verify.family.probability import evaluate
 from verify.integer_rules import refuse_discrete
-from verify.mechanism import as_variant
+from verify.mechanism import SparseVector, as_variant
 from verify.precision import FAST_TOLERANCE, MPMATH_LOCK
+from verify.probabilities import fast_log_distribution as seed_fast
 from verify.validate import float_rows
 
 #: Up to this many queries the seed's closed-form fast path serves AboveThreshold-shaped variants.
@@ -54,7 +55,6 @@ def _mp_log(mech: SparseVector, row: np.ndarray, outcome: str, released: Sequenc
 def _discrete_log_probability(mech: SparseVector, q: np.ndarray, outcome: str, released, tolerance: float) -> tuple[np.ndarray, int]:
     """`verify.engine.discrete_fast` row by row (sums over ℤ); a row whose error estimate exceeds ``tolerance``
     is recomputed on the exact path (`evaluate`, mpmath)."""
-    from verify.engine.discrete_fast import fast_log_probability as discrete_fast
 
     if released is not None:
         raise InputError(f"released: {mech.name} has discrete noise and releases nothing")
@@ -99,7 +99,6 @@ def fast_log_distribution(mech: SparseVector, queries: np.ndarray, tolerance: fl
     outs = mech.outputs(k)
     if mech.is_above_threshold and (k <= SEED_FAST_MAX_K or mech.threshold_noise.is_none):
         # no threshold noise: the seed's path is a product of point events, O(k), no quadrature
-        from verify.probabilities import fast_log_distribution as seed_fast
 
         logp, refined = seed_fast(mech, q, tolerance)
         return logp, outs, refined

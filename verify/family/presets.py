@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from verify.errors import InputError
-from verify.family.model import Release, SparseVector, ThresholdPolicy, check_cutoff
+from verify.mechanism import Release, SparseVector, ThresholdPolicy, check_cutoff
 from verify.noise import NoiseSpec
 from verify.validate import shown, to_number
 

@@ -29,14 +29,17 @@ from typing import Any
 import mpmath
 import sympy
 
+from verify.discrete import probability as discrete
+from verify.discrete.probability import arb_probability as discrete_arb
+from verify.discrete.probability import symbolic_probability as discrete_symbolic
 from verify.engine import integrand as integrand_mod
 from verify.engine.backends import ArbBackend, SympyBackend
+from verify.engine.discrete_plan import build_plan
 from verify.engine.integrand import Kind
 from verify.engine.piecewise import ClosedForm, mp_closed_form
 from verify.engine.quadrature import acb_enclosure, mp_quad
 from verify.errors import InputError
-from verify.family.model import SparseVector
-from verify.mechanism import as_variant
+from verify.mechanism import SparseVector, as_variant
 from verify.precision import MAX_DIGITS, MIN_DIGITS, MPMATH_LOCK, check_digits  # noqa: F401 (re-exported)
 
 DEFAULT_DIGITS = 30
@@ -89,8 +92,6 @@ def evaluate(mech: SparseVector, queries: Sequence[object], outcome: str, releas
 def _discrete_evaluation(mech: SparseVector, queries: Sequence[object], outcome: str, released: Sequence[object] | None,
                          digits: int, method: str) -> Evaluation:
     """`evaluate` for a discrete variant: the closed form (discrete Laplace) or the direct sum, to ``digits``."""
-    from verify.discrete import probability as discrete
-    from verify.engine.discrete_plan import build_plan
 
     if released:
         raise InputError(f"released: {mech.name} has discrete noise and releases nothing")
@@ -120,7 +121,6 @@ def symbolic_probability(mech: SparseVector, queries: Sequence[object], outcome:
                          released: Sequence[object] | None = None) -> sympy.Expr:
     """The exact value as a sympy expression (closed-form families only; discrete Laplace in ``e^{-ε/(cΔ)}``)."""
     if mech.is_discrete:
-        from verify.discrete.probability import symbolic_probability as discrete_symbolic
 
         if released:
             raise InputError(f"released: {mech.name} has discrete noise and releases nothing")
@@ -140,7 +140,6 @@ def arb_probability(mech: SparseVector, queries: Sequence[object], outcome: str,
     if isinstance(prec, bool) or not isinstance(prec, int) or not 30 <= prec <= 10000:
         raise InputError(f"prec: {prec!r} must be an integer number of bits from 30 to 10000")
     if mech.is_discrete:
-        from verify.discrete.probability import arb_probability as discrete_arb
 
         return discrete_arb(mech, queries, outcome, prec)
     integ = integrand_mod.build(mech, queries, outcome, released)

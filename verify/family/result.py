@@ -14,6 +14,7 @@ from verify.exact import fmt
 from verify.family.bounds import ProvenBound
 from verify.family.witness import VIOLATION_DIGITS, FamilyWitness
 from verify.mechanism import SparseVector
+from verify.notebook import worst_case_markdown
 from verify.precision import MPMATH_LOCK
 from verify.verdicts import MechanismVerdict, Tightness
 
@@ -53,7 +54,6 @@ class FamilyWorstCase:
             return self.loss / (mpmath.mpf(e.numerator) / e.denominator)
 
     def _repr_markdown_(self) -> str:
-        from verify.notebook import worst_case_markdown
         return worst_case_markdown(self)
 
     def to_json(self) -> dict[str, Any]:

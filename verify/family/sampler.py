@@ -17,8 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from verify.errors import InputError
-from verify.family.model import ABOVE, BELOW, SparseVector, ThresholdPolicy
-from verify.mechanism import as_variant, parse_queries
+from verify.mechanism import ABOVE, BELOW, SparseVector, ThresholdPolicy, as_variant, parse_queries
 from verify.validate import shown
 
 

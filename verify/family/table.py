@@ -33,6 +33,7 @@ from verify.exact import fmt, positive, to_fraction
 from verify.family.literature import LYU_CLAIMS, PUBLISHED_MACHINE, published_for
 from verify.family.presets import preset
 from verify.family.worstcase import FamilyWorstCase, family_worst_case
+from verify.notebook import family_row_markdown
 from verify.parallel import ignore_sigint, sigint_deferred, worker_count
 from verify.precision import MPMATH_LOCK
 
@@ -102,7 +103,6 @@ class FamilyRow:
     config: TableConfig = DP_SNIPER
 
     def _repr_markdown_(self) -> str:
-        from verify.notebook import family_row_markdown
 
         return family_row_markdown(self)
 

@@ -77,11 +77,6 @@ class NoiseFamily(ABC):
     def __repr__(self) -> str:
         return f"<noise family {self.name}>"
 
-    def __reduce__(self) -> Any:
-        from verify.noise.registry import family_type
-
-        return (family_type, (self.name,))
-
     # --- float64 kernel (x an array, b > 0 a float) ----------------------------------
     @abstractmethod
     def log_pdf(self, x: np.ndarray, b: float) -> np.ndarray:

@@ -6,6 +6,8 @@ A new family is one new module with a `NoiseFamily` subclass, added to
 
 from __future__ import annotations
 
+import copyreg
+
 from verify.errors import InputError
 from verify.noise.discrete_gaussian import DiscreteGaussian
 from verify.noise.discrete_laplace import DiscreteLaplace
@@ -39,3 +41,13 @@ def check_family(family: str) -> str:
 def family_type(name: str) -> NoiseFamily:
     """The family object of a name (`InputError` for an unknown name)."""
     return FAMILY_TYPES[check_family(name)]
+
+
+def _by_name(family: NoiseFamily) -> tuple:
+    """A registered family pickles as its name, so unpickling (another process of the pool) returns the
+    registered object itself (`copyreg`: the registry pickles the families, the protocol need not import it)."""
+    return (family_type, (family.name,))
+
+
+for _family in FAMILY_TYPES.values():
+    copyreg.pickle(type(_family), _by_name)

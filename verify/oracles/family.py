@@ -35,7 +35,7 @@ from functools import lru_cache
 
 import mpmath
 
-from verify import ratio
+from verify import logratio
 from verify.errors import InputError
 from verify.exact import to_fraction
 from verify.mechanism import SparseVector
@@ -379,4 +379,4 @@ def log_ratio(shape: SparseVector, queries, neighbour, outcome: str, released=()
     with MPMATH_LOCK, mpmath.workdps(digits + 15):
         p = output_probability(shape, queries, outcome, released, digits)
         pn = output_probability(shape, neighbour, outcome, released, digits)
-        return ratio.log_ratio(p, pn)
+        return logratio.log_ratio(p, pn)

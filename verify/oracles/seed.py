@@ -51,10 +51,10 @@ from fractions import Fraction
 import mpmath
 
 from verify.errors import InputError
+from verify.logratio import log_ratio
 from verify.mechanism import NO_HALT, AboveThreshold, Output, SparseVector, output_column, parse_queries  # noqa: F401  (AboveThreshold: doctests)
 from verify.noise import NoiseFamily
 from verify.precision import MPMATH_LOCK
-from verify.ratio import log_ratio
 
 #: Extra breakpoints beyond the outermost kinks, in noise scales.
 TAIL_POINTS = (4, 64)

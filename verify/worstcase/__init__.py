@@ -7,13 +7,13 @@ neighbours and outputs is <= ε.
 
 The search, the decision rule, the guard and the tightness study are the
 family's (`verify.family.worstcase`), which serves every variant; the proven
-bounds are `verify.family.bounds` (re-exported here and by `verify.certify.bounds`).
+bounds are `verify.family.bounds` (`proven_upper_bound` here is its seed-named view).
 Modules: `decision` (`worst_case`: the family's result in the seed's terms) and
 `results` (frozen results and their JSON).
 """
 
-from verify.certify.bounds import ProvenBound, proven_upper_bound
-from verify.worstcase.decision import worst_case
+from verify.family.bounds import ProvenBound
+from verify.worstcase.decision import proven_upper_bound, worst_case
 from verify.worstcase.results import DEFAULT_DIGITS, VIOLATION_DIGITS, KRow, LossWitness, WorstCaseResult
 
 __all__ = [

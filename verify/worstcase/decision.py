@@ -21,6 +21,7 @@ from collections.abc import Callable
 import mpmath
 
 from verify.errors import InputError
+from verify.family.bounds import ProvenBound, proven_upper_bound_of
 from verify.family.witness import BestSoFar, FamilyWitness
 from verify.family.worstcase import family_worst_case
 from verify.mechanism import NO_HALT, AboveThreshold, Output
@@ -76,3 +77,18 @@ def _seed_witness(w: FamilyWitness | None, k: int) -> LossWitness:
         return LossWitness((), (), k, zero, zero, zero, DEFAULT_DIGITS)
     return LossWitness(w.queries, w.neighbour, _output(w.outcome), w.log_ratio, w.probability, w.neighbour_probability,
                        w.digits)
+
+
+def proven_upper_bound(mech) -> ProvenBound | None:
+    """`verify.family.bounds.proven_upper_bound_of` of the variant ``mech`` (seed `AboveThreshold` or family model),
+    under the seed's name.
+
+    >>> from verify.mechanism import AboveThreshold
+    >>> proven_upper_bound(AboveThreshold.mechanism_one(1)).value
+    Fraction(1, 1)
+    >>> proven_upper_bound(AboveThreshold.mechanism_two(1)).value
+    Fraction(1, 1)
+    >>> proven_upper_bound(AboveThreshold.with_noise("exponential", 1, threshold_multiplier=2, query_multiplier=2)) is None
+    True
+    """
+    return proven_upper_bound_of(mech)

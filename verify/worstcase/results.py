@@ -8,9 +8,10 @@ from typing import Any
 
 import mpmath
 
-from verify.certify.bounds import ProvenBound
 from verify.exact import fmt
+from verify.family.bounds import ProvenBound
 from verify.mechanism import AboveThreshold, Output
+from verify.notebook import worst_case_markdown
 from verify.serialize import mechanism_json, mp_number, mp_str, output_json
 from verify.verdicts import MechanismVerdict, Tightness
 
@@ -102,7 +103,6 @@ class WorstCaseResult:
             return self._json()
 
     def _repr_markdown_(self) -> str:
-        from verify.notebook import worst_case_markdown
 
         return worst_case_markdown(self)
 
