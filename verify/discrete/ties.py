@@ -70,10 +70,10 @@ def tie_rule_study(mech: Any, max_queries: int = 2, width: int = 6) -> TieStudy:
 
 
 def main() -> None:  # pragma: no cover - the reproduction command
-    from verify.discrete.presets import discrete_preset
+    from verify.family.presets import preset
 
     for name in ("sampcert-above-threshold", "dlap-seed-m1", "dgauss-above-threshold"):
-        for line in tie_rule_study(discrete_preset(name)).lines():
+        for line in tie_rule_study(preset(name)).lines():
             print(line)
 
 

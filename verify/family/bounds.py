@@ -54,7 +54,8 @@ For the seed's own mechanisms with non-Laplace threshold noise (cutoff 1,
 shared, no release, Laplace/exponential families: Mechanism Two), the bound is
 the supremum of the conditional ratio certified by `verify.certify` (`_seed_bound`).
 This is the one proven-bound module: `verify.certify.bounds` re-exports it for
-the seed's `AboveThreshold`.
+the seed's `AboveThreshold`, and a discrete variant (noise on ℤ) gets its bound here too, by the
+integer change of variables derived in `verify.discrete.bound` (same `ProvenBound`).
 
 Growth (lower bounds that are proofs, for the `unbounded` flag):
 
@@ -86,6 +87,7 @@ from functools import cache
 
 import mpmath
 
+from verify.discrete.bound import change_of_variables_bound
 from verify.exact import exceeds, fmt
 from verify.mechanism import SparseVector, as_variant
 from verify.noise import Gaussian, Laplace, Noise
@@ -139,6 +141,9 @@ def upper_bound_at(shape: SparseVector, k: int, monotone: bool = False) -> Prove
 
 
 def _bound(shape: SparseVector, monotone: bool, k: int | None) -> tuple[ProvenBound | None, str | None]:
+    if shape.is_discrete:  # sums over ℤ: the integer change of variables (valid for every neighbour, monotone or not)
+        value, formula, source = change_of_variables_bound(shape, k)
+        return (None, formula) if value is None else (ProvenBound(value, formula, source), None)
     d = shape.sensitivity
     if shape.cutoff is None and k is None:
         return None, "unlimited cutoff: the change-of-variables bound grows with the number of aboves (case 7)"
