@@ -78,13 +78,17 @@ def _confirm(mech: Any, q: tuple[int, ...], qn: tuple[int, ...], outcome: str, d
         return log_ratio(mp_probability(mech, list(q), outcome, digits=digits), mp_probability(mech, list(qn), outcome, digits=digits))
 
 
-def search_worst_case(mech: Any, max_queries: int = 2, width: int = 8, digits: int = 50) -> SearchResult:
-    """The exhaustive search of the module docstring (``width`` = W)."""
+def search_worst_case(mech: Any, max_queries: int = 2, width: int = 8, digits: int = 50, centre: int | None = None) -> SearchResult:
+    """The exhaustive search of the module docstring (``width`` = W), on the box centred on ``centre``
+    (default the threshold t: ``q - centre ∈ [-W, W]^k``)."""
     if isinstance(width, bool) or not isinstance(width, int) or width < 0:
         raise InputError(f"width: {width!r} must be an integer >= 0")
     if isinstance(max_queries, bool) or not isinstance(max_queries, int) or max_queries < 1:
         raise InputError(f"max queries: {max_queries!r} must be an integer >= 1")
-    t, delta = mech.threshold.numerator, mech.sensitivity.numerator
+    if centre is not None and (isinstance(centre, bool) or not isinstance(centre, int)):
+        raise InputError(f"centre: {centre!r} must be an integer")
+    delta = mech.sensitivity.numerator
+    t = mech.threshold.numerator if centre is None else centre
     reach = width + delta
     best: tuple[float, tuple, tuple, str] = (-math.inf, (), (), "")
     total = 0
@@ -113,7 +117,8 @@ def search_worst_case(mech: Any, max_queries: int = 2, width: int = 8, digits: i
                     best = (float(gap[j]), v, w, outcomes[j])
     loss, q, qn, s = best
     conf = _confirm(mech, q, qn, s, digits)
-    domain = f"q - t in [-{width}, {width}]^k, q' = q + d with d in {{-{delta}..{delta}}}^k, k = 1..{max_queries}, every outcome"
+    at = "t" if centre is None else str(centre)
+    domain = f"q - {at} in [-{width}, {width}]^k, q' = q + d with d in {{-{delta}..{delta}}}^k, k = 1..{max_queries}, every outcome"
     return SearchResult(loss, q, qn, s, conf, digits, domain, total, by_k)
 
 
