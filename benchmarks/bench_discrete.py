@@ -23,7 +23,6 @@ import time
 
 import numpy as np
 
-from verify.discrete.presets import discrete_preset
 from verify.discrete.search import search_worst_case, structured_search
 from verify.engine.discrete_fast import fast_log_probability as discrete_fast
 from verify.family.fast_api import fast_log_probability as continuous_fast
@@ -49,7 +48,7 @@ def main(argv: list[str] | None = None) -> dict:
     rng = np.random.default_rng(2026)
     q = [int(v) for v in rng.integers(-5, 6, args.k)]
     outcomes = ["B" * i + "A" for i in (0, args.k // 2, args.k - 1)] + ["B" * args.k]
-    disc, cont = discrete_preset("dlap-seed-m1"), preset("seed-m1")
+    disc, cont = preset("dlap-seed-m1"), preset("seed-m1")
     row = np.array([q], dtype=float)
     rows = []
     for s in outcomes:
@@ -59,10 +58,10 @@ def main(argv: list[str] | None = None) -> dict:
         rows.append({"outcome": f"B^{len(s) - 1}A" if s.endswith("A") else f"B^{len(s)}", "discrete_s": td,
                      "continuous_s": tc, "ratio": td / tc, "discrete_error_estimate": est})
     t0 = time.perf_counter()
-    res = search_worst_case(discrete_preset("sampcert-above-threshold"), max_queries=2, width=6)
+    res = search_worst_case(preset("sampcert-above-threshold"), max_queries=2, width=6)
     search_s = time.perf_counter() - t0
     t0 = time.perf_counter()
-    res5 = structured_search(discrete_preset("sampcert-above-threshold"), max_queries=5, width=10)
+    res5 = structured_search(preset("sampcert-above-threshold"), max_queries=5, width=10)
     search5_s = time.perf_counter() - t0
     out = {"k": args.k, "rows": rows, "worst_ratio": max(r["ratio"] for r in rows),
            "search": {"variant": "sampcert-above-threshold", "domain": res.domain, "seconds": search_s,

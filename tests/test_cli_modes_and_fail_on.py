@@ -132,10 +132,15 @@ def test_fail_on_not_private_worst_case(capsys):
 def test_fail_on_family_variants(capsys):
     assert main(["worst-case", "--variant", "lyu-3", "--max-queries", "3", "--fail-on", "not_private"]) == 1
     assert "verdict: not_private" in capsys.readouterr().out
-    # two queries reach exactly ε (loss i·ε/2 for i queries): undecided, a finding of its own
-    assert main(["worst-case", "--variant", "lyu-3", "--max-queries", "2", "--fail-on", "not_private"]) == 0
+    # two queries reach exactly ε (loss i·ε/2 for i queries), but the proven growth family's 3-query member exceeds it
+    assert main(["worst-case", "--variant", "lyu-3", "--max-queries", "2", "--fail-on", "not_private"]) == 1
+    assert "verdict: not_private" in capsys.readouterr().out
+    # a resampled discrete variant searched to 2 queries: no bound <= ε and no witness above ε, a finding of its own
+    undecided = ["worst-case", "--noise", "discrete-laplace", "--threshold-absolute-scale", "1", "--query-absolute-scale", "2",
+                 "--cutoff", "2", "--threshold-policy", "resample", "--max-queries", "2"]
+    assert main([*undecided, "--fail-on", "not_private"]) == 0
     assert "verdict: undecided" in capsys.readouterr().out
-    assert main(["worst-case", "--variant", "lyu-3", "--max-queries", "2", "--fail-on", "undecided"]) == 1
+    assert main([*undecided, "--fail-on", "undecided"]) == 1
     assert main(["worst-case", "--variant", "lyu-1", "--cutoff", "2", "--max-queries", "2", "--fail-on", "not_private"]) == 0
     assert "verdict: private" in capsys.readouterr().out
     assert main(["family", "--rows", "lyu-4:1", "--max-queries", "2", "--fail-on", "not_private", "--json"]) == 1

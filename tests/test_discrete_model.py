@@ -114,8 +114,9 @@ def test_cli_compare_flag_is_applied_and_changes_nothing_for_continuous_noise(ca
     assert code == 2 and "invalid choice: 'lt'" in capsys.readouterr().err
 
 
-def test_family_worst_case_refuses_discrete_variants():
+def test_family_worst_case_refuses_the_float_search_options_for_discrete_variants():
+    """The one entry point takes discrete variants (integer searches); an option of the float search only is refused."""
     from verify.family.worstcase import family_worst_case
 
-    with pytest.raises(InputError, match="family worst case: custom has noise on the integers"):
-        family_worst_case(SparseVector(1, 1, 0, DL, DL), max_queries=1)
+    with pytest.raises(InputError, match="monotone: the discrete search"):
+        family_worst_case(SparseVector(1, 1, 0, DL, DL), max_queries=1, monotone=True)

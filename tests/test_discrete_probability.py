@@ -14,12 +14,11 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from verify.discrete.presets import DISCRETE_PRESETS, discrete_preset
 from verify.discrete.probability import arb_probability, mp_distribution, mp_probability, oracle_probability, symbolic_probability
 from verify.discrete.sampler import sample_outcomes
 from verify.engine.discrete_fast import fast_log_probability
 from verify.errors import InputError
-from verify.family.presets import preset
+from verify.family.presets import DISCRETE_NAMES, preset
 from verify.mechanism import SparseVector
 from verify.noise import NoiseSpec
 
@@ -44,10 +43,10 @@ def _dl(mult=None, absolute=None):
 
 
 VARIANTS = {
-    "seed-ge": discrete_preset("dlap-seed-m1"),
-    "seed-gt": discrete_preset("dlap-seed-m1", compare="gt"),
-    "sampcert-t3": discrete_preset("sampcert-above-threshold", epsilon=Fraction(1, 2), threshold=3),
-    "lyu1-c2": discrete_preset("dlap-lyu-1", cutoff=2, sensitivity=2),
+    "seed-ge": preset("dlap-seed-m1"),
+    "seed-gt": preset("dlap-seed-m1", compare="gt"),
+    "sampcert-t3": preset("sampcert-above-threshold", epsilon=Fraction(1, 2), threshold=3),
+    "lyu1-c2": preset("dlap-lyu-1", cutoff=2, sensitivity=2),
     "resample-c2": SparseVector(1, 1, 0, _dl(2), _dl(4), cutoff=2, threshold_policy="resample"),
     "no-query-noise": SparseVector(1, 1, 1, _dl(2), NoiseSpec("none"), cutoff=None),
     "no-threshold-noise": SparseVector(1, 1, 0, NoiseSpec("none"), _dl(3), cutoff=1, compare="gt"),
@@ -88,7 +87,7 @@ def test_symbolic_closed_form_in_epsilon_matches_mpmath():
         expr = symbolic_probability(VARIANTS["seed-gt"], [1, 0, 2], s)
         assert expr.free_symbols == {eps}
         for e in (Fraction(1, 2), Fraction(2)):
-            mech = discrete_preset("dlap-seed-m1", epsilon=e, compare="gt")
+            mech = preset("dlap-seed-m1", epsilon=e, compare="gt")
             ref = mp_probability(mech, [1, 0, 2], s, digits=40)
             got = sympy.N(expr.subs(eps, sympy.Rational(e.numerator, e.denominator)), 45)
             with mpmath.workdps(45):
@@ -97,7 +96,7 @@ def test_symbolic_closed_form_in_epsilon_matches_mpmath():
 
 def test_discrete_gaussian_paths_agree():
     """Discrete Gaussian: mpmath direct sum, arb ball (contains it) and float64 (within its estimate)."""
-    mech = discrete_preset("dgauss-above-threshold", epsilon=Fraction(1, 2))
+    mech = preset("dgauss-above-threshold", epsilon=Fraction(1, 2))
     dist = mp_distribution(mech, [0, 5, -4], digits=30)
     assert abs(mpmath.fsum(dist.values()) - 1) < mpmath.mpf(10) ** -25
     for s, p in dist.items():
@@ -108,7 +107,7 @@ def test_discrete_gaussian_paths_agree():
 
 
 def test_closed_form_refused_for_discrete_gaussian_and_bad_inputs():
-    mech = discrete_preset("dgauss-above-threshold")
+    mech = preset("dgauss-above-threshold")
     with pytest.raises(InputError, match="discrete Laplace noise only"):
         mp_probability(mech, [0], "A", method="closed")
     with pytest.raises(InputError, match=r"queries\[2\]: 1/2 is not an integer"):
@@ -162,10 +161,10 @@ def test_sampler_separates_ge_from_gt():
 
 
 def test_presets_are_discrete_and_sources_cited():
-    for name in DISCRETE_PRESETS:
-        m = discrete_preset(name)
+    for name in DISCRETE_NAMES:
+        m = preset(name)
         assert m.is_discrete and m.source
-    assert "SampCert/DifferentialPrivacy/Queries/AboveThresh/Code.lean" in discrete_preset("sampcert-above-threshold").source
+    assert "SampCert/DifferentialPrivacy/Queries/AboveThresh/Code.lean" in preset("sampcert-above-threshold").source
     assert not preset("seed-m1").is_discrete
 
 

@@ -1,4 +1,7 @@
-"""Verdicts of discrete variants: the proven bound, the exhaustive search, negative controls, the tie rule."""
+"""Verdicts of discrete variants: the proven bound, the searches, negative controls, the tie rule.
+
+The verdict is the one of every variant (`verify.family.worstcase.family_worst_case`); the bound is
+`verify.family.bounds.proven_upper_bound`, derived for ℤ in `verify.discrete.bound`."""
 
 from __future__ import annotations
 
@@ -8,13 +11,13 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from verify.discrete.bound import proven_bound
-from verify.discrete.presets import discrete_preset
 from verify.discrete.probability import mp_probability
 from verify.discrete.search import search_worst_case
 from verify.discrete.ties import tie_rule_study
-from verify.discrete.verdict import discrete_verdict
 from verify.errors import InputError
+from verify.family.bounds import proven_upper_bound
+from verify.family.presets import preset
+from verify.family.worstcase import family_worst_case
 from verify.mechanism import SparseVector
 from verify.noise import NoiseSpec
 from verify.verdicts import MechanismVerdict
@@ -25,56 +28,56 @@ def _dl(m):
 
 
 @pytest.mark.parametrize(("mech", "bound"), [
-    (discrete_preset("sampcert-above-threshold", epsilon=Fraction(1, 2)), Fraction(1, 2)),
-    (discrete_preset("dlap-seed-m1", epsilon=2, sensitivity=3), Fraction(2)),
-    (discrete_preset("dlap-lyu-1", cutoff=3), Fraction(1)),
+    (preset("sampcert-above-threshold", epsilon=Fraction(1, 2)), Fraction(1, 2)),
+    (preset("dlap-seed-m1", epsilon=2, sensitivity=3), Fraction(2)),
+    (preset("dlap-lyu-1", cutoff=3), Fraction(1)),
     (SparseVector(1, 1, 0, _dl(4), _dl(8), cutoff=2, threshold_policy="resample"), Fraction(1)),  # lyu-2 shape, c = 2
     (SparseVector(1, 1, 0, _dl(3), _dl(1), cutoff=1), Fraction(7, 3)),
 ])
 def test_proven_bound_values(mech, bound):
-    assert proven_bound(mech).value == bound
-    assert proven_bound(mech.with_changes(compare="gt")).value == bound  # the comparison does not enter
+    assert proven_upper_bound(mech).value == bound
+    assert proven_upper_bound(mech.with_changes(compare="gt")).value == bound  # the comparison does not enter
 
 
 def test_no_bound_where_the_derivation_does_not_apply():
-    assert proven_bound(discrete_preset("dgauss-above-threshold")).value is None
-    assert proven_bound(SparseVector(1, 1, 0, _dl(2), NoiseSpec("none"), cutoff=1)).value is None
-    assert proven_bound(SparseVector(1, 1, 0, _dl(2), _dl(2), cutoff=None)).value is None
+    assert proven_upper_bound(preset("dgauss-above-threshold")) is None
+    assert proven_upper_bound(SparseVector(1, 1, 0, _dl(2), NoiseSpec("none"), cutoff=1)) is None
+    assert proven_upper_bound(SparseVector(1, 1, 0, _dl(2), _dl(2), cutoff=None)) is None
 
 
 @pytest.mark.parametrize("compare", ["ge", "gt"])
 @pytest.mark.parametrize("name", ["sampcert-above-threshold", "dlap-seed-m1"])
 def test_private_presets_search_stays_below_the_bound(name, compare):
-    """Verdict private (proof); the exhaustive search's 50-digit loss is below the bound and above half of it."""
-    mech = discrete_preset(name, compare=compare)
-    v = discrete_verdict(mech, max_queries=2, width=5)
-    assert v.verdict is MechanismVerdict.PRIVATE and v.bound == 1
-    assert mpmath.mpf(0.4) < v.search.loss_confirmed < 1
+    """Verdict private (proof); the search's 50-digit loss is below the bound and above 0.4 of it."""
+    mech = preset(name, compare=compare)
+    v = family_worst_case(mech, max_queries=2)
+    assert v.verdict is MechanismVerdict.PRIVATE and v.upper_bound.value == 1
+    assert mpmath.mpf(0.4) < v.loss < 1
     assert v.to_json()["verdict"] == "private"
 
 
 def test_negative_controls_are_not_private_with_confirmed_witnesses():
     """Too little query noise (bound 7/3), and no query noise at all (Lyu et al. Alg. 5 shape)."""
     thin = SparseVector(1, 1, 0, _dl(3), _dl(1), cutoff=1, name="thin-query-noise")
-    v = discrete_verdict(thin, max_queries=2, width=5)
+    v = family_worst_case(thin, max_queries=2)
     assert v.verdict is MechanismVerdict.NOT_PRIVATE
-    s = v.search
+    w = v.witness
     with mpmath.workdps(60):
-        again = mpmath.log(mp_probability(thin, list(s.queries), s.outcome, digits=50, method="direct")
-                           / mp_probability(thin, list(s.neighbour), s.outcome, digits=50, method="direct"))
-        assert abs(again - s.loss_confirmed) < mpmath.mpf(10) ** -40 and again > 1
+        again = mpmath.log(mp_probability(thin, list(w.queries), w.outcome, digits=50, method="direct")
+                           / mp_probability(thin, list(w.neighbour), w.outcome, digits=50, method="direct"))
+        assert abs(abs(again) - v.loss) < mpmath.mpf(10) ** -40 and abs(again) > 1
     bare = SparseVector(1, 1, 0, _dl(2), NoiseSpec("none"), cutoff=None, name="no-query-noise")
-    assert discrete_verdict(bare, max_queries=2, width=2).verdict is MechanismVerdict.NOT_PRIVATE
+    assert family_worst_case(bare, max_queries=2).verdict is MechanismVerdict.NOT_PRIVATE
 
 
 def test_discrete_gaussian_has_no_pure_bound_and_a_witness():
-    v = discrete_verdict(discrete_preset("dgauss-above-threshold"), max_queries=2, width=6)
-    assert v.bound is None and v.verdict is MechanismVerdict.NOT_PRIVATE and v.search.loss_confirmed > 1
+    v = family_worst_case(preset("dgauss-above-threshold"), max_queries=2)
+    assert v.upper_bound is None and v.verdict is MechanismVerdict.NOT_PRIVATE and v.loss > 1
 
 
 def test_search_box_is_limited():
     with pytest.raises(InputError, match="exceed"):
-        search_worst_case(discrete_preset("dlap-seed-m1"), max_queries=4, width=8)
+        search_worst_case(preset("dlap-seed-m1"), max_queries=4, width=8)
 
 
 def _brute(mech, q, outcome, reach=45):
@@ -116,7 +119,7 @@ def test_tie_identity_by_literal_enumeration():
 
 
 def test_tie_rule_study_same_loss_different_law():
-    st = tie_rule_study(discrete_preset("dlap-seed-m1"), max_queries=2, width=4)
+    st = tie_rule_study(preset("dlap-seed-m1"), max_queries=2, width=4)
     assert st.loss_ge == st.loss_gt
     assert st.law_ge["A"] - st.law_gt["A"] > mpmath.mpf("0.05")  # the tie's mass moved from A to B
     assert abs(sum(st.law_gt.values()) - 1) < mpmath.mpf(10) ** -25
@@ -128,7 +131,7 @@ def test_halting_pass_matches_the_fast_path_row_by_row():
     from verify.engine.discrete_fast import fast_log_probability
     from verify.engine.discrete_halting import halting_logs
 
-    for mech in (discrete_preset("dlap-seed-m1"), discrete_preset("dgauss-above-threshold", compare="gt")):
+    for mech in (preset("dlap-seed-m1"), preset("dgauss-above-threshold", compare="gt")):
         q = np.array([[0, 3, -2], [10, -10, 0], [-40, 40, 5]])
         logs, err = halting_logs(mech, q)
         assert err.max() < 1e-11
@@ -142,12 +145,12 @@ def test_structured_search_agrees_with_exhaustive_and_nearly_attains_the_bound()
     50-digit loss of dlap-seed-m1 is within 1e-3 of the proven bound ε = 1 and below it: the bound is tight."""
     from verify.discrete.search import structured_search
 
-    mech = discrete_preset("dlap-seed-m1")
+    mech = preset("dlap-seed-m1")
     assert structured_search(mech, 2, 6).loss_confirmed == search_worst_case(mech, 2, 6).loss_confirmed
-    v = discrete_verdict(mech, max_queries=5, width=10, structured=True)
+    v = family_worst_case(mech, max_queries=5)  # cutoff 1: the structured search, W = 10
     assert v.verdict is MechanismVerdict.PRIVATE
-    assert 1 - mpmath.mpf("1e-3") < v.search.loss_confirmed < 1
-    assert v.search.outcome == "BBBBA"
+    assert 1 - mpmath.mpf("1e-3") < v.loss < 1
+    assert v.witness.outcome == "BBBBA"
 
 
 def test_pair_delta_of_the_discrete_gaussian():
@@ -156,7 +159,7 @@ def test_pair_delta_of_the_discrete_gaussian():
     dlap-seed-m1 at its own witness δ(1) = 0 (its loss there is below 1)."""
     from verify.discrete.delta import pair_delta
 
-    g = discrete_preset("dgauss-above-threshold")
+    g = preset("dgauss-above-threshold")
     q, q2 = [10, 10, 10, 10, -10], [11, 11, 11, 11, -11]
     d0, d1, d2 = (pair_delta(g, q, q2, e) for e in (0, 1, 2))
     from verify.discrete.probability import mp_distribution
@@ -166,7 +169,7 @@ def test_pair_delta_of_the_discrete_gaussian():
         tv = mpmath.fsum(abs(a[s] - b[s]) for s in a) / 2
         assert abs(d0 - tv) < mpmath.mpf(10) ** -25
     assert d0 > d1 > d2 >= 0 and d1 > 0
-    assert pair_delta(discrete_preset("dlap-seed-m1"), q, q2, 1) == 0
+    assert pair_delta(preset("dlap-seed-m1"), q, q2, 1) == 0
 
 
 def test_discrete_table_rows():
@@ -178,9 +181,10 @@ def test_discrete_table_rows():
     for r in rows:
         v = r.result
         if r.name == "dgauss-above-threshold":
-            assert v.verdict is MechanismVerdict.NOT_PRIVATE and v.search.loss_confirmed > 1
+            assert v.verdict is MechanismVerdict.NOT_PRIVATE and v.loss > 1
         else:
-            assert v.verdict is MechanismVerdict.PRIVATE and 0 < v.search.loss_confirmed < mpmath.mpf(v.bound.numerator) / v.bound.denominator
+            b = v.upper_bound.value
+            assert v.verdict is MechanismVerdict.PRIVATE and 0 < v.loss < mpmath.mpf(b.numerator) / b.denominator
         assert r.to_json()["verdict"] == v.verdict.value
     text = render(rows)
     assert text.count("\n") == len(rows) + 1 and "sampcert-above-threshold" in text

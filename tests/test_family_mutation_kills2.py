@@ -52,9 +52,9 @@ class TestBoundKills2:
             assert lr > mpmath.mpf(loss.numerator) / loss.denominator
 
     def test_growth_witness_is_built_for_the_m_family_only(self):
-        """Rule: only the no-threshold-noise family (parameter m) has an instantiated member; the growth families of
-        other parameters (query release: i; Gaussian tail: L) return None, whatever their slope."""
-        for s in (variant(release="query"), variant(z=("gaussian", 30), x=("gaussian", 30))):
+        """Rule: the growth families of parameter L (Gaussian tail) have no instantiated member (None, whatever their
+        slope; the m, i and k families have one: tests/test_verdict_every_variant.py)."""
+        for s in (variant(z=("gaussian", 30), x=("gaussian", 30)),):
             g = growth(s)
             assert g is not None and g.parameter != "m" and g.slope > 0
             assert growth_witness(s, g, Fraction(1, 10)) is None

@@ -279,7 +279,6 @@ def test_the_float64_paths_and_the_discrete_plan_read_the_description(calls):
     """The generic fast path (through `row_plan`), the halting path (through `column_plan`, its
     precondition) and the discrete plan all call the one description; the caches are cleared so
     that a cached plan cannot hide a path that stopped reading it."""
-    from verify.discrete.presets import discrete_preset
     from verify.engine.discrete_plan import build_plan
     from verify.engine.fast_generic import log_probability
     from verify.engine.fast_halting import halting_distribution
@@ -293,5 +292,5 @@ def test_the_float64_paths_and_the_discrete_plan_read_the_description(calls):
     halting_distribution(preset("dwork-roth"), np.linspace(-3, 3, 15)[None, :])
     assert calls["build"] > n
     n = calls["describe"]
-    build_plan(discrete_preset("dlap-seed-m1"), [0, 1], "BA")
+    build_plan(preset("dlap-seed-m1"), [0, 1], "BA")
     assert calls["describe"] > n

@@ -31,7 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--threshold", type=flags.NUMBER, metavar="T", help="threshold t of every row (default 1, lyu-1 1/2: DP-Sniper's)")
     p.add_argument("--max-queries", type=flags.integer(1, MAX_FAMILY_QUERIES), default="10", metavar="K", help=f"largest number of queries searched (1..{MAX_FAMILY_QUERIES}, default 10)")
     p.add_argument("--monotone", action="store_true", help="neighbours with all q_j(D') - q_j(D) of one sign (Lyu et al. §4)")
-    p.add_argument("--rows", metavar="NAME[:C|:unlimited],...", help="only these presets (e.g. lyu-3:1,lyu-6:unlimited; then no discrete rows); default every row")
+    p.add_argument("--rows", metavar="NAME[:C|:unlimited],...", help="only these presets (e.g. lyu-3:1,lyu-6:unlimited,sampcert-above-threshold:1; each runs at the table's "
+                        "ε, Δ, t; then no separate discrete section); default every row")
     p.add_argument("--no-discrete", action="store_true",
                    help="leave out the discrete-noise rows (SampCert's AboveThreshold, discrete Laplace and Gaussian; "
                         "shown by default at ε = 1, Δ = 1, t = 0, or at the --epsilon/--sensitivity/--threshold given)")
@@ -46,11 +47,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def parse_rows(text: str | None):
     from verify import validate
-    from verify.family.table import ROWS
+    from verify.family.table import EXTRA_ROWS, ROWS
 
     if text is None:
         return ROWS
-    known = {n for n, _ in ROWS}
+    named = ROWS + EXTRA_ROWS  # the discrete presets too (one registry): a row at the table's ε, Δ, t
+    known = {n for n, _ in named}
     out = []
     for item in text.split(","):
         name, _, c = item.strip().partition(":")
@@ -61,7 +63,7 @@ def parse_rows(text: str | None):
         elif c:
             out.append((name, validate.integer_in(c, f"--rows: cutoff of {name}", 1, MAX_FAMILY_QUERIES)))
         else:
-            out += [r for r in ROWS if r[0] == name]
+            out += [r for r in named if r[0] == name]
     seen = set()
     for row in out:
         if row in seen:

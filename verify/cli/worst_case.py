@@ -1,7 +1,8 @@
 """``svt-verify worst-case``: search for the largest privacy loss of a variant and decide.
 
-Every variant flag applies (`verify.cli.variant`).  Every variant runs on
-the one structured search (`verify.family.worstcase.family_worst_case`); for a
+Every variant flag applies (`verify.cli.variant`).  Every variant, discrete
+noise included, runs on the one search entry point and verdict rule
+(`verify.family.worstcase.family_worst_case`) and prints the same report; for a
 mechanism of the seed's shape (cutoff 1, no release, Laplace / exponential /
 none noise) named without family flags, `search` returns it in the seed's
 terms (`verify.worstcase.worst_case`: outputs s_i and ⊤^k, a loss-by-k table
@@ -51,7 +52,7 @@ def uses_seed_search(args: argparse.Namespace, mech) -> bool:
 
 def search(args: argparse.Namespace, mech, progress, on_best=None):
     """The worst-case result of ``mech`` (a `SparseVector`): the one switch between the two searches.
-    ``on_best``: told the best pair so far (`verify.family.witness.BestSoFar`; not for discrete noise)."""
+    ``on_best``: told the best pair so far (`verify.family.witness.BestSoFar`; discrete noise: the confirmed witness only)."""
     if uses_seed_search(args, mech):
         from verify.worstcase import worst_case
 
@@ -61,23 +62,7 @@ def search(args: argparse.Namespace, mech, progress, on_best=None):
     if args.plot is not None:
         raise InputError(f"--plot: only for the seed's AboveThreshold; {mech.name} runs on the family's structured search "
                          "(no plot)")
-    if mech.is_discrete:
-        return _discrete(mech, args.max_queries)
-    return family_worst_case(mech, max_queries=args.max_queries, on_best=on_best)
-
-
-def _discrete(mech, max_queries: int):
-    """Discrete noise (`verify.discrete.verdict`): the structured integer search for cutoff 1 (up to 5 queries),
-    else every integer pair of up to 2 queries in a box; ``--max-queries`` above those is refused."""
-    from verify.discrete.table import MAX_BOX_QUERIES, MAX_STRUCTURED_QUERIES
-    from verify.discrete.verdict import discrete_verdict
-
-    structured = mech.cutoff == 1
-    most = MAX_STRUCTURED_QUERIES if structured else MAX_BOX_QUERIES
-    if max_queries > most:
-        raise InputError(f"--max-queries {max_queries}: the search for discrete noise covers at most {most} queries "
-                         f"({'structured, cutoff 1' if structured else 'exhaustive box, cutoff > 1'}); give --max-queries {most} or less")
-    return discrete_verdict(mech, max_queries=max_queries, width=10 if structured else 4, structured=structured)
+    return family_worst_case(mech, max_queries=args.max_queries, on_best=on_best)  # discrete noise too (integer search)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -108,8 +93,6 @@ def run(args: argparse.Namespace) -> int:
         return code
     if seed_path:
         _print_seed(res, mech)
-    elif mech.is_discrete:
-        _print_discrete(res, mech)
     else:
         _print_family(res, mech)
     return code
@@ -128,18 +111,6 @@ def _partial(args: argparse.Namespace, mech, best, run) -> None:
         text = "none: the discrete search reports its pair only at the end" if mech.is_discrete else "no pair searched yet"
     run.section(f"{mech.describe()}\npartial result (interrupted before the verdict; not a verdict): best pair so far\n"
                 f"  {text}")
-
-
-def _print_discrete(res, mech) -> None:
-    import mpmath
-
-    s = res.search
-    print(mech.describe())
-    print(f"verdict: {res.verdict}  ({res.method})")
-    print(f"loss found: {mpmath.nstr(s.loss_confirmed, 20)} nats ({s.digits} digits) over {s.domain}")
-    print(f"  witness: q(D) = {list(s.queries)}, q(D') = {list(s.neighbour)}, outcome {s.outcome}")
-    bound = "none" if res.bound is None else f"{fmt(res.bound)} nats"
-    print(f"proven upper bound: {bound} ({res.bound_reason})")
 
 
 def _print_seed(res, mech) -> None:
@@ -175,6 +146,8 @@ def _print_family(res, mech) -> None:
     else:
         print(f"proven upper bound: {j['upper_bound']} nats ({j['upper_bound_formula']}; {j['upper_bound_source']})")
     print(f"unbounded: {'yes: ' + j['unbounded_evidence'] if j['unbounded'] else 'no evidence'}")
+    if j["search_domain"] is not None:
+        print(f"searched: {j['search_domain']}")
     by_k = j["loss_by_k_float64_search"]
     if by_k:
         print("loss by k (float64 search): " + "; ".join(f"{k}: {_short(v)}" for k, v in by_k.items()))

@@ -1,5 +1,8 @@
 """A proven upper bound on the privacy loss of discrete-Laplace SVT: the seed's change of variables on ℤ.
 
+The derivation of the discrete case of the one proven-bound module, `verify.family.bounds`
+(whose `ProvenBound` and `proven_upper_bound` serve every variant; this module gives the value).
+
 Setting (`verify.engine.discrete_plan`): ``Pr[s | q] = Π_segments Σ_{z∈ℤ} Pr[Z=z] Π_i f_i(z + u_i)``
 with ``u_i = t - q_i + [gt]``.  Neighbours ``q, q'`` have ``|q_i - q'_i| <= Δ`` (Δ an
 integer), so ``u'_i = u_i + (q_i - q'_i)`` and ``|u'_i - u_i| <= Δ``.
@@ -15,7 +18,8 @@ sum would run over another lattice):
 
 Hence ``Pr[s | q'] >= e^{-L(s)} Pr[s | q]`` with ``L(s) = (#segments)·Δ/b_Z + 2·(#A)·Δ/b_X``,
 and by symmetry of the neighbour relation the loss is at most
-``max_s L(s)``: with a shared threshold (one segment, at most c letters A)
+``max_s L(s)``.  For runs of at most k queries the count of A's is at most min(c, k), finite
+also for an unlimited cutoff (`verify.family.bounds.upper_bound_at`): with a shared threshold (one segment, at most c letters A)
 
     ε_bound = Δ/b_Z + 2cΔ/b_X,
 
@@ -34,35 +38,34 @@ Gaussian (``log Pr`` is quadratic: no constant exists).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from verify.exact import fmt
 from verify.noise.discrete_laplace import DiscreteLaplace
 
-
-@dataclass(frozen=True)
-class ProvenBound:
-    """``ε_bound`` and the derivation's name, or ``value = None`` with the reason none applies."""
-
-    value: Fraction | None
-    reason: str
+#: The derivation's name, printed as the bound's source.
+SOURCE = "change of variables z = w + Δ on ℤ with the 1/b log-Lipschitz tails of discrete Laplace noise (verify.discrete.bound)"
 
 
-def proven_bound(mech: Any) -> ProvenBound:
-    """The bound of the module docstring for a discrete `SparseVector` (exact rational)."""
+def change_of_variables_bound(mech: Any, aboves: int | None = None) -> tuple[Fraction | None, str, str]:
+    """``(ε_bound, formula, SOURCE)`` of the module docstring for a discrete `SparseVector` (exact rational),
+    with at most ``aboves`` letters A (default: the cutoff c), or ``(None, reason, "")`` when none applies."""
     z, x = mech.threshold_noise, mech.query_noise
     for label, noise in (("threshold", z), ("query", x)):
         if not noise.is_none and not isinstance(noise.law, DiscreteLaplace):
-            return ProvenBound(None, f"the {label} noise {noise.describe()} has no log-Lipschitz constant (log Pr is quadratic)")
+            return None, f"the {label} noise {noise.describe()} has no log-Lipschitz constant (log Pr is quadratic)", ""
     if x.is_none:
-        return ProvenBound(None, "no query noise: an above letter's indicator has no Lipschitz constant")
-    if mech.cutoff is None:
-        return ProvenBound(None, "unlimited cutoff: the number of above letters, and so the bound, is unbounded")
-    c, delta = mech.cutoff, mech.sensitivity
-    lz = Fraction(0) if z.is_none else delta / z.scale
+        return None, "no query noise: an above letter's indicator has no Lipschitz constant", ""
+    c = mech.cutoff if aboves is None else (aboves if mech.cutoff is None else min(mech.cutoff, aboves))
+    if c is None:
+        return None, "unlimited cutoff: the number of above letters, and so the bound, is unbounded", ""
     if z.is_none:
-        return ProvenBound(None, "no threshold noise: the change of variables has no threshold to shift")
-    segments = c if mech.threshold_policy.value == "resample" else 1
-    return ProvenBound(segments * lz + 2 * c * delta / x.scale,
-                       "change of variables z = w + Δ on ℤ with the 1/b log-Lipschitz tails of discrete Laplace noise")
+        return None, "no threshold noise: the change of variables has no threshold to shift", ""
+    delta = mech.sensitivity
+    lz = delta / z.scale
+    shared = mech.threshold_policy.value != "resample"
+    segments = 1 if shared else c
+    value = segments * lz + 2 * c * delta / x.scale
+    formula = (f"Δ/b_Z + 2·{c}·Δ/b_X" if shared else f"{c}·Δ/b_Z + 2·{c}·Δ/b_X") + f" = {fmt(value)}"
+    return value, formula, SOURCE

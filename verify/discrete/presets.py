@@ -1,4 +1,7 @@
-"""Named discrete members of the SVT family, each with its source (same shape as `verify.family.presets`).
+"""The builders of the discrete members of the SVT family, each with its source.
+
+They are registered in the one preset registry, `verify.family.presets.PRESETS` (so
+``verify.family.preset("sampcert-above-threshold")``, ``--variant`` and ``family --rows`` name them).
 
 ==========================  =================  =====================  ======  =======
 preset                      threshold noise Z  query noise X_i        cutoff  compare
@@ -27,8 +30,6 @@ one argument away.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from fractions import Fraction
 
 from verify.errors import InputError
@@ -78,34 +79,3 @@ def dgauss_above_threshold(epsilon: object = 1, sensitivity: object = 1, thresho
     x = NoiseSpec("discrete-gaussian", multiplier=to_fraction(query_sigma, "query σ"))
     return SparseVector(epsilon, sensitivity, threshold, z, x, cutoff=cutoff, compare=compare,
                         name="dgauss-above-threshold", source=f"{CKS} (discrete Gaussian) in Algorithm A")
-
-
-@dataclass(frozen=True)
-class DiscretePreset:
-    name: str
-    summary: str
-    build: Callable[..., SparseVector]
-    scales_with_cutoff: bool
-
-
-DISCRETE_PRESETS: dict[str, DiscretePreset] = {
-    p.name: p
-    for p in (
-        DiscretePreset("sampcert-above-threshold", "SampCert's AboveThreshold (discrete Laplace, proved in Lean)",
-                       sampcert_above_threshold, False),
-        DiscretePreset("dlap-seed-m1", "the seed's Mechanism One with discrete Laplace noise", dlap_seed_m1, False),
-        DiscretePreset("dlap-lyu-1", "Lyu et al. Alg. 1 with discrete Laplace noise", dlap_lyu_1, True),
-        DiscretePreset("dgauss-above-threshold", "AboveThreshold with discrete Gaussian noise", dgauss_above_threshold, False),
-    )
-}
-
-
-def discrete_preset(name: str, epsilon: object = 1, sensitivity: object = 1, threshold: object = 0, **options: object) -> SparseVector:
-    """The discrete preset ``name``.
-
-    >>> discrete_preset("sampcert-above-threshold").describe()
-    'sampcert-above-threshold: SparseVector(ε=1, Δ=1, t=0, threshold DLap(2Δ/ε), queries DLap(4Δ/ε), cutoff 1, threshold shared, release none)'
-    """
-    if name not in DISCRETE_PRESETS:
-        raise InputError(f"variant: {name!r} is not one of {', '.join(DISCRETE_PRESETS)}")
-    return DISCRETE_PRESETS[name].build(epsilon, sensitivity, threshold, **options)

@@ -69,8 +69,8 @@ def symbolic_probability(mech: Any, queries: Sequence[object], outcome: str, sym
 
     With one query, ``Pr[X >= Z] = (1 + Pr[X = Z])/2`` for X, Z iid (symmetry):
 
-    >>> from verify.discrete.presets import discrete_preset
-    >>> expr = symbolic_probability(discrete_preset("dlap-seed-m1"), [0], "A")
+    >>> from verify.family.presets import preset
+    >>> expr = symbolic_probability(preset("dlap-seed-m1"), [0], "A")
     >>> sympy.N(expr.subs(sympy.Symbol("epsilon", positive=True), 1), 15)
     0.542411003978083
     """
@@ -111,8 +111,8 @@ def mp_probability(mech: Any, queries: Sequence[object], outcome: str, digits: i
                    method: str = "auto") -> mpmath.mpf:
     """Pr[outcome] as an mpf correct to about ``digits`` significant digits (module docstring).
 
-    >>> from verify.discrete.presets import discrete_preset
-    >>> mpmath.nstr(mp_probability(discrete_preset("dlap-seed-m1"), [0], "A", digits=20), 15)
+    >>> from verify.family.presets import preset
+    >>> mpmath.nstr(mp_probability(preset("dlap-seed-m1"), [0], "A", digits=20), 15)
     '0.542411003978083'
     """
     _check_digits(digits)

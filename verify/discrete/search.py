@@ -10,22 +10,38 @@ on t without loss; its width is what limits the search.
 Screening is in float64 (`verify.engine.discrete_fast`) with all outcomes' logs of a
 query vector computed once; the best pair is confirmed at 50 digits by the
 closed form (discrete Laplace) or the direct sum (discrete Gaussian).
+
+Beyond the box, `layout_search` walks the continuous search's structured families
+(`verify.family.structured.layouts`: letter counts, equal queries per letter, the
+neighbour's direction fixed by the letter) on integer queries, for any cutoff and
+threshold policy and up to ``max_queries`` queries: every B query at t + u, every A
+query at t + v, the neighbour at u + Δ, v - Δ, with u, v on a geometric integer grid
+reaching 32 noise scales (`layout_grid`), then an integer coordinate search from the
+best point of each layout.  Its float64 objective is `layout_log_probability`, one
+vectorised sum over a window of z; the best pair is confirmed at 50 digits.
+
+`search_for` is the one entry point of the unified verdict (`verify.family.worstcase`): the
+structured search for AboveThreshold (cutoff 1, shared threshold), else the exhaustive box up
+to 2 queries, and the layouts when more queries are asked.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import mpmath
 import numpy as np
+from scipy.special import logsumexp
 
+from verify.comparison import Comparison
 from verify.discrete.probability import mp_probability
 from verify.engine.discrete_fast import fast_log_probability
 from verify.engine.discrete_halting import halting_logs
 from verify.errors import InputError
+from verify.family.structured import Layout, layouts
 from verify.ratio import log_ratio, log_ratio_from_logs
 
 #: The search refuses boxes with more query vectors than this (k·outcomes fast evaluations each).
@@ -44,6 +60,8 @@ class SearchResult:
     digits: int
     domain: str
     vectors: int
+    #: the largest float64 loss of each number of queries k searched
+    by_k: dict[int, float] = field(default_factory=dict)
 
 
 def _log_table(mech: Any, vectors: list[tuple[int, ...]], outcomes: list[str]) -> np.ndarray:
@@ -60,16 +78,21 @@ def _confirm(mech: Any, q: tuple[int, ...], qn: tuple[int, ...], outcome: str, d
         return log_ratio(mp_probability(mech, list(q), outcome, digits=digits), mp_probability(mech, list(qn), outcome, digits=digits))
 
 
-def search_worst_case(mech: Any, max_queries: int = 2, width: int = 8, digits: int = 50) -> SearchResult:
-    """The exhaustive search of the module docstring (``width`` = W)."""
+def search_worst_case(mech: Any, max_queries: int = 2, width: int = 8, digits: int = 50, centre: int | None = None) -> SearchResult:
+    """The exhaustive search of the module docstring (``width`` = W), on the box centred on ``centre``
+    (default the threshold t: ``q - centre ∈ [-W, W]^k``)."""
     if isinstance(width, bool) or not isinstance(width, int) or width < 0:
         raise InputError(f"width: {width!r} must be an integer >= 0")
     if isinstance(max_queries, bool) or not isinstance(max_queries, int) or max_queries < 1:
         raise InputError(f"max queries: {max_queries!r} must be an integer >= 1")
-    t, delta = mech.threshold.numerator, mech.sensitivity.numerator
+    if centre is not None and (isinstance(centre, bool) or not isinstance(centre, int)):
+        raise InputError(f"centre: {centre!r} must be an integer")
+    delta = mech.sensitivity.numerator
+    t = mech.threshold.numerator if centre is None else centre
     reach = width + delta
     best: tuple[float, tuple, tuple, str] = (-math.inf, (), (), "")
     total = 0
+    by_k: dict[int, float] = {}
     count = (2 * reach + 1) ** max_queries
     if count > MAX_VECTORS:
         raise InputError(f"search box: {count} query vectors for k = {max_queries} exceed {MAX_VECTORS}; lower the width or k")
@@ -89,12 +112,14 @@ def search_worst_case(mech: Any, max_queries: int = 2, width: int = 8, digits: i
                 w = tuple(a + b for a, b in zip(v, d))
                 gap = log_ratio_from_logs(logs[i], logs[index[w]])  # both impossible: ratio 1
                 j = int(np.argmax(gap))
+                by_k[k] = max(by_k.get(k, -math.inf), float(gap[j]))
                 if gap[j] > best[0]:
                     best = (float(gap[j]), v, w, outcomes[j])
     loss, q, qn, s = best
     conf = _confirm(mech, q, qn, s, digits)
-    domain = f"q - t in [-{width}, {width}]^k, q' = q + d with d in {{-{delta}..{delta}}}^k, k = 1..{max_queries}, every outcome"
-    return SearchResult(loss, q, qn, s, conf, digits, domain, total)
+    at = "t" if centre is None else str(centre)
+    domain = f"q - {at} in [-{width}, {width}]^k, q' = q + d with d in {{-{delta}..{delta}}}^k, k = 1..{max_queries}, every outcome"
+    return SearchResult(loss, q, qn, s, conf, digits, domain, total, by_k)
 
 
 def structured_search(mech: Any, max_queries: int = 5, width: int = 10, digits: int = 50) -> SearchResult:
@@ -113,6 +138,7 @@ def structured_search(mech: Any, max_queries: int = 5, width: int = 10, digits: 
     levels = range(t - reach, t + reach + 1)
     best: tuple[float, tuple, tuple, str] = (-math.inf, (), (), "")
     total = 0
+    by_k: dict[int, float] = {}
     for k in range(1, max_queries + 1):
         heads = [None] if k == 1 else list(levels)
         vectors = [((a,) * (k - 1) if a is not None else ()) + (c,) for a in heads for c in levels]
@@ -131,10 +157,147 @@ def structured_search(mech: Any, max_queries: int = 5, width: int = 10, digits: 
                 w = tuple(x + s for x in v[:-1]) + (v[-1] + s2,)
                 gap = log_ratio_from_logs(logs[i], logs[index[w]])
                 j = int(np.argmax(gap))
+                by_k[k] = max(by_k.get(k, -math.inf), float(gap[j]))
                 if gap[j] > best[0]:
                     best = (float(gap[j]), v, w, outcomes[j])
     loss, q, qn, s = best
     conf = _confirm(mech, q, qn, s, digits)
     domain = (f"structured: q = (a, ..., a, c), a - t, c - t in [-{width}, {width}], q' = q + (s, ..., s, s') "
               f"with s, s' in {{-{delta}, 0, {delta}}}, k = 1..{max_queries}, every outcome")
-    return SearchResult(loss, q, qn, s, conf, digits, domain, total)
+    return SearchResult(loss, q, qn, s, conf, digits, domain, total, by_k)
+
+
+#: The layouts' grid: queries at t ± round(j·scale) for these j (scale: the larger noise scale, or Δ), and t ± 1..3.
+LAYOUT_STEPS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
+#: e-folds of the threshold noise's tails kept beyond the outermost kink in `layout_log_probability`.
+LAYOUT_TAIL_EFOLDS = 60.0
+#: The largest window of integers z the layout search sums over (memory: one float64 per point and grid point).
+LAYOUT_MAX_WINDOW = 200_000
+
+
+def layout_grid(mech: Any) -> np.ndarray:
+    """The integer offsets u (or v) from t tried for a letter (module docstring)."""
+    scale = max([float(n.scale) for n in (mech.threshold_noise, mech.query_noise) if not n.is_none] + [float(mech.sensitivity)])
+    steps = {0, 1, 2, 3} | {max(1, round(j * scale)) for j in LAYOUT_STEPS}
+    return np.array(sorted({s * m for s in steps for m in (-1, 1)}), dtype=float)
+
+
+def _segment_logs(mech: Any, n_b: int, n_a: int, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """log Σ_z Pr[Z=z] F(z - u + g)^{n_B} S(z - v + g)^{n_A} (`verify.engine.discrete_plan`: u_i = t - q_i + g, g = [gt])
+    for B queries at t + u and A queries at t + v, float64, one value per entry of ``u``, ``v``."""
+    if n_b + n_a == 0:
+        return np.zeros(len(u))
+    zn, xn = mech.threshold_noise, mech.query_noise
+    g = 1.0 if mech.compare is Comparison.GT else 0.0
+    if zn.is_none:
+        z, log_pz = np.zeros(1), np.zeros(1)
+    else:
+        reach = math.ceil(zn.law.tail_reach(float(zn.scale), LAYOUT_TAIL_EFOLDS))
+        lo = min(float(u.min()), float(v.min()), 0.0) - reach
+        hi = max(float(u.max()), float(v.max()), 0.0) + reach
+        if hi - lo > LAYOUT_MAX_WINDOW:
+            raise InputError(f"noise scale: the layout search would sum over {hi - lo + 1:.3g} integers z (threshold scale "
+                             f"{float(zn.scale):.3g}), above its limit of {LAYOUT_MAX_WINDOW:,}; give a larger ε or smaller scales")
+        z = np.arange(lo, hi + 1)
+        log_pz = zn.log_pdf(z)
+    total = np.broadcast_to(log_pz, (len(u), len(z))).copy()
+    for count, w, above in ((n_b, u, False), (n_a, v, True)):
+        if not count:
+            continue
+        m = z[None, :] - w[:, None] + g
+        if xn.is_none:  # X = 0: above iff m <= 0
+            f = np.where((m <= 0) == above, 0.0, -np.inf)
+        else:
+            f = xn.log_sf(m) if above else xn.log_cdf(m)
+        total += count * f
+    with np.errstate(divide="ignore"):
+        return logsumexp(total, axis=1)
+
+
+def layout_log_probability(mech: Any, lay: Layout, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """log Pr[``lay.string(mech)``] with every B query at t + u and every A query at t + v (float64; a resampled
+    threshold: the product over the segments B^j A and the trailing B's, `verify.engine.discrete_plan`)."""
+    if mech.threshold_policy.value == "resample":
+        return lay.n_a * _segment_logs(mech, lay.seg_b, 1, u, v) + _segment_logs(mech, lay.tail_b, 0, u, v)
+    return _segment_logs(mech, lay.n_b, lay.n_a, u, v)
+
+
+def _layout_pairs(mech: Any, lay: Layout, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """|log Pr[D] - log Pr[D']| for D at (u, v) and D' at (u + Δ, v - Δ) (the letter fixes the direction;
+    the reverse ratio is the same problem with D and D' exchanged)."""
+    d = float(mech.sensitivity)
+    return np.abs(log_ratio_from_logs(layout_log_probability(mech, lay, u, v),
+                                      layout_log_probability(mech, lay, u + d * bool(lay.n_b), v - d * bool(lay.n_a))))
+
+
+def _climb(mech: Any, lay: Layout, u: float, v: float, value: float, reach: float) -> tuple[float, float, float]:
+    """Integer coordinate search from (u, v): steps of 2^j down to 1, each coordinate both ways, within ±reach."""
+    step = 2.0 ** math.floor(math.log2(max(1.0, reach / 4)))
+    while step >= 1:
+        moved = True
+        while moved:
+            moved = False
+            cand = [(u + a * step, v + b * step) for a, b in ((1, 0), (-1, 0), (0, 1), (0, -1))
+                    if (a == 0 or lay.n_b) and (b == 0 or lay.n_a)]
+            cand = [(a, b) for a, b in cand if abs(a) <= reach and abs(b) <= reach]
+            if not cand:
+                break
+            vals = _layout_pairs(mech, lay, np.array([c[0] for c in cand]), np.array([c[1] for c in cand]))
+            vals = np.where(np.isnan(vals), -np.inf, vals)
+            j = int(np.argmax(vals))
+            if vals[j] > value + 1e-12 * max(1.0, abs(value)):
+                (u, v), value, moved = cand[j], float(vals[j]), True
+        step /= 2
+    return u, v, value
+
+
+def layout_search(mech: Any, max_queries: int, digits: int = 50) -> SearchResult:
+    """The layouts of the module docstring for k = 1..``max_queries``; the best pair confirmed at ``digits``."""
+    if isinstance(max_queries, bool) or not isinstance(max_queries, int) or not 1 <= max_queries <= 64:
+        raise InputError(f"max queries: {max_queries!r} must be an integer from 1 to 64")
+    t, delta = mech.threshold.numerator, mech.sensitivity.numerator
+    grid = layout_grid(mech)
+    reach = float(grid.max())
+    best: tuple[float, tuple, tuple, str] = (-math.inf, (), (), "")
+    by_k: dict[int, float] = {}
+    total = 0
+    for lay in layouts(mech, max_queries, every_k=True):
+        uu, vv = (a.reshape(-1) for a in np.meshgrid(grid if lay.n_b else [0.0], grid if lay.n_a else [0.0], indexing="ij"))
+        vals = _layout_pairs(mech, lay, uu, vv)
+        vals = np.where(np.isnan(vals), -np.inf, vals)
+        total += len(uu)
+        i = int(np.argmax(vals))
+        u, v, value = float(uu[i]), float(vv[i]), float(vals[i])
+        if math.isfinite(value):
+            u, v, value = _climb(mech, lay, u, v, value, reach)
+        by_k[lay.k] = max(by_k.get(lay.k, -math.inf), value)
+        if value > best[0]:
+            s = lay.string(mech)
+            q = tuple(t + int(u if ch == "B" else v) for ch in s)
+            qn = tuple(t + int(u + delta if ch == "B" else v - delta) for ch in s)
+            best = (value, q, qn, s)
+    loss, q, qn, s = best
+    conf = _confirm(mech, q, qn, s, digits)
+    domain = (f"layouts: every letter-count class with k = 1..{max_queries} queries, B queries at t + u, A queries at t + v, "
+              f"q' = q + (Δ on B, -Δ on A), u, v on the integer grid ±{{{', '.join(str(int(x)) for x in grid if x > 0)}}} "
+              "and 0, then an integer coordinate search")
+    return SearchResult(loss, q, qn, s, conf, digits, domain, total, by_k)
+
+
+#: The exhaustive box covers at most this many queries (its size grows as (2W + 2Δ + 1)^k).
+BOX_QUERIES = 2
+#: The widths of the structured AboveThreshold search and of the box.
+STRUCTURED_WIDTH, BOX_WIDTH = 10, 4
+
+
+def search_for(mech: Any, max_queries: int, digits: int = 50) -> list[SearchResult]:
+    """The searches of the unified verdict (module docstring), each with its best pair confirmed: for AboveThreshold
+    (cutoff 1, shared threshold, both noises present) the structured search; otherwise the box up to
+    ``min(max_queries, BOX_QUERIES)`` queries, and the layouts when ``max_queries`` is larger."""
+    both = not (mech.threshold_noise.is_none or mech.query_noise.is_none)
+    if mech.cutoff == 1 and mech.threshold_policy.value == "shared" and both:
+        return [structured_search(mech, max_queries, STRUCTURED_WIDTH, digits)]
+    out = [search_worst_case(mech, min(max_queries, BOX_QUERIES), BOX_WIDTH, digits)]
+    if max_queries > BOX_QUERIES:
+        out.append(layout_search(mech, max_queries, digits))
+    return out

@@ -1,23 +1,26 @@
-"""The discrete rows of the `family` table: exact verdicts of the discrete presets.
+"""The discrete rows of the `family` table: the discrete presets on the one worst-case search and verdict.
 
 Configuration: ε = 1, Δ = 1, t = 0.  Unlike continuous Laplace noise, the loss of
 a discrete variant divided by ε depends on ε (the lattice ℤ does not scale), so
-the configuration is part of every number.  Search: the structured search up
-to 5 queries for AboveThreshold rows (cutoff 1), the exhaustive 2-query box
-otherwise (`verify.discrete.search`, both confirmed at 50 digits).
+the configuration is part of every number.  Each row is one
+`verify.family.worstcase.family_worst_case` (the integer searches of
+`verify.discrete.search`, confirmed at 50 digits, the one verdict rule), searched up
+to 5 queries for AboveThreshold rows (cutoff 1) and 2 otherwise (the exhaustive box).
+A row is a `verify.family.table.FamilyRow`: the same JSON keys as the continuous rows,
+plus ``compare`` and ``search_domain``.
 """
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass
-from typing import Any
+from fractions import Fraction
 
 import mpmath
 
-from verify.discrete.presets import discrete_preset
-from verify.discrete.verdict import DiscreteVerdict, discrete_verdict
 from verify.exact import fmt
+from verify.family.presets import preset
+from verify.family.table import FamilyRow, TableConfig
+from verify.family.worstcase import family_worst_case
+from verify.precision import MPMATH_LOCK
 
 #: (preset, cutoff, compare) of every row.
 ROWS: tuple[tuple[str, int, str], ...] = (
@@ -25,56 +28,39 @@ ROWS: tuple[tuple[str, int, str], ...] = (
     ("dlap-seed-m1", 1, "ge"), ("dlap-lyu-1", 2, "ge"), ("dgauss-above-threshold", 1, "ge"),
 )
 
-
-@dataclass(frozen=True)
-class DiscreteRow:
-    name: str
-    cutoff: int
-    compare: str
-    result: DiscreteVerdict
-    seconds: float
-
-    def to_json(self) -> dict[str, Any]:
-        return {"preset": self.name, "cutoff": self.cutoff, "compare": self.compare, "seconds": round(self.seconds, 2),
-                **self.result.to_json()}
-
-
-#: Largest number of queries of the structured search of a cutoff-1 row (and of the box of the others).
+#: Largest number of queries searched for a cutoff-1 row (structured) and for the others (the exhaustive box).
 MAX_STRUCTURED_QUERIES, MAX_BOX_QUERIES = 5, 2
 
 
 def row_mechanism(name: str, cutoff: int, compare: str, epsilon: object = 1, sensitivity: object = 1, threshold: object = 0):
-    options: dict[str, Any] = {"compare": compare}
-    if name == "dlap-lyu-1":
-        options["cutoff"] = cutoff
-    return discrete_preset(name, epsilon, sensitivity, threshold, **options)
+    """The row's variant (`verify.family.presets.preset`, the one registry)."""
+    return preset(name, epsilon, sensitivity, threshold, cutoff=cutoff, compare=compare)
 
 
 def discrete_table(rows=ROWS, epsilon: object = 1, sensitivity: object = 1, threshold: object = 0,
-                   max_queries: int = MAX_STRUCTURED_QUERIES) -> list[DiscreteRow]:
+                   max_queries: int = MAX_STRUCTURED_QUERIES) -> list[FamilyRow]:
     """Every row at one configuration (ε, Δ, t; Δ and t integers), searched up to
     ``min(max_queries, 5)`` queries (cutoff 1, structured) or ``min(max_queries, 2)`` (the exhaustive box)."""
-    mechs = [(name, cutoff, compare, row_mechanism(name, cutoff, compare, epsilon, sensitivity, threshold))
+    config = TableConfig(Fraction(epsilon), Fraction(sensitivity), Fraction(threshold))
+    mechs = [(name, cutoff, row_mechanism(name, cutoff, compare, epsilon, sensitivity, threshold))
              for name, cutoff, compare in rows]  # every row validated before any search
     out = []
-    for name, cutoff, compare, mech in mechs:
-        t0 = time.perf_counter()
-        if cutoff == 1:
-            res = discrete_verdict(mech, max_queries=min(max_queries, MAX_STRUCTURED_QUERIES), width=10, structured=True)
-        else:
-            res = discrete_verdict(mech, max_queries=min(max_queries, MAX_BOX_QUERIES), width=4)
-        out.append(DiscreteRow(name, cutoff, compare, res, time.perf_counter() - t0))
+    for name, cutoff, mech in mechs:
+        most = MAX_STRUCTURED_QUERIES if cutoff == 1 else MAX_BOX_QUERIES
+        out.append(FamilyRow(name, cutoff, family_worst_case(mech, max_queries=min(max_queries, most)), config))
     return out
 
 
-def render(rows: list[DiscreteRow]) -> str:
+def render(rows: list[FamilyRow]) -> str:
     head = f"{'preset':26s} {'c':>2s} {'cmp':4s} {'verdict':12s} {'bound':>6s} {'loss found':>20s}  witness"
     lines = [head, "-" * len(head)]
     for r in rows:
-        v, s = r.result, r.result.search
-        bound = "-" if v.bound is None else fmt(v.bound)
-        lines.append(f"{r.name:26s} {r.cutoff:>2d} {r.compare:4s} {v.verdict.value:12s} {bound:>6s} "
-                     f"{mpmath.nstr(s.loss_confirmed, 15):>20s}  q={list(s.queries)} q'={list(s.neighbour)} {s.outcome}")
+        v, w = r.result, r.result.witness
+        bound = "-" if v.upper_bound is None else fmt(v.upper_bound.value)
+        with MPMATH_LOCK, mpmath.workdps(w.digits + 15):
+            loss = mpmath.nstr(v.loss, 15)
+        lines.append(f"{r.name:26s} {r.cutoff:>2d} {v.shape.compare.value:4s} {v.verdict.value:12s} {bound:>6s} "
+                     f"{loss:>20s}  q={[int(x) for x in w.queries]} q'={[int(x) for x in w.neighbour]} {w.outcome}")
     return "\n".join(lines)
 
 

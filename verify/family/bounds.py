@@ -54,7 +54,8 @@ For the seed's own mechanisms with non-Laplace threshold noise (cutoff 1,
 shared, no release, Laplace/exponential families: Mechanism Two), the bound is
 the supremum of the conditional ratio certified by `verify.certify` (`_seed_bound`).
 This is the one proven-bound module: `verify.worstcase.proven_upper_bound` is its view for
-the seed's `AboveThreshold`.
+the seed's `AboveThreshold`, and a discrete variant (noise on ℤ) gets its bound here too, by the
+integer change of variables derived in `verify.discrete.bound` (same `ProvenBound`).
 
 Growth (lower bounds that are proofs, for the `unbounded` flag):
 
@@ -87,6 +88,7 @@ from functools import cache
 import mpmath
 
 from verify.certify.conditional import certify_conditional_ratio
+from verify.discrete.bound import change_of_variables_bound
 from verify.errors import InputError
 from verify.exact import exceeds, fmt
 from verify.mechanism import AboveThreshold, SparseVector, as_variant
@@ -141,6 +143,9 @@ def upper_bound_at(shape: SparseVector, k: int, monotone: bool = False) -> Prove
 
 
 def _bound(shape: SparseVector, monotone: bool, k: int | None) -> tuple[ProvenBound | None, str | None]:
+    if shape.is_discrete:  # sums over ℤ: the integer change of variables (valid for every neighbour, monotone or not)
+        value, formula, source = change_of_variables_bound(shape, k)
+        return (None, formula) if value is None else (ProvenBound(value, formula, source), None)
     d = shape.sensitivity
     if shape.cutoff is None and k is None:
         return None, "unlimited cutoff: the change-of-variables bound grows with the number of aboves (case 7)"
@@ -264,18 +269,43 @@ def no_threshold_noise_growth(shape: SparseVector) -> Growth | None:
                   f"mΔ/b_X = m·{fmt(slope)} nats, for every m (verify.family.bounds, no_threshold_noise_growth)", "m", slope)
 
 
-def growth_witness(shape: SparseVector, g: Growth, loss: Fraction) -> tuple[tuple, tuple, str, tuple] | None:
-    """Queries, neighbour, outcome and released values of a member of ``g``'s family whose loss exceeds ``loss``.
+#: The longest growth-family member `growth_witness` builds (the exact confirmation's cost grows with it).
+GROWTH_WITNESS_MAX_QUERIES = 64
 
-    Built for `no_threshold_noise_growth` only (else None): m = floor(loss·b_X/Δ) + 1 belows at t, then an
-    above at t that the neighbour keeps (its factor, and its released value t, or gap 0, cancel)."""
-    if g.parameter != "m" or g.slope <= 0:
+
+def growth_witness(shape: SparseVector, g: Growth, loss: Fraction) -> tuple[tuple, tuple, str, tuple] | None:
+    """Queries, neighbour, outcome and released values of a member of ``g``'s family whose loss exceeds ``loss``
+    (proven by ``g``'s statement; the caller still confirms it at 50 digits), or None when ``g``'s family has no
+    member here or it needs more than `GROWTH_WITNESS_MAX_QUERIES` queries.
+
+    * `no_threshold_noise_growth` (parameter m): m = floor(loss·b_X/Δ) + 1 belows at t, then an above at t that
+      the neighbour keeps (its factor, and its released value t, or gap 0, cancel): loss mΔ/b_X exactly;
+    * `query_release_growth` (parameter i): L = M = 0, i = floor(loss·b_X/Δ) + 1 queries at t, output B^{i-1}A
+      releasing t, neighbour t + Δ on every query: loss iΔ/b_X exactly;
+    * `no_cutoff_growth` with Laplace threshold noise or none (parameter k = 2m): the smallest m with
+      2mΔ/b_X - log(5/3) > loss, m aboves at t - L and m belows at t + L (L = `no_cutoff_push`), neighbour
+      -Δ resp. +Δ, output A^m B^m: loss >= 2mΔ/b_X - log(5/3)."""
+    if g.slope <= 0:
         return None
-    m = int(loss / g.slope) + 1
     t, d = shape.threshold, shape.sensitivity
-    value = shape.release_rule.noiseless_value(t, t)  # the above at t: X = Z = 0 (any other density cancels)
-    rel = () if value is None else (value,)
-    return (t,) * (m + 1), (t + d,) * m + (t,), "B" * m + "A", rel
+    if g.parameter in ("m", "i"):
+        n = int(loss / g.slope) + 1  # n·slope > loss
+        if n + (g.parameter == "m") > GROWTH_WITNESS_MAX_QUERIES:
+            return None
+        if g.parameter == "i":
+            return (t,) * n, (t + d,) * n, "B" * (n - 1) + "A", (t,)
+        value = shape.release_rule.noiseless_value(t, t)  # the above at t: X = Z = 0 (any other density cancels)
+        rel = () if value is None else (value,)
+        return (t,) * (n + 1), (t + d,) * n + (t,), "B" * n + "A", rel
+    laplace_z = isinstance(shape.threshold_noise.law, Laplace) or shape.threshold_noise.is_none
+    if g.parameter != "k" or not laplace_z:
+        return None
+    tail = Fraction(511, 1000)  # > log(5/3) = 0.5108...
+    m = int((loss + tail) / (2 * g.slope)) + 1  # 2m·slope - log(5/3) > loss
+    if 2 * m > GROWTH_WITNESS_MAX_QUERIES:
+        return None
+    push = no_cutoff_push(shape, m)
+    return ((t - push,) * m + (t + push,) * m, (t - push - d,) * m + (t + push + d,) * m, "A" * m + "B" * m, ())
 
 
 def fresh_release_growth(shape: SparseVector) -> Growth | None:

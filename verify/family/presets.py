@@ -18,7 +18,15 @@ lyu-6                     Lap(2Δ/ε)          Lap(2Δ/ε)              unlimite
 numeric-svt               Lap(3Δ/ε)          Lap(6cΔ/ε)             c         shared      q_i + Lap(3cΔ/ε)
 gap-svt                   Lap(2Δ/ε)          Lap(4cΔ/ε)             c         shared      q_i + X_i - t̂
 gaussian-svt              N(σ_Z)             N(σ_X)                 c         shared      none
+sampcert-above-threshold  DLap(2Δ/ε)         DLap(4Δ/ε)             1         shared      none
+dlap-seed-m1              DLap(3Δ/ε)         DLap(3Δ/ε)             1         shared      none
+dlap-lyu-1                DLap(2Δ/ε)         DLap(4cΔ/ε)            c         shared      none
+dgauss-above-threshold    DN(σ_Z)            DN(σ_X)                1         shared      none
 ========================  =================  =====================  ========  ==========  ===========
+
+The last four have noise on the integers (builders and sources in `verify.discrete.presets`; each takes
+``compare=`` too, ``ge`` by default): this is the one registry, so ``--variant``, ``family --rows`` and
+`preset` name them as they name the others.
 
 Lyu, Su and Li write ε₁ for the threshold's share and ε₂ = ε - ε₁ for the
 queries'; the table resolves them (Algorithms 1-3, 5, 6: ε₁ = ε/2; Algorithm 4:
@@ -35,6 +43,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
+from verify.discrete.presets import dgauss_above_threshold, dlap_lyu_1, dlap_seed_m1, sampcert_above_threshold
 from verify.errors import InputError
 from verify.mechanism import Release, SparseVector, ThresholdPolicy, check_cutoff
 from verify.noise import NoiseSpec
@@ -194,17 +203,25 @@ PRESETS: dict[str, Preset] = {
         _preset(numeric_svt, "NumericalSVT, releases q_i + fresh noise", True),
         _preset(gap_svt, "GapSVT, releases the gap", True),
         _preset(gaussian_svt, "SVT with Gaussian noise (σ_Z, σ_X given)", True),
+        _preset(sampcert_above_threshold, "SampCert's AboveThreshold (discrete Laplace, proved in Lean)", False),
+        _preset(dlap_seed_m1, "the seed's Mechanism One with discrete Laplace noise", False),
+        _preset(dlap_lyu_1, "Lyu et al. Alg. 1 with discrete Laplace noise", True),
+        _preset(dgauss_above_threshold, "AboveThreshold with discrete Gaussian noise", False),
     )
 }
 NAMES: tuple[str, ...] = tuple(PRESETS)
+#: The presets with noise on the integers (ties have mass; ``compare=`` matters).
+DISCRETE_NAMES: tuple[str, ...] = tuple(n for n, p in PRESETS.items() if p.build().is_discrete)
 
 
 def preset(name: str, epsilon: object = 1, sensitivity: object = 1, threshold: object = 0, **options: object) -> SparseVector:
     """The preset ``name`` with ε, Δ, t (and ``cutoff=``; ``threshold_sigma=``/``query_sigma=`` for
-    gaussian-svt).  Where the scales do not depend on c, ``cutoff`` only changes the run length.
+    gaussian-svt and dgauss-above-threshold; ``compare=`` for the discrete presets).  Where the scales do not depend on c, ``cutoff`` only changes the run length.
 
     >>> preset("lyu-2", cutoff=3).describe()
     'lyu-2: SparseVector(ε=1, Δ=1, t=0, threshold Lap(6Δ/ε), queries Lap(12Δ/ε), cutoff 3, threshold resample, release none)'
+    >>> preset("sampcert-above-threshold").describe()
+    'sampcert-above-threshold: SparseVector(ε=1, Δ=1, t=0, threshold DLap(2Δ/ε), queries DLap(4Δ/ε), cutoff 1, threshold shared, release none)'
     """
     if not isinstance(name, str) or name not in PRESETS:
         raise InputError(f"variant: {shown(name)} is not one of {', '.join(NAMES)}")

@@ -42,6 +42,8 @@ class FamilyWorstCase:
     #: the push table: (k, L, confirmed loss) along the best layout, queries at t ± L (``push_table=True``)
     push: list[tuple[int, Fraction, mpmath.mpf]] = field(default_factory=list)
     push_family: str | None = None
+    #: the integer domain searched, for a discrete variant (`verify.discrete.search`); None for the float search
+    search_domain: str | None = None
 
     @property
     def loss(self) -> mpmath.mpf:
@@ -78,5 +80,6 @@ class FamilyWorstCase:
                 "witness": self.witness.to_json(),
                 "loss_by_k_float64_search": {str(k): (v if math.isfinite(v) else "inf") for k, v in sorted(self.loss_by_k.items())},
                 "notes": self.notes,
+                "search_domain": self.search_domain,
                 "seconds": round(self.seconds, 3),
             }

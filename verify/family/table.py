@@ -86,9 +86,10 @@ def row_mechanism(name: str, cutoff: int | None, config: TableConfig = DP_SNIPER
     return preset(name, cutoff=cutoff, **kw)  # None: unlimited (refused by the presets whose scales grow with c)
 
 
-def preset_flags(name: str, cutoff: int | None, config: TableConfig = DP_SNIPER) -> str:
-    """The `svt-verify` flags naming the row's variant at ``config``."""
+def preset_flags(name: str, cutoff: int | None, config: TableConfig = DP_SNIPER, compare: str = "ge") -> str:
+    """The `svt-verify` flags naming the row's variant at ``config`` (``compare``: a discrete row's tie rule)."""
     cut = f" --cutoff {cutoff}" if cutoff is not None else ""
+    cut += "" if compare == "ge" else f" --compare {compare}"
     if config.is_dp_sniper:
         return f"--variant {name}{cut} --epsilon 1/10 --threshold {'1/2' if name == 'lyu-1' else '1'}"
     sens = "" if config.sensitivity == 1 else f" --sensitivity {fmt(config.sensitivity)}"
@@ -127,7 +128,7 @@ class FamilyRow:
             "tightness": j["tightness"],
             "tightness_evidence": j["tightness_evidence"],
             "witness": j["witness"],
-            "reproduce": r.witness.ratio_command(preset_flags(self.name, self.cutoff, self.config)),
+            "reproduce": r.witness.ratio_command(preset_flags(self.name, self.cutoff, self.config, r.shape.compare.value)),
             "seconds": j["seconds"],
             "notes": j["notes"],
             "paper_claim": None if claim is None else {"statement": claim.statement, "source": claim.source},
@@ -140,6 +141,9 @@ class FamilyRow:
                 d["time_ratio"] = p.seconds / max(r.seconds, 1e-9)
                 out["published"].append(d)
         out["loss_minus_epsilon"] = None if r.unbounded and j["loss"] == "inf" else float(mpmath.mpf(j["loss"])) - eps
+        if r.shape.is_discrete:  # noise on ℤ: the tie rule matters, and the integer domain searched is stated
+            out["compare"] = r.shape.compare.value
+            out["search_domain"] = j["search_domain"]
         return out
 
 
@@ -152,6 +156,9 @@ ROW_COST: dict[tuple[str, int | None], float] = {
     ("lyu-1", 1): 0.58, ("lyu-3", 2): 0.57, ("seed-m1", 1): 0.56, ("dwork-roth", 1): 0.55, ("lyu-2", 1): 0.5,
     ("gaussian-svt", 1): 0.2,
 }
+#: The presets ``--rows`` may name beyond `ROWS`, each with its default cutoff: the discrete ones (`verify.family.presets`).
+EXTRA_ROWS: tuple[tuple[str, int | None], ...] = (("sampcert-above-threshold", 1), ("dlap-seed-m1", 1), ("dlap-lyu-1", 2),
+                                                  ("dgauss-above-threshold", 1))
 
 
 def _run_row(task: tuple[int, str, int | None, int, bool, TableConfig]) -> tuple[int, FamilyRow]:

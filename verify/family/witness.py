@@ -8,6 +8,7 @@ from typing import Any
 
 import mpmath
 
+from verify.discrete.probability import mp_probability as discrete_probability
 from verify.exact import fmt
 from verify.mechanism import SparseVector
 from verify.oracles.family import output_probability
@@ -75,11 +76,16 @@ class FamilyWitness:
 
 
 def confirm(shape: SparseVector, queries, neighbour, outcome: str, released=(), digits: int = VIOLATION_DIGITS) -> FamilyWitness:
-    """Both probabilities by the exact mpmath path (`verify.oracles.family`) at ``digits``."""
-    q, qn, rel = tuple(queries), tuple(neighbour), tuple(released)
+    """Both probabilities by the exact mpmath path (`verify.oracles.family`) at ``digits``; for a discrete
+    variant (noise on ℤ), the exact sum over ℤ (`verify.discrete.probability.mp_probability`: the closed form
+    for discrete Laplace, the direct sum with a proven tail for the discrete Gaussian)."""
+    q, qn, rel = tuple(Fraction(x) for x in queries), tuple(Fraction(x) for x in neighbour), tuple(released)
     for a, b in zip(q, qn):
         if abs(a - b) > shape.sensitivity:
             raise ValueError(f"witness: |{fmt(a)} - {fmt(b)}| exceeds Δ = {fmt(shape.sensitivity)}")
+    if shape.is_discrete:
+        p, pn = (discrete_probability(shape, list(x), outcome, digits=digits) for x in (q, qn))
+        return FamilyWitness(q, qn, outcome, rel, p, pn, digits)
     p = output_probability(shape, q, outcome, rel, digits)
     pn = output_probability(shape, qn, outcome, rel, digits)
     return FamilyWitness(q, qn, outcome, rel, p, pn, digits)

@@ -53,6 +53,7 @@ import mpmath
 import numpy as np
 from scipy import optimize
 
+from verify.discrete.search import search_for
 from verify.errors import InputError
 from verify.exact import exceeds, fmt
 from verify.family import search_tuning as tune
@@ -60,7 +61,6 @@ from verify.family.bounds import ProvenBound, growth, growth_witness, proven_upp
 from verify.family.result import FamilyWorstCase
 from verify.family.structured import Layout, family_log_probability, family_log_ratio, layouts
 from verify.family.witness import VIOLATION_DIGITS, BestSoFar, FamilyWitness, confirm, structured_pair
-from verify.integer_rules import refuse_discrete
 from verify.mechanism import SparseVector, as_variant
 from verify.precision import MPMATH_LOCK
 from verify.ratio import log_ratio_from_logs
@@ -204,10 +204,18 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
         raise InputError(f"--max-queries: {max_queries!r} must be an integer from 1 to 64")
     if isinstance(starts, bool) or not isinstance(starts, int) or starts < 1:
         raise InputError(f"starts: {starts!r} must be an integer >= 1")
-    if getattr(mech, "is_discrete", False):
-        refuse_discrete(mech, "family worst case")
     t0 = time.perf_counter()
     shape = as_variant(mech)
+    if shape.is_discrete:
+        asked = {"monotone": monotone, "starts": starts != 4, "digits": digits is not None, "rows": rows, "push_table": push_table}
+        for name, given in asked.items():
+            if given:
+                raise InputError(f"{name}: the discrete search (integer pairs, every neighbour, 50 digits) has no such option")
+        res = _discrete_worst_case(shape, max_queries, tightness_study, progress)
+        if on_best is not None:
+            on_best(BestSoFar.of_witness(res.witness))
+        res.seconds = time.perf_counter() - t0
+        return res
     notes: list[str] = []
     asked = max_queries
     gaussian = not (shape.threshold_noise.law.piecewise and shape.query_noise.law.piecewise)
@@ -267,6 +275,30 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
         _tightness(shape, res, best, unit, push_table, digits)
         _guard_all(res, {}, unit)  # the tightness study's witness too (each guard is decided exactly)
     res.seconds = time.perf_counter() - t0
+    return res
+
+
+def _discrete_worst_case(shape: SparseVector, max_queries: int, tightness_study: bool,
+                         progress: Callable[[int], None] | None) -> FamilyWorstCase:
+    """A variant with noise on ℤ: the integer searches of `verify.discrete.search.search_for` in place of the
+    float grid, then the same witness confirmation, verdict rule, growth witness, guard and tightness."""
+    found = search_for(shape, max_queries, VIOLATION_DIGITS)
+    by_k: dict[int, float] = {}
+    for f in found:
+        for k, v in f.by_k.items():
+            by_k[k] = max(by_k.get(k, -math.inf), v)
+    top = max(found, key=lambda f: f.loss_confirmed)  # the confirmed numbers rank the searches; the first on a tie
+    with MPMATH_LOCK:
+        witness = confirm(shape, top.queries, top.neighbour, top.outcome, (), VIOLATION_DIGITS)
+        res = _decide(shape, False, max_queries, witness, by_k, [])
+        res.search_domain = "; ".join(f.domain for f in found)
+        _guard_all(res, {}, Fraction(1))
+    if progress is not None:
+        for k in range(1, max_queries + 1):
+            progress(k)
+    if tightness_study and res.verdict is MechanismVerdict.PRIVATE:
+        with MPMATH_LOCK, mpmath.workdps(VIOLATION_DIGITS + 15):
+            _tightness_of_gap(res, attained=True)
     return res
 
 
@@ -412,17 +444,26 @@ def _tightness(shape: SparseVector, res: FamilyWorstCase, best: _Point, unit: Fr
                 return
         if push_table:
             res.push, res.push_family = _push(shape, res, best, unit, digits)
-        gap = b - res.loss
         far = max(abs(x - shape.threshold) for x in res.witness.queries) / Fraction(unit)
-        if gap <= mpmath.mpf("1e-6") * b:
-            res.tightness = Tightness.APPROACHED
-            res.tightness_evidence = (f"not attained at moderate queries; bound - loss = {mpmath.nstr(gap, 3)} (50 digits) at the "
-                                      f"search witness, whose queries are pushed {float(far):.3g} noise scales from t "
-                                      f"(pushed family {lay.string(shape)})")
-        else:
-            res.tightness = Tightness.LOOSE
-            res.tightness_evidence = (f"largest loss found {mpmath.nstr(res.loss, 10)} = {mpmath.nstr(res.loss / b, 6)}·bound; "
-                                      f"bound - loss = {mpmath.nstr(gap, 3)}")
+        _tightness_of_gap(res, (f"not attained at moderate queries; bound - loss = {{gap}} (50 digits) at the search witness, "
+                                f"whose queries are pushed {float(far):.3g} noise scales from t (pushed family {lay.string(shape)})"))
+
+
+def _tightness_of_gap(res: FamilyWorstCase, approached: str = "bound - loss = {gap} (50 digits) at the search witness",
+                      attained: bool = False) -> None:
+    """approached (bound - loss <= 1e-6·bound at the confirmed witness; ``approached`` is its evidence, with
+    ``{gap}``), or loose; with ``attained`` (the discrete search, which has no moderate-grid study) first
+    attained when bound - loss <= 10^-45 at the witness."""
+    b = mpmath.mpf(res.upper_bound.value.numerator) / res.upper_bound.value.denominator
+    gap = b - res.loss
+    if attained and gap <= mpmath.mpf(10) ** (-(VIOLATION_DIGITS - 5)):
+        res.tightness, res.tightness_evidence = Tightness.ATTAINED, f"loss = proven bound to 45 digits: {res.witness.describe()}"
+    elif gap <= mpmath.mpf("1e-6") * b:
+        res.tightness, res.tightness_evidence = Tightness.APPROACHED, approached.format(gap=mpmath.nstr(gap, 3))
+    else:
+        res.tightness = Tightness.LOOSE
+        res.tightness_evidence = (f"largest loss found {mpmath.nstr(res.loss, 10)} = {mpmath.nstr(res.loss / b, 6)}·bound; "
+                                  f"bound - loss = {mpmath.nstr(gap, 3)}")
 
 
 #: The push table's pushes: L = unit·2^j for these j (unit: the larger noise scale, as a short rational).
