@@ -26,6 +26,7 @@ from verify.errors import InputError
 from verify.exact import to_fraction
 from verify.noise import NoiseSpec
 from verify.release import release_rule
+from verify.validate import sequence
 
 
 def is_discrete_spec(spec: NoiseSpec | None) -> bool:
@@ -64,9 +65,10 @@ def refuse_discrete(mech: Any, engine: str) -> None:
 
 
 def check_queries(queries: Sequence[object]) -> tuple[int, ...]:
-    """Integer queries (`InputError` naming the first that is not)."""
+    """Integer queries, given as a list, tuple, range or 1-d array (not a string, set or dict, whose iteration is
+    not a query vector): `InputError` naming the first that is not an integer."""
     out = []
-    for j, q in enumerate(queries, start=1):
+    for j, q in enumerate(sequence(queries, "queries"), start=1):
         out.append(_integer(to_fraction(q, f"queries[{j}]"), f"queries[{j}]"))
     if not out:
         raise InputError("queries: at least one query is needed")

@@ -25,6 +25,7 @@ from typing import Any
 
 import mpmath
 
+from verify.discrete.delta import pair_distributions
 from verify.errors import InputError
 from verify.exact import fmt, to_fraction
 from verify.family.rdp import GaussianSVTRdp
@@ -163,12 +164,18 @@ def _pair(shape: SparseVector, queries, neighbour) -> tuple[tuple[Fraction, ...]
 
 
 def pair_profile(mech: Any, queries, neighbour, digits: int = 30) -> tuple[PairProfile, tuple[Fraction, ...], tuple[Fraction, ...]]:
-    """The exact output probabilities of both sides of the pair (`PairProfile`), by the exact oracle."""
+    """The exact output probabilities of both sides of the pair (`PairProfile`): by the exact oracle
+    (`verify.oracles.family`) for continuous noise, by the discrete engine
+    (`verify.discrete.delta.pair_distributions`: integer queries, ties with mass) for noise on ℤ."""
     check_digits(digits)
     shape = as_variant(mech)
     if shape.releases_values:
         raise InputError(f"delta: {shape.name or 'the variant'} releases values; δ over released values is not implemented")
     q, qn = _pair(shape, queries, neighbour)
+    if shape.is_discrete:  # sums over ℤ, ties with mass: the discrete engine (the continuous oracle integrates densities)
+        complete_outputs(shape, len(q))  # the same limit on the number of outputs
+        outs_d, p_d, pn_d = pair_distributions(shape, q, qn, digits)
+        return PairProfile(outs_d, p_d, pn_d, digits), q, qn
     outs = complete_outputs(shape, len(q))
     with MPMATH_LOCK, mpmath.workdps(digits + 15):
         p = tuple(output_probability(shape, q, s, (), digits) for s in outs)

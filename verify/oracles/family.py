@@ -38,6 +38,7 @@ import mpmath
 from verify import logratio
 from verify.errors import InputError
 from verify.exact import to_fraction
+from verify.integer_rules import refuse_discrete
 from verify.mechanism import SparseVector
 from verify.noise import Noise
 from verify.oracles import rule as oracle_rule
@@ -272,6 +273,7 @@ def output_probability(shape: SparseVector, queries: Sequence[object], outcome: 
     or ``tanh-sinh`` (``mpmath.quad``, the rule before it; kept for benchmarks/bench_gaussian_oracle.py)."""
     if quadrature not in ("gauss-legendre", "tanh-sinh"):
         raise InputError(f"quadrature: {quadrature!r} is neither 'gauss-legendre' nor 'tanh-sinh'")
+    refuse_discrete(shape, "exact oracle")  # its integrals are of densities; noise on ℤ is summed (verify.discrete)
     q = [to_fraction(x, "query") for x in queries]
     v = [to_fraction(x, "released value") for x in released]
     check_output(shape, len(q), outcome, v)
