@@ -256,7 +256,11 @@ FAMILY_TARGETS: tuple[Target, ...] = (
            ("tests/test_release_rules.py", REL, f"{FK}::TestReleaseKills", f"{FK3}::TestReleaseRuleKills3", f"{FK5}::TestReleaseRuleKills5",
             f"{FK6L}::TestReleaseRuleKills6")),
 )
-TARGETS = TARGETS + FAMILY_TARGETS
+#: The audit's decision: Bonferroni's divisor, the confirming re-run, the verdict and its power (issue 32, item 8).
+AUDIT_TARGETS: tuple[Target, ...] = (
+    Target("audit-decision", ("verify.audit.decision",), ("*",), ("tests/test_audit_decision.py",)),
+)
+TARGETS = TARGETS + FAMILY_TARGETS + AUDIT_TARGETS
 
 #: Tuning parameters: module-level constants that set a search's effort (how many points are tried, how far a local
 #: optimiser goes), not what a found point means.  The runner mutates only the target functions' bodies, so these are

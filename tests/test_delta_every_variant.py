@@ -28,13 +28,13 @@ from pathlib import Path
 
 import mpmath
 import pytest
-from verify.mechanism import SparseVector
 
 import verify
 from verify.comparison import Comparison
 from verify.discrete.delta import pair_delta
 from verify.errors import InputError
 from verify.family.delta import epsilon_for_delta, exact_delta
+from verify.mechanism import SparseVector
 from verify.noise import NoiseSpec
 
 ROOT = Path(verify.__file__).resolve().parents[1]  # the checkout under test

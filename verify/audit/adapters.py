@@ -23,8 +23,13 @@ by reference and run in worker processes and on Dask workers.
 
 from __future__ import annotations
 
+import functools
 import importlib
+import importlib.util
+import os
 import re
+import sys
+import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -36,8 +41,6 @@ from verify.errors import InputError
 #: One run: the outcome string and the released values (empty if none).
 Run = tuple[str, tuple[float, ...]]
 
-_SPEC = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
-
 
 def normalize(result: Any) -> Run:
     """An implementation's return value as ``(outcome, released)``; `InputError` if malformed."""
@@ -45,11 +48,11 @@ def normalize(result: Any) -> Run:
     if isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], str):
         result, values = result
     if not isinstance(result, str) or not result or set(result) - {"A", "B"}:
-        raise InputError(f"implementation: returned {str(result)[:40]!r}, not a non-empty string of A (above) and B (below)")
+        raise ImplementationError(f"implementation: returned {str(result)[:40]!r}, not a non-empty string of A (above) and B (below)")
     try:
         vals = tuple(float(v) for v in (values if values is not None else ()))
     except (TypeError, ValueError):
-        raise InputError(f"implementation: released values {str(values)[:40]!r} are not numbers") from None
+        raise ImplementationError(f"implementation: released values {str(values)[:40]!r} are not numbers") from None
     return result, vals
 
 
@@ -141,20 +144,139 @@ def from_vector(fn: Callable[[np.ndarray, np.random.Generator], Any], indices: b
     return Vector(fn, bool(indices), cutoff)
 
 
-def load(spec: str) -> Callable[..., Any]:
-    """The callable named ``MODULE:CALLABLE`` (dotted names only; imported with importlib, never evaluated)."""
-    if not isinstance(spec, str) or not _SPEC.match(spec.strip()):
-        raise InputError(f"--implementation: {str(spec)[:60]!r} must be MODULE:CALLABLE with dotted Python names, "
-                         "e.g. verify.audit.examples:lyu1")
-    module_name, attr = spec.strip().split(":")
+@dataclass(frozen=True)
+class Spec:
+    """A parsed ``--implementation``: a module (dotted name) or a ``.py`` file, the callable's dotted
+    attribute path, and the keyword parameters given after ``?`` (numbers, ``true``/``false`` or names)."""
+
+    module: str
+    attribute: str
+    parameters: tuple[tuple[str, Any], ...] = ()
+    is_file: bool = False
+
+    def __str__(self) -> str:
+        query = "&".join(f"{k}={v}" for k, v in self.parameters)
+        return f"{self.module}:{self.attribute}" + (f"?{query}" if query else "")
+
+
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+_DOTTED = re.compile(rf"^{_NAME}(\.{_NAME})*$")
+_PARAM_VALUE = re.compile(r"^(-?[0-9][0-9_]*(\.[0-9_]*)?([eE][-+]?[0-9]+)?|-?\.[0-9]+([eE][-+]?[0-9]+)?|[A-Za-z_][A-Za-z0-9_.-]*)$")
+_EXAMPLE = "e.g. verify.audit.examples:lyu1, path/to/file.py:fn or mymodule:fn?epsilon=0.5"
+
+
+def _param_value(key: str, text: str) -> Any:
+    if not _PARAM_VALUE.match(text) or len(text) > 40:
+        raise InputError(f"--implementation: parameter {key}={text[:40]!r} must be a number, true/false or a name")
+    if text in ("true", "false"):
+        return text == "true"
+    if text[0].isalpha() or text[0] == "_":
+        return text
+    if re.match(r"^-?[0-9][0-9_]*$", text):
+        return int(text)
+    return float(text)
+
+
+def parse_spec(spec: str) -> Spec:
+    """``MODULE:CALLABLE``, ``path/to/file.py:CALLABLE``, either followed by ``?key=value&...``.
+
+    Only parsed, never evaluated: the module is imported by `load` (which runs its code).
+
+    >>> parse_spec("mylib.svt:above_threshold?epsilon=0.5&threshold=1")
+    Spec(module='mylib.svt', attribute='above_threshold', parameters=(('epsilon', 0.5), ('threshold', 1)), is_file=False)
+    """
+    if not isinstance(spec, str) or "\x00" in spec:
+        raise InputError(f"--implementation: {str(spec)[:60]!r} must be MODULE:CALLABLE ({_EXAMPLE})")
+    text = spec.strip()
+    query = ""
+    if "?" in text:
+        text, query = text.split("?", 1)
+    where, sep, attr = text.rpartition(":")
+    if not sep or not _DOTTED.match(attr) or not where:
+        raise InputError(f"--implementation: {spec[:60]!r} must be MODULE:CALLABLE ({_EXAMPLE})")
+    is_file = where.endswith(".py")
+    if not is_file and not _DOTTED.match(where):
+        raise InputError(f"--implementation: {spec[:60]!r} must be MODULE:CALLABLE with dotted Python names or a .py file "
+                         f"({_EXAMPLE})")
+    params: list[tuple[str, Any]] = []
+    for item in query.split("&") if query else []:
+        key, eq, value = item.partition("=")
+        if not eq or not re.match(rf"^{_NAME}$", key) or key in dict(params):
+            raise InputError(f"--implementation: parameter {item[:40]!r} must be NAME=VALUE, each name once")
+        params.append((key, _param_value(key, value)))
+    return Spec(where, attr, tuple(params), is_file)
+
+
+def _import(spec: Spec) -> Any:
+    if spec.is_file:
+        path = os.path.abspath(spec.module)
+        if not os.path.isfile(path):
+            raise InputError(f"--implementation: no file {spec.module!r}")
+        name = "_svt_audit_" + re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
+        loader_spec = importlib.util.spec_from_file_location(name, path)
+        if loader_spec is None or loader_spec.loader is None:  # pragma: no cover - a .py path always has a loader
+            raise InputError(f"--implementation: cannot load {spec.module!r}")
+        module = importlib.util.module_from_spec(loader_spec)
+        sys.modules[name] = module  # so that its functions pickle by reference in this process
+        folder = os.path.dirname(path)
+        if folder not in sys.path:
+            sys.path.insert(0, folder)  # its own imports of neighbouring files
+        loader_spec.loader.exec_module(module)
+        return module
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())  # the current folder is importable, as with ``python -m``
+    return importlib.import_module(spec.module)
+
+
+def load(spec: str | Spec) -> Callable[..., Any]:
+    """The callable named by ``spec`` (`parse_spec`), imported with importlib: this *runs the module's code*
+    (the user's own).  Whatever the import raises, or a ``sys.exit`` in it, is refused in one line
+    (`ImplementationError`) naming the exception and where it came from."""
+    parsed = spec if isinstance(spec, Spec) else parse_spec(spec)
     try:
-        obj: Any = importlib.import_module(module_name)
+        obj: Any = _import(parsed)
+    except InputError:
+        raise
     except ImportError as exc:
-        raise InputError(f"--implementation: cannot import module {module_name!r} ({type(exc).__name__}: {exc})") from None
-    for part in attr.split("."):
+        raise ImplementationError(f"--implementation: cannot import module {parsed.module!r} ({type(exc).__name__}: {exc})") from None
+    except (Exception, SystemExit) as exc:  # the user's module failed while it ran at import
+        raise ImplementationError(f"--implementation {parsed}: importing {parsed.module!r} " + describe_failure(exc)) from None
+    for part in parsed.attribute.split("."):
         if not hasattr(obj, part):
-            raise InputError(f"--implementation: module {module_name!r} has no attribute {attr!r}")
+            raise InputError(f"--implementation: module {parsed.module!r} has no attribute {parsed.attribute!r}")
         obj = getattr(obj, part)
+    if isinstance(obj, type):
+        raise InputError(f"--implementation: {parsed.attribute!r} is a class; name a function (or an instance with __call__)")
     if not callable(obj):
-        raise InputError(f"--implementation: {spec!r} is not callable")
+        raise InputError(f"--implementation: {str(parsed)!r} is not callable")
+    if parsed.parameters:
+        obj = functools.partial(obj, **dict(parsed.parameters))
     return obj
+
+
+class ImplementationError(InputError):
+    """The implementation failed (raised, exited, died): one line, exit status 2 in the CLI."""
+
+
+#: Files of the audit's own runner: a failure's location is the innermost frame outside them.
+_RUNNER_FILES = ("adapters.py", "sampling.py", "sandbox.py")
+
+
+def describe_failure(exc: BaseException) -> str:
+    """``raised ValueError: message (at file.py:12 in fn)``: the exception and the innermost frame of the
+    user's code (not the standard library's, numpy's, or this runner's)."""
+    if isinstance(exc, SystemExit):
+        what = f"called sys.exit({exc.code!r})"
+    else:
+        text = " ".join(str(exc).split())[:160]
+        what = f"raised {type(exc).__name__}" + (f": {text}" if text else "")
+    frames = traceback.extract_tb(exc.__traceback__)
+    lib = tuple({os.path.dirname(os.__file__), os.path.dirname(np.__file__)})
+    own = [f for f in frames if not f.filename.startswith(lib) and os.path.basename(f.filename) not in _RUNNER_FILES
+           and "importlib" not in f.filename]
+    if own:
+        f = own[-1]
+        return f"{what} (at {f.filename}:{f.lineno} in {f.name})"
+    if frames and os.path.basename(frames[-1].filename) in _RUNNER_FILES:
+        return f"{what} (when called as impl(queries, rng))"
+    return what

@@ -3,14 +3,16 @@
 1. Pairs (`verify.audit.pairs`): the search's worst pair, structured pairs, seeded
    random pairs, and for releasing variants a one-query pair for the values.
 2. Samples per side N: given, or chosen so that any deviation of total variation
-   >= ``target_tv`` at a pair is detected with power 0.9 (`verify.audit.power`).
+   >= ``target_tv`` at a pair is detected by the verdict with power 0.9: each test
+   with power sqrt(0.9), since a ``deviates`` needs two rejections
+   (`verify.audit.power`, `verify.audit.decision`).
 3. Each (pair, side) is a G-test against the exact law (`verify.audit.gof`) at
    level α/m, m the number of tests (Bonferroni): the chance that any test
    rejects an implementation that samples the claimed law is at most α.
 4. A rejection is re-run on fresh seeds; ``deviates`` needs the same test to
    reject again (so a correct implementation is called ``deviates`` with
    probability at most Σ (α/m)² <= α²/m), ``undecided`` if no rejection was
-   confirmed, ``matches`` if nothing rejected.  ``matches`` says the deviation,
+   confirmed, ``matches`` if nothing rejected (`verify.audit.decision`).  ``matches`` says the deviation,
    if any, is below the stated detectable total variation at every pair.
 5. The empirical loss per pair with Clopper–Pearson (`verify.audit.loss`).
 6. On ``deviates``, the candidate fit (`verify.audit.fit`).
@@ -19,50 +21,79 @@
 from __future__ import annotations
 
 import math
+import pickle
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Executor
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
+from verify.audit.adapters import ImplementationError, load, parse_spec
+from verify.audit.decision import bonferroni_level, decide, power_per_test, rejects, verdict_power
 from verify.audit.fit import Observation, fit
 from verify.audit.gof import GofResult, g_test
 from verify.audit.laws import Candidate, letter_laws, release_cells, release_edges
 from verify.audit.loss import empirical_loss
-from verify.audit.pairs import Pair, PairKind, select_pairs, worst_case
-from verify.audit.power import POWER, detectable_tv, samples_for_tv
+from verify.audit.pairs import Pair, PairKind, noise_scale, select_pairs, worst_case
+from verify.audit.power import detectable_tv, samples_for_tv
 from verify.audit.result import AuditResult, PairReport
-from verify.audit.sampling import Job, Tally, run_jobs
+from verify.audit.sampling import Job, Mapper, Tally, executor_mapper, run_jobs
+from verify.audit.sandbox import Sandboxes
 from verify.errors import InputError
 from verify.mechanism import SparseVector
-from verify.parallel import executor_for
+from verify.parallel import executor_for, worker_count
 from verify.verdicts import AuditVerdict
 
 DEFAULT_FALSE_ALARM = 1e-3
 DEFAULT_TARGET_TV = 0.05
 DEFAULT_RANDOM_PAIRS = 4
+#: Largest number of samples per side of a pair.
+MAX_SAMPLES = 100_000_000
+#: Longest query vector of a structured or random pair.
+MAX_QUERIES_PER_PAIR = 12
+#: Default cap on the runs of an audit (both rounds): about an hour at 50 µs per run, refused up front beyond.
+MAX_RUNS = 50_000_000
 #: Equal-mass bins of a released value at a release pair.
 RELEASE_BINS = 10
 #: Label of the runs whose released values do not fit the claimed release rule.
 WRONG_VALUES = "(released values do not fit the claimed release rule)"
 
 
-def _check(samples, target_tv, false_alarm, random_pairs, confidence, k) -> None:
-    if samples is not None and (isinstance(samples, bool) or not isinstance(samples, int) or samples < 10):
-        raise InputError(f"samples: {samples!r} must be an integer >= 10 (per side of each pair)")
-    if not (isinstance(target_tv, float | int) and 0 < target_tv <= 1):
-        raise InputError(f"target total variation: {target_tv!r} must be in (0, 1]")
-    if not (isinstance(false_alarm, float | int) and 0 < false_alarm < 0.5):
+def _check(samples, target_tv, false_alarm, random_pairs, confidence, k, max_runs) -> None:
+    if samples is not None and (isinstance(samples, bool) or not isinstance(samples, int) or not 10 <= samples <= MAX_SAMPLES):
+        raise InputError(f"samples: {samples!r} must be an integer from 10 to {MAX_SAMPLES:,} (per side of each pair)")
+    if samples is not None and target_tv is not None:
+        raise InputError("samples: give either samples (runs per side) or target_tv (which chooses them), not both")
+    if target_tv is not None and (isinstance(target_tv, bool) or not isinstance(target_tv, float | int) or not 0 < target_tv <= 1):
+        raise InputError(f"target total variation: {target_tv!r} must be a number in (0, 1]")
+    if isinstance(false_alarm, bool) or not (isinstance(false_alarm, float | int) and 0 < false_alarm < 0.5):
         raise InputError(f"false-alarm rate: {false_alarm!r} must be in (0, 0.5)")
     if isinstance(random_pairs, bool) or not isinstance(random_pairs, int) or not 0 <= random_pairs <= 100:
         raise InputError(f"random pairs: {random_pairs!r} must be an integer from 0 to 100")
     if not (isinstance(confidence, float) and 0.5 <= confidence < 1):
         raise InputError(f"confidence: {confidence!r} must be in [0.5, 1)")
-    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 12):
-        raise InputError(f"queries per pair: {k!r} must be an integer from 1 to 12")
+    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_QUERIES_PER_PAIR):
+        raise InputError(f"queries per pair: {k!r} must be an integer from 1 to {MAX_QUERIES_PER_PAIR}")
+    if isinstance(max_runs, bool) or not isinstance(max_runs, int) or max_runs < 1:
+        raise InputError(f"max runs: {max_runs!r} must be an integer >= 1")
+
+
+def queries_per_pair_for(claimed: SparseVector, k: int | None) -> int:
+    """k: given, or max(3, c + 1) so that a cutoff off by one shows; refused (naming the flags) when
+    c + 1 is above `MAX_QUERIES_PER_PAIR`."""
+    if k is not None:
+        return k
+    c = claimed.cutoff
+    need = max(3, (c or 2) + 1)
+    if need > MAX_QUERIES_PER_PAIR:
+        raise InputError(f"--cutoff: {c} needs {need} queries per pair (cutoff + 1, so that a cutoff off by one shows), above "
+                         f"the limit of {MAX_QUERIES_PER_PAIR}; give --queries-per-pair {MAX_QUERIES_PER_PAIR} or less to audit "
+                         "with fewer queries")
+    return need
 
 
 def _release_law(claim: Candidate, pair: Pair, side: int, edges: dict) -> dict[str, float]:
@@ -97,21 +128,9 @@ def _exact_loss(law: Mapping[str, float], nlaw: Mapping[str, float]) -> float:
     return best
 
 
-def audit(implementation: Callable[..., Any], claimed: SparseVector, *, samples: int | None = None,
-          target_tv: float = DEFAULT_TARGET_TV, false_alarm: float = DEFAULT_FALSE_ALARM,
-          random_pairs: int = DEFAULT_RANDOM_PAIRS, queries_per_pair: int | None = None, seed: int = 0,
-          workers: int | None = 1, scheduler: str | None = None, executor: Executor | None = None,
-          progress: bool = False, identify: bool = True, confidence: float = 0.95, worst_pair: bool = True,
-          structured_pairs: bool = True, name: str | None = None) -> AuditResult:
-    """Audit ``implementation`` (``impl(queries, rng)``, `verify.audit.adapters`) against ``claimed``
-    (module docstring).  ``progress`` draws a tqdm bar of the runs on stderr."""
-    if not isinstance(claimed, SparseVector):
-        raise InputError(f"claimed variant: {claimed!r} is not a verify.family.SparseVector")
-    _check(samples, target_tv, false_alarm, random_pairs, confidence, queries_per_pair)
-    t_start = time.perf_counter()
-    c = claimed.cutoff
-    k = queries_per_pair if queries_per_pair is not None else max(3, (c or 2) + 1)
-    pairs = select_pairs(claimed, k, random_pairs, seed, worst=worst_pair, structured=structured_pairs)
+def _pairs_and_laws(claimed: SparseVector, k: int, random_pairs: int, seed: int, worst: bool, structured: bool):
+    """The pairs (`verify.audit.pairs`), the claim, the release bins' edges and the exact law of every (pair, side)."""
+    pairs = select_pairs(claimed, k, random_pairs, seed, worst=worst, structured=structured)
     if not pairs:
         raise InputError("pairs: no pair to sample (worst pair, structured pairs and random pairs all left out)")
     claim = Candidate("as claimed", claimed)
@@ -120,44 +139,122 @@ def audit(implementation: Callable[..., Any], claimed: SparseVector, *, samples:
     keys = [(i, s) for i, p in enumerate(pairs) if p.kind is not PairKind.RELEASE for s in (0, 1)]
     laws = dict(zip(keys, letter_laws(claim, [(pairs[i].queries, pairs[i].neighbour)[s] for i, s in keys])))
     laws.update({(i, s): _release_law(claim, p, s, edges[i]) for i, p in enumerate(pairs) if p.kind is PairKind.RELEASE for s in (0, 1)})
+    return pairs, claim, edges, laws
+
+
+def _picklable(obj: Any) -> Exception | None:
+    try:
+        pickle.dumps(obj)
+    except Exception as exc:  # noqa: BLE001 - any failure to pickle means: run in this process
+        return exc
+    return None
+
+
+@contextmanager
+def _runner(implementation: Callable[..., Any] | str, workers: int | None, scheduler: str | None, executor: Executor | None,
+            notes: list[str]) -> Iterator[tuple[Mapper, Sandboxes | None]]:
+    """The mapper that runs the chunks: isolated children for a spec (`verify.audit.sandbox`), else this
+    process, worker processes or Dask.  An unpicklable callable runs in this process, with a note."""
+    if isinstance(implementation, str) and executor is None and scheduler is None:
+        with Sandboxes(implementation, worker_count(workers)) as boxes:
+            yield boxes.map, boxes
+        return
+    impl = load(implementation) if isinstance(implementation, str) else implementation
+    if isinstance(implementation, str):
+        notes.append("the implementation runs in the Dask workers or the executor given, not isolated in children of its own")
+    if executor is None and scheduler is None and worker_count(workers) > 1:
+        exc = _picklable(impl)
+        if exc is not None:
+            notes.append(f"the implementation cannot be pickled ({type(exc).__name__}), so it ran in this one process, "
+                         f"not in {worker_count(workers)} workers")
+            workers = 1
+    with executor_for(executor, workers, scheduler) as (ex, _):
+        yield executor_mapper(impl, ex), None
+
+
+def audit(implementation: Callable[..., Any] | str, claimed: SparseVector, *, samples: int | None = None,
+          target_tv: float | None = None, false_alarm: float = DEFAULT_FALSE_ALARM,
+          random_pairs: int = DEFAULT_RANDOM_PAIRS, queries_per_pair: int | None = None, seed: int = 0,
+          workers: int | None = 1, scheduler: str | None = None, executor: Executor | None = None,
+          progress: bool = False, identify: bool = True, confidence: float = 0.95, worst_pair: bool = True,
+          structured_pairs: bool = True, name: str | None = None, max_runs: int = MAX_RUNS) -> AuditResult:
+    """Audit ``implementation`` against ``claimed`` (module docstring): a callable ``impl(queries, rng)``
+    (`verify.audit.adapters`), run in this process or in worker processes, or a spec
+    ``MODULE:CALLABLE[?key=value&...]`` / ``file.py:CALLABLE``, imported and run in isolated child processes
+    (`verify.audit.sandbox`).  ``samples`` (runs per side) or ``target_tv`` (default `DEFAULT_TARGET_TV`),
+    not both.  ``progress`` draws a tqdm bar of the runs on stderr.  A failure of the implementation raises
+    `ImplementationError` (one line)."""
+    if not isinstance(claimed, SparseVector):
+        raise InputError(f"claimed variant: {claimed!r} is not a verify.family.SparseVector")
+    _check(samples, target_tv, false_alarm, random_pairs, confidence, queries_per_pair, max_runs)
+    if isinstance(implementation, str):
+        parse_spec(implementation)
+    elif not callable(implementation):
+        raise InputError(f"implementation: {str(implementation)[:60]!r} is neither callable nor a MODULE:CALLABLE spec")
+    if samples is None and target_tv is None:
+        target_tv = DEFAULT_TARGET_TV
+    t_start = time.perf_counter()
+    k = queries_per_pair_for(claimed, queries_per_pair)
+    try:
+        pairs, claim, edges, laws = _pairs_and_laws(claimed, k, random_pairs, seed, worst_pair, structured_pairs)
+    except InputError as exc:
+        if isinstance(exc, ImplementationError) or str(exc).startswith("pairs:"):
+            raise
+        cut = "unlimited" if claimed.cutoff is None else claimed.cutoff
+        raise InputError(f"--cutoff/--variant: the claimed {claimed.name} (cutoff {cut}) cannot be audited at its pairs "
+                         f"({k} queries, noise scale {noise_scale(claimed):g}): {exc}") from None
     m = 2 * len(pairs)
-    level = false_alarm / m
+    level = bonferroni_level(false_alarm, m)
     df = max(sum(1 for v in law.values() if v > 0) - 1 for law in laws.values())
     df = max(df, 1)
-    n = samples if samples is not None else samples_for_tv(target_tv, df, level)
+    test_power = power_per_test()
+    if samples is not None:
+        n = samples
+    else:
+        n = samples_for_tv(target_tv, df, level, test_power)
+        if n > MAX_SAMPLES:
+            raise InputError(f"--target-tv: {target_tv:g} needs {n:,} runs per side, above the limit of {MAX_SAMPLES:,} "
+                             "(--samples); give a larger --target-tv")
+    if 2 * m * n > max_runs:
+        raise InputError(f"--max-runs: the audit may need {2 * m * n:,} runs ({m} tests of {n:,} runs, each re-run if it rejects), "
+                         f"above the limit of {max_runs:,}; give fewer --samples, a larger --target-tv, fewer --random-pairs, "
+                         "or raise --max-runs")
     stats_before = time.perf_counter() - t_start
 
-    label = name or getattr(implementation, "__qualname__", None) or type(implementation).__name__
+    label = name or (str(parse_spec(implementation)) if isinstance(implementation, str) else None) \
+        or getattr(implementation, "__qualname__", None) or type(implementation).__name__
+    notes: list[str] = []
     bar = None
     if progress:
-        from tqdm import tqdm
+        from tqdm import tqdm  # start-up time: only when a bar is drawn
 
         bar = tqdm(total=m * n, desc=f"audit {claimed.name}", unit="run", leave=False, file=sys.stderr)
+    tests: dict[tuple[int, int], GofResult] = {}
+    reruns: dict[tuple[int, int], GofResult] = {}
+    observed: dict[tuple[int, int], tuple[Counter, np.ndarray | None]] = {}
+    rejected: list[tuple[int, int]] = []
     try:
-        with executor_for(executor, workers, scheduler) as (ex, _):
+        with _runner(implementation, workers, scheduler, executor, notes) as (mapper, boxes):
             jobs = [Job((0, i, s), (p.queries, p.neighbour)[s], n, p.kind is PairKind.RELEASE) for i, p in enumerate(pairs) for s in (0, 1)]
             t_sampling = time.perf_counter()
-            tallies, interrupted, sampling, bookkeeping = run_jobs(implementation, jobs, seed, claimed.releases_values, ex,
+            tallies, interrupted, sampling, bookkeeping = run_jobs(mapper, jobs, seed, claimed.releases_values,
                                                                    None if bar is None else bar.update)
             wall_sampling = time.perf_counter() - t_sampling
             t1 = time.perf_counter()
-            tests: dict[tuple[int, int], GofResult] = {}
-            observed: dict[tuple[int, int], tuple[Counter, np.ndarray | None]] = {}
             for (i, s), law in laws.items():
                 tally = tallies[(0, i, s)]
                 inner = edges.get(i, {}).get(s)
                 observed[(i, s)] = _side_counts(pairs[i], tally, inner)
-                if tally.runs:
+                if tally.runs == n:
                     tests[(i, s)] = g_test(observed[(i, s)][0], law)
-            rejected = [key for key, t in tests.items() if t.p_value < level]
-            reruns: dict[tuple[int, int], GofResult] = {}
+            rejected = [key for key, t in tests.items() if rejects(t.p_value, level)]
             stats_time = stats_before + bookkeeping + time.perf_counter() - t1
             if rejected and not interrupted:
                 jobs = [Job((1, i, s), (pairs[i].queries, pairs[i].neighbour)[s], n, pairs[i].kind is PairKind.RELEASE) for i, s in rejected]
                 if bar is not None:
                     bar.total += len(jobs) * n
                 t_more = time.perf_counter()
-                more, interrupted, extra, more_bookkeeping = run_jobs(implementation, jobs, seed, claimed.releases_values, ex,
+                more, interrupted, extra, more_bookkeeping = run_jobs(mapper, jobs, seed, claimed.releases_values,
                                                                       None if bar is None else bar.update)
                 wall_sampling += time.perf_counter() - t_more
                 sampling += extra
@@ -165,9 +262,12 @@ def audit(implementation: Callable[..., Any], claimed: SparseVector, *, samples:
                 t2 = time.perf_counter()
                 for i, s in rejected:
                     tally = more[(1, i, s)]
-                    if tally.runs:
+                    if tally.runs == n:
                         reruns[(i, s)] = g_test(_side_counts(pairs[i], tally, edges.get(i, {}).get(s))[0], laws[(i, s)])
                 stats_time += time.perf_counter() - t2
+            if boxes is not None and boxes.printed:
+                notes.append(f"the implementation wrote {boxes.printed:,} bytes to standard output; they were discarded "
+                             "(the report and --json are the audit's own)")
     finally:
         if bar is not None:
             bar.close()
@@ -184,20 +284,14 @@ def audit(implementation: Callable[..., Any], claimed: SparseVector, *, samples:
             grid_err = max(release_cells(claim, q[0], edges[i][s])[1] for s, q in enumerate((p.queries, p.neighbour)))
         reports.append(PairReport(p, (tests[(i, 0)], tests[(i, 1)]), (reruns.get((i, 0)), reruns.get((i, 1))), loss,
                                   _exact_loss(laws[(i, 0)], laws[(i, 1)]), level, grid_err))
-    confirmed = any(r.confirmed for r in reports)
-    if confirmed:
-        verdict = AuditVerdict.DEVIATES
-    elif rejected or interrupted:
-        verdict = AuditVerdict.UNDECIDED
-    else:
-        verdict = AuditVerdict.MATCHES
-    notes = []
+    keys_done = sorted(tests)
+    verdict = decide([tests[key].p_value for key in keys_done],
+                     [reruns[key].p_value if key in reruns else None for key in keys_done], level, interrupted)
     if interrupted:
         notes.append(f"interrupted: {len(complete)} of {len(pairs)} pairs complete; the verdict is at most undecided unless a "
                      "rejection was already confirmed")
     if worst_pair and pairs and pairs[0].kind is PairKind.WORST:
         wl = laws[(0, 0)]
-
         w = worst_case(claimed).witness
         if w.outcome in wl and wl[w.outcome] * n < 1:
             notes.append(f"the worst pair's witness outcome {w.outcome} (exact loss {float(w.loss):.6g}, 50 digits) has probability "
@@ -214,5 +308,6 @@ def audit(implementation: Callable[..., Any], claimed: SparseVector, *, samples:
                 obs.append(Observation(pairs[i], s, counts, bins, edges.get(i, {}).get(s)))
         fitted = fit(claimed, obs)
     stats_time += time.perf_counter() - t3
-    return AuditResult(label, claimed, verdict, reports, n, false_alarm, detectable_tv(n, df, level), POWER, df, confidence,
-                       fitted, interrupted, sampling, stats_time, notes, wall_sampling, time.perf_counter() - t_start)
+    return AuditResult(label, claimed, verdict, reports, n, false_alarm, detectable_tv(n, df, level, test_power), verdict_power(test_power), df,
+                       confidence, fitted, interrupted, sampling, stats_time, notes, wall_sampling, time.perf_counter() - t_start,
+                       tests_planned=m, level_applied=level, power_per_test=test_power)

@@ -55,6 +55,7 @@ class AuditResult:
     samples_per_side: int
     false_alarm: float
     detectable_tv: float
+    #: Power of the verdict ``deviates`` at ``detectable_tv``: a rejection and its confirming re-run.
     power: float
     degrees_of_freedom: int
     confidence: float
@@ -68,15 +69,23 @@ class AuditResult:
     #: Wall-clock seconds of the sampling phase (all workers) and of the whole audit.
     sampling_wall_seconds: float = 0.0
     wall_seconds: float = 0.0
+    #: The number of tests m the audit planned (2 per pair) and the level α/m each was run at: stored as
+    #: applied, not recomputed (an interrupted audit reports fewer pairs than it planned).
+    tests_planned: int = 0
+    level_applied: float = 0.0
+    #: Power of each test (and of its re-run); ``power`` is the verdict's: the square of this
+    #: (`verify.audit.decision`).
+    power_per_test: float = 0.0
 
     @property
     def tests(self) -> int:
-        return 2 * len(self.pairs)
+        """The number of tests planned, m (Bonferroni's divisor)."""
+        return self.tests_planned
 
     @property
     def level(self) -> float:
-        """The level of each test: α over the number of tests (Bonferroni)."""
-        return self.false_alarm / max(self.tests, 1)
+        """The level each test was run at: α/m (`verify.audit.decision.bonferroni_level`)."""
+        return self.level_applied
 
     def _repr_markdown_(self) -> str:
 
@@ -91,7 +100,8 @@ class AuditResult:
             "tests": self.tests,
             "level_per_test": self.level,
             "samples_per_side": self.samples_per_side,
-            "power": self.power,
+            "power": round(self.power, 6),
+            "power_per_test": round(self.power_per_test, 6),
             "detectable_total_variation": round(self.detectable_tv, 6),
             "degrees_of_freedom_for_power": self.degrees_of_freedom,
             "loss_confidence": self.confidence,
@@ -112,7 +122,8 @@ class AuditResult:
                f"false-alarm rate {self.false_alarm:g} over {self.tests} tests (Bonferroni: level {self.level:.3g} each; "
                f"a rejection counts only if a re-run on fresh seeds rejects again)",
                f"samples: {self.samples_per_side:,} per side; any deviation of total variation >= {self.detectable_tv:.4f} "
-               f"(on the pooled cells, up to {self.degrees_of_freedom} degrees of freedom) is detected with power {self.power:g}"]
+               f"(on the pooled cells, up to {self.degrees_of_freedom} degrees of freedom) is called deviates with power "
+               f"{self.power:.2g} (each test and its re-run with power {self.power_per_test:.3g})"]
         for r in self.pairs:
             p = r.pair
             mark = "CONFIRMED deviation" if r.confirmed else ("rejected, not confirmed on fresh seeds" if r.rejected else "ok")

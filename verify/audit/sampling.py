@@ -13,16 +13,17 @@ returned with ``interrupted`` set, and the audit reports on them.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from verify.audit.adapters import normalize
+from verify.audit.adapters import ImplementationError, describe_failure, normalize
 from verify.errors import InputError
 from verify.parallel import ordered_results
 
@@ -51,10 +52,18 @@ class Tally:
     runs: int = 0
 
 
-def _chunk(task: tuple[Callable[..., Any], int, Job, int, int, bool]) -> tuple[Counter, list[float], int, int, float, float]:
-    """Run one chunk; also returns the seconds spent inside ``impl`` and in the whole chunk."""
+#: A chunk's task: (seed, job, chunk index, runs, claim releases values).
+Task = tuple[int, "Job", int, int, bool]
+#: A chunk's result: counts, kept values, runs with the wrong number of values, runs, seconds inside
+#: the implementation, seconds of the whole chunk.
+ChunkResult = tuple[Counter, list[float], int, int, float, float]
+
+
+def run_chunk(impl: Callable[..., Any], task: Task) -> ChunkResult:
+    """Run one chunk; also returns the seconds spent inside ``impl`` and in the whole chunk.  An exception
+    inside ``impl`` becomes `ImplementationError` (one line: the exception and where it came from)."""
     t_start = time.perf_counter()
-    impl, seed, job, index, n, releases = task
+    seed, job, index, n, releases = task
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(*job.key, index)))
     q = np.array(job.queries, dtype=float)
     plain: dict[str, int] = {}  # runs that returned a bare string: counted first, each distinct string checked once
@@ -65,7 +74,10 @@ def _chunk(task: tuple[Callable[..., Any], int, Job, int, int, bool]) -> tuple[C
     clock = time.perf_counter
     for _ in range(n):
         t0 = clock()
-        raw = impl(q, rng)
+        try:
+            raw = impl(q, rng)
+        except Exception as exc:  # the implementation's own failure: a one-line report, not a finding
+            raise ImplementationError(f"implementation {describe_failure(exc)} at queries {_short(q)}") from None
         in_impl += clock() - t0
         if type(raw) is str:
             plain[raw] = plain.get(raw, 0) + 1
@@ -84,7 +96,21 @@ def _chunk(task: tuple[Callable[..., Any], int, Job, int, int, bool]) -> tuple[C
     return counts, values, wrong, n, in_impl, time.perf_counter() - t_start
 
 
-def run_jobs(impl: Callable[..., Any], jobs: Iterable[Job], seed: int, releases: bool, executor: Executor | None,
+def _short(q: np.ndarray) -> str:
+    return "(" + ", ".join(f"{x:g}" for x in q[:6]) + (", ..." if len(q) > 6 else "") + ")"
+
+
+#: Runs the chunks' tasks and yields their results in task order (`ordered_results` over an executor,
+#: or `verify.audit.sandbox.Sandboxes.map`).
+Mapper = Callable[[list[Task]], Iterator[ChunkResult]]
+
+
+def executor_mapper(impl: Callable[..., Any], executor: Executor | None) -> Mapper:
+    """Run the chunks here (``executor`` None) or on ``executor`` (worker processes, Dask)."""
+    return lambda tasks: ordered_results(functools.partial(run_chunk, impl), tasks, executor, window=16)
+
+
+def run_jobs(mapper: Mapper, jobs: Iterable[Job], seed: int, releases: bool,
              progress: Callable[[int], None] | None = None) -> tuple[dict[tuple[int, int, int], Tally], bool, float, float]:
     """(tally per job key, interrupted, seconds inside the implementation, seconds of the chunks' own
     bookkeeping: normalizing and counting the runs), both summed over the chunks wherever they ran."""
@@ -95,15 +121,15 @@ def run_jobs(impl: Callable[..., Any], jobs: Iterable[Job], seed: int, releases:
             raise InputError(f"samples: {job.runs!r} must be >= 1")
         tallies[job.key] = Tally()
         for j, start in enumerate(range(0, job.runs, CHUNK)):
-            tasks.append((impl, seed, job, j, min(CHUNK, job.runs - start), releases))
+            tasks.append((seed, job, j, min(CHUNK, job.runs - start), releases))
     interrupted = False
     in_impl = overhead = 0.0
-    results = ordered_results(_chunk, tasks, executor, window=16)
+    results = mapper(tasks)
     try:
         for task, (counts, values, wrong, n, t_impl, t_chunk) in zip(tasks, results):
             in_impl += t_impl
             overhead += t_chunk - t_impl
-            tally = tallies[task[2].key]
+            tally = tallies[task[1].key]
             tally.counts.update(counts)
             tally.values.extend(values)
             tally.wrong_values += wrong
@@ -113,5 +139,7 @@ def run_jobs(impl: Callable[..., Any], jobs: Iterable[Job], seed: int, releases:
     except KeyboardInterrupt:
         interrupted = True
     finally:
-        results.close()
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()
     return tallies, interrupted, in_impl, overhead

@@ -1,8 +1,10 @@
 """``svt-verify audit``: does an implementation sample the law of the variant it claims (docs/audit.md)?
 
-Exit status: 0 when the audit finishes (matches or undecided), 1 when it
-``deviates``, 2 for bad input, 130 when interrupted (the partial result is
-printed first).
+Exit status: 0 ``matches``, 1 ``deviates``, 3 ``undecided`` (not a pass), 2 for
+bad input or a failure of the implementation (it raised, exited, printed its way
+out or was killed: one line naming the exception and where it came from), 130
+when interrupted (the partial result is printed first).  The implementation runs
+in child processes of its own (`verify.audit.sandbox`).
 """
 
 from __future__ import annotations
@@ -17,15 +19,21 @@ from verify.cli.variant import add_variant_flags, variant_from_args
 from verify.errors import InputError
 from verify.verdicts import AuditVerdict
 
-#: Largest number of samples per side of a pair.
+#: Largest number of samples per side of a pair, longest structured pair and the default cap on the runs: the
+#: values of `verify.audit.core` (not imported here: every command's start-up would load numpy and scipy;
+#: tests/test_audit_exit.py checks that they agree).
 MAX_SAMPLES = 100_000_000
+MAX_QUERIES_PER_PAIR = 12
+MAX_RUNS = 50_000_000
+#: Exit status of ``undecided``: a CI job must not read it as a pass (0) nor as a finding (1).
+EXIT_UNDECIDED = 3
 
 
 def _spec(text: str, name: str) -> str:
-    from verify.audit.adapters import load
+    from verify.audit.adapters import parse_spec  # start-up time (see MAX_SAMPLES)
 
     value = flags.TEXT.parse(text, name).strip()
-    load(value)  # refuses a bad spec here, in one line, before any work
+    parse_spec(value)  # refuses a bad spec here, in one line; the module is imported (run) in the audit's children
     return value
 
 
@@ -36,20 +44,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("audit", help="test an implementation's output frequencies against the exact law of the variant it claims",
                        description="Run MODULE:CALLABLE (impl(queries, rng) -> outcome string, or (outcome, released values)) at the "
                                    "claimed variant's worst pair, structured and random pairs; G-test every side against the exact "
-                                   "law; on a confirmed deviation, name the law it samples (docs/audit.md).")
+                                   "law; on a confirmed deviation, name the law it samples (docs/audit.md). Exit status: 0 matches, "
+                                   "1 deviates, 3 undecided, 2 bad input or a failure of the implementation.")
     p.add_argument("--implementation", type=IMPLEMENTATION, required=True, metavar="MODULE:CALLABLE",
-                   help="the callable to audit, imported by name (e.g. verify.audit.examples:lyu1)")
+                   help="the callable to audit: MODULE:CALLABLE, path/to/file.py:CALLABLE, either with ?key=value&... "
+                        "keyword parameters (e.g. verify.audit.examples:lyu1). The module is imported, which runs its code, "
+                        "in child processes with stdout captured")
     add_mechanism_flags(p)
     add_variant_flags(p)
     g = p.add_argument_group("audit")
     g.add_argument("--samples", type=flags.integer(10, MAX_SAMPLES), metavar="N",
-                   help="runs per side of each pair (default: chosen from --target-tv)")
-    g.add_argument("--target-tv", type=flags.number_range(Fraction(1, 10**4), Fraction(1)), default="0.05",
-                   metavar="D", help="detect any deviation of total variation >= D at a pair with power 0.9 (default 0.05)")
+                   help="runs per side of each pair (default: chosen from --target-tv; not with --target-tv)")
+    g.add_argument("--target-tv", type=flags.number_range(Fraction(1, 10**4), Fraction(1)),
+                   metavar="D", help="call any deviation of total variation >= D at a pair deviates with power 0.9 (default 0.05; "
+                                     "not with --samples)")
     g.add_argument("--false-alarm", type=flags.number_range(Fraction(1, 10**12), Fraction(49, 100)),
                    default="0.001", metavar="A", help="false-alarm rate over all tests, Bonferroni (default 0.001)")
     g.add_argument("--random-pairs", type=flags.integer(0, 100), default="4", metavar="N", help="seeded random pairs (default 4)")
-    g.add_argument("--queries-per-pair", type=flags.integer(1, 12), metavar="K",
+    g.add_argument("--max-runs", type=flags.integer(1, 10**12), default=str(MAX_RUNS), metavar="N",
+                   help=f"refuse up front an audit that may need more runs than N, re-runs included (default {MAX_RUNS:,})")
+    g.add_argument("--queries-per-pair", type=flags.integer(1, MAX_QUERIES_PER_PAIR), metavar="K",
                    help="queries of the structured and random pairs (default max(3, cutoff + 1))")
     g.add_argument("--no-worst-pair", action="store_true", help="skip the worst-case search's pair")
     g.add_argument("--seed", type=flags.integer(0, 2**63 - 1), default="0", help="seed of the pairs and the runs (default 0)")
@@ -63,16 +77,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from verify.audit import audit, load
+    from verify.audit import audit  # start-up time (see MAX_SAMPLES)
 
     if args.workers is not None and args.scheduler is not None:
         raise InputError("--workers: give either --workers or --scheduler, not both")
+    if args.samples is not None and args.target_tv is not None:
+        raise InputError("--samples: give either --samples (runs per side) or --target-tv (which chooses them), not both")
     mech = variant_from_args(args)
-    impl = load(args.implementation)
-    res = audit(impl, mech, samples=args.samples, target_tv=float(args.target_tv), false_alarm=float(args.false_alarm),
+    res = audit(args.implementation, mech, samples=args.samples,
+                target_tv=None if args.target_tv is None else float(args.target_tv), false_alarm=float(args.false_alarm),
                 random_pairs=args.random_pairs, queries_per_pair=args.queries_per_pair, seed=args.seed,
                 workers=args.workers, scheduler=args.scheduler, progress=sys.stderr.isatty() and not args.json,
-                worst_pair=not args.no_worst_pair, name=args.implementation)
+                worst_pair=not args.no_worst_pair, name=args.implementation, max_runs=args.max_runs)
     if args.json:
         emit_json(res.to_json())
     else:
@@ -80,4 +96,6 @@ def run(args: argparse.Namespace) -> int:
     if res.interrupted:
         sys.stderr.write("svt-verify: interrupted (partial result above)\n")
         return 130
-    return 1 if res.verdict is AuditVerdict.DEVIATES else 0
+    if res.verdict is AuditVerdict.DEVIATES:
+        return 1
+    return EXIT_UNDECIDED if res.verdict is AuditVerdict.UNDECIDED else 0
