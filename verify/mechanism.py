@@ -82,6 +82,13 @@ def output_label(output: Output) -> str:
     return f"s_{output}"
 
 
+def output_name(output: Output, k: int) -> str:
+    """The one printed spelling of a seed output among k queries: the outcome string, the seed's label as an alias,
+    e.g. ``BBA (s_3)``, ``BB (⊤^k)``."""
+    string = "B" * k if output == NO_HALT else "B" * (int(output) - 1) + "A"
+    return f"{string} ({output_label(output)})"
+
+
 def parse_queries(values: Sequence[object], name: str = "queries") -> tuple[Fraction, ...]:
     """A query vector: a list, tuple, range or 1-d array of exact numbers (never a string, dict or set)."""
     values = sequence(values, name, MAX_LIST)

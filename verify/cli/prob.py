@@ -8,7 +8,7 @@ import mpmath
 import sympy
 
 from verify.cli import flags, limits
-from verify.cli.common import EXIT_CODES_NO_FINDING, add_mechanism_flags, emit_json, mechanism_json, mp_str, output_json
+from verify.cli.common import EXIT_CODES_NO_FINDING, add_mechanism_flags, emit_json, mp_str, output_json
 from verify.cli.progress import stages
 from verify.cli.variant import (
     add_output_flags,
@@ -19,7 +19,8 @@ from verify.cli.variant import (
     seed_output,
     variant_from_args,
 )
-from verify.mechanism import output_column, output_label
+from verify.family.integrand import Kind
+from verify.mechanism import NO_HALT, output_column, output_label
 from verify.probabilities import MAX_DIGITS, MIN_DIGITS, mp_distribution, symbolic_distribution
 from verify.serialize import FLOAT64_DIGITS
 
@@ -88,28 +89,53 @@ def _evaluate(mech, q, col: int, method: str, digits: int):
 
 
 def _report(args, mech, q, out, value, expression, digits) -> int:
+    outcome = "B" * len(q) if out == NO_HALT else "B" * (out - 1) + "A"
+    return _print_result(args, mech, q, outcome, (), Kind.PROBABILITY, args.method, digits, value, expression)
+
+
+def seed_alias(mech, outcome: str) -> int | str | None:
+    """The seed's name of ``outcome`` (JSON: i for s_i = B^{i-1}A, "none" for ⊤^k = B^k) where the run halts at its
+    first A (cutoff 1, no release), else None: an alias beside the primary spelling, the outcome string."""
+    if mech.cutoff != 1 or mech.releases_values:
+        return None
+    if "A" not in outcome:
+        return output_json(NO_HALT)
+    return output_json(len(outcome)) if outcome == "B" * (len(outcome) - 1) + "A" else None
+
+
+def _print_result(args, mech, q, outcome: str, released, kind, detail: str, digits: int, value, expression) -> int:
+    """The one report of ``prob`` (text and JSON) for every variant: the outcome string is the primary spelling,
+    the seed's s_i / ⊤^k only an alias (``output`` in JSON)."""
     with mpmath.workdps(digits + 10):
-        logp_str = mp_str(mpmath.log(value), digits) if value > 0 else "-inf"
+        log_str = mp_str(mpmath.log(value), digits) if value > 0 else "-inf"
+    alias = seed_alias(mech, outcome)
     result = {
-        "mechanism": mechanism_json(mech),
+        "mechanism": mech.to_json(),
+        "variant": mech.describe(),
         "queries": [str(x) for x in q],
-        "output": output_json(out),
-        "method": args.method,
+        "outcomes": outcome,
+        "output": alias,
+        "released": [str(v) for v in released],
+        "kind": kind.value,
+        "method": detail,
         "digits": digits,
-        "probability": mp_str(value, digits),
-        "log_probability": logp_str,
+        kind.value: mp_str(value, digits),
+        f"log_{kind.value}": log_str,
     }
     if expression is not None:
         result["expression"] = expression
     if args.json:
         emit_json(result)
-    else:
-        print(f"{mech.describe()}")
-        print(f"queries {', '.join(result['queries'])}; output {output_label(out)}; method {args.method}")
-        print(f"Pr = {result['probability']}")
-        print(f"log Pr = {result['log_probability']}")
-        if expression is not None:
-            print(f"exact: {expression}")
+        return 0
+    print(mech.describe())
+    rel = f"; released {', '.join(result['released'])}" if released else ""
+    also = "" if alias is None else f" ({output_label(NO_HALT if alias == output_json(NO_HALT) else alias)})"
+    print(f"queries {', '.join(result['queries'])}; outcome {outcome}{also}{rel}; method {detail}")
+    name = "Pr" if kind is Kind.PROBABILITY else "density"
+    print(f"{name} = {result[kind.value]}")
+    print(f"log {name} = {log_str}")
+    if expression is not None:
+        print(f"exact: {expression}")
     return 0
 
 
@@ -152,31 +178,4 @@ def run_family(args: argparse.Namespace, mech) -> int:
             ev = evaluate(mech, q, outcome, released, digits)
             value, detail = ev.value, f"mpmath ({ev.method})"
         bar.update(1)
-    with mpmath.workdps(digits + 10):
-        log_str = mp_str(mpmath.log(value), digits) if value > 0 else "-inf"
-    result = {
-        "mechanism": mech.to_json(),
-        "variant": mech.describe(),
-        "queries": [str(x) for x in q],
-        "outcomes": outcome,
-        "released": [str(v) for v in released],
-        "kind": kind.value,
-        "method": detail,
-        "digits": digits,
-        kind.value: mp_str(value, digits),
-        f"log_{kind.value}": log_str,
-    }
-    if expression is not None:
-        result["expression"] = expression
-    if args.json:
-        emit_json(result)
-        return 0
-    print(mech.describe())
-    rel = f"; released {', '.join(result['released'])}" if released else ""
-    print(f"queries {', '.join(result['queries'])}; outcome {outcome}{rel}; method {detail}")
-    name = "Pr" if kind is Kind.PROBABILITY else "density"
-    print(f"{name} = {result[kind.value]}")
-    print(f"log {name} = {log_str}")
-    if expression is not None:
-        print(f"exact: {expression}")
-    return 0
+    return _print_result(args, mech, q, outcome, released, kind, detail, digits, value, expression)

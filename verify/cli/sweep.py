@@ -11,7 +11,7 @@ from verify.cli.common import EXIT_CODES, VIOLATION, add_fail_on, add_mechanism_
 from verify.cli.variant import add_variant_flags, seed_label, seed_mechanism
 from verify.errors import InputError
 from verify.exact import fmt
-from verify.mechanism import output_label
+from verify.mechanism import output_name
 from verify.verdicts import SweepVerdict
 
 #: Findings --fail-on can name: a violation confirmed at high precision (verdict refuted), or any
@@ -29,7 +29,7 @@ def _point(w) -> str:
     """Where a witness sits: both query vectors and the output, or (m, κ, d, δ) of a conditional sweep."""
     if w.queries is not None:
         return (f"q(D) = ({', '.join(fmt(x) for x in w.queries)}), q(D') = ({', '.join(fmt(x) for x in w.neighbour_queries)}), "
-                f"output {output_label(w.output)}")
+                f"output {output_name(w.output, len(w.queries))}")
     m = "-inf" if w.gap_max is None else fmt(w.gap_max)
     return f"m = {m}, κ = {fmt(w.kappa)}, d = {fmt(w.gap_query)}, δ = {fmt(w.delta)}"
 

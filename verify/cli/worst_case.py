@@ -20,7 +20,7 @@ from verify.cli.progress import Staged, add_progress_flag
 from verify.cli.variant import FAMILY_DESTS, add_variant_flags, variant_from_args
 from verify.errors import InputError
 from verify.exact import fmt
-from verify.mechanism import output_label
+from verify.mechanism import output_name
 from verify.verdicts import MechanismVerdict
 
 #: Findings --fail-on can name (the verdict).
@@ -123,7 +123,7 @@ def _print_seed(res, mech) -> None:
         print(f"verdict: {res.verdict}")
         print(f"loss found: {mpmath.nstr(res.loss, 20)} nats = {mpmath.nstr(res.loss_over_epsilon, 12)}·ε")
     print(f"  witness: q(D) = ({', '.join(fmt(x) for x in w.queries)}), q(D') = ({', '.join(fmt(x) for x in w.neighbour_queries)}), "
-          f"output {output_label(w.output)}, log ratio ({w.digits} digits) {j['witness']['log_ratio']}")
+          f"output {output_name(w.output, len(w.queries))}, log ratio ({w.digits} digits) {j['witness']['log_ratio']}")
     ub = res.upper_bound
     print(f"proven upper bound: {'none' if ub is None else fmt(ub.value) + ' nats (' + ub.source + ')'}")
     print(f"unbounded: {'yes: ' + res.unbounded_evidence if res.unbounded else 'no evidence'}")
