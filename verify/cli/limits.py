@@ -14,6 +14,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from verify.errors import InputError
+from verify.exact import fmt
 
 #: CPU-time budget of one command at its limits (seconds, 2-core machine; docs/limits.md): five minutes.
 BUDGET_SECONDS = 300
@@ -30,6 +31,9 @@ WORST_CASE_MAX_QUERIES = 12
 #: ``worst-case`` integrates between kinks Δ apart in steps of the noise scale: a scale below Δ/100
 #: (e.g. ε > 300 with the seed's 3Δ/ε) makes its quadrature hundreds of times slower.
 WORST_CASE_MIN_SCALE_OVER_DELTA = Fraction(1, 100)
+#: ``worst-case`` rounds its witness to multiples of the largest of the noise scales and Δ written with a
+#: denominator of at most 1000 (`verify.family.search_tuning.UNIT_DENOMINATOR`): below 1/1000 that unit would be 0.
+WORST_CASE_MIN_UNIT = Fraction(1, 1000)
 #: ``worst-case`` pushes queries to tens of the largest noise scale, and confirms its witness on the
 #: exact oracle, which reaches about 6,900 of the smallest scale: largest / smallest scale <= 100.
 WORST_CASE_MAX_SCALE_RATIO = 100
@@ -77,6 +81,12 @@ def check_queries(k: int, limit: int, what: str) -> None:
 def check_worst_case_scales(mech) -> None:
     """Refuse noise scales below Δ/100 for the worst-case search (see `WORST_CASE_MIN_SCALE_OVER_DELTA`),
     and a largest scale more than `WORST_CASE_MAX_SCALE_RATIO` times the smallest."""
+    largest = max([n.scale for n in (mech.threshold_noise, mech.query_noise) if not n.is_none] + [mech.sensitivity])
+    if largest < WORST_CASE_MIN_UNIT:
+        raise InputError(f"noise scale: the largest noise scale and Δ are at most {float(largest):.3g}, below "
+                         f"{fmt(WORST_CASE_MIN_UNIT)}, the limit of the search (it rounds its witness to multiples of that "
+                         "scale written with a denominator of at most 1000; give the queries in larger units, e.g. Δ = 1; "
+                         "see docs/limits.md)")
     present = []
     for which, noise in (("threshold", mech.threshold_noise), ("query", mech.query_noise)):
         if not noise.is_none and noise.scale < WORST_CASE_MIN_SCALE_OVER_DELTA * mech.sensitivity:

@@ -18,12 +18,20 @@ from verify.comparison import Comparison
 from verify.errors import InputError
 from verify.integer_rules import check_queries
 
+#: Largest runs × (k + 1) simulated at once, as `verify.family.sampler.MAX_CELLS` (about 60 bytes per cell at peak).
+MAX_CELLS = 10_000_000
+
 
 def sample_outcomes(mech: Any, queries: Sequence[object], n: int, rng: np.random.Generator) -> Counter:
     """Counts of the outcome strings of ``n`` runs (the caller seeds ``rng``)."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise InputError(f"samples: {n!r} must be an integer >= 1")
+    if not isinstance(rng, np.random.Generator):
+        raise InputError(f"rng: {type(rng).__name__} is not a numpy Generator (give np.random.default_rng(seed))")
     q = np.asarray(check_queries(queries), dtype=float)
+    if n * (len(q) + 1) > MAX_CELLS:
+        raise InputError(f"samples: {n} runs of {len(q)} queries are {n * (len(q) + 1):.3g} cells; at most {MAX_CELLS:.0e} "
+                         "(about 0.6 GB of arrays): draw in batches from the same generator and add the counts")
     t = float(mech.threshold)
     strict = mech.compare is Comparison.GT
     resample = mech.threshold_policy.value == "resample"

@@ -122,6 +122,10 @@ def search_worst_case(mech: Any, max_queries: int = 2, width: int = 8, digits: i
     return SearchResult(loss, q, qn, s, conf, digits, domain, total, by_k)
 
 
+#: Most integer levels q - t per query in `structured_search` (2·(width + Δ) + 1): levels² vectors per k.
+MAX_LEVELS = 201
+
+
 def structured_search(mech: Any, max_queries: int = 5, width: int = 10, digits: int = 50) -> SearchResult:
     """A structured (not exhaustive) search for AboveThreshold (cutoff 1, shared threshold) up to
     ``max_queries`` queries: every pair ``q = (a, ..., a, c)``, ``q' = q + (s·Δ, ..., s·Δ, s'·Δ)`` with
@@ -135,6 +139,9 @@ def structured_search(mech: Any, max_queries: int = 5, width: int = 10, digits: 
         raise InputError(f"max queries: {max_queries!r} must be an integer from 1 to 50")
     t, delta = mech.threshold.numerator, mech.sensitivity.numerator
     reach = width + delta
+    if 2 * reach + 1 > MAX_LEVELS:  # the input's size, checked before any list is built
+        raise InputError(f"discrete search: 2·(width {width} + Δ {delta}) + 1 = {float(2 * reach + 1):.4g} levels per query is above the limit of "
+                         f"{MAX_LEVELS} (the search screens levels² vectors for each k)")
     levels = range(t - reach, t + reach + 1)
     best: tuple[float, tuple, tuple, str] = (-math.inf, (), (), "")
     total = 0

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
+from verify.engine.discrete_direct import MAX_WINDOW, check_window
 from verify.engine.discrete_plan import Plan, Segment, build_plan
 from verify.noise import Noise
 
@@ -71,6 +72,7 @@ def _segment(seg: Segment, znoise: Noise, xnoise: Noise) -> tuple[float, float]:
     kinks = [1 - u for u in seg.offsets] + [0]
     b = float(znoise.scale)
     reach = max(8, int(math.ceil(znoise.law.tail_reach(b, 60.0))))
+    check_window(max(kinks) - min(kinks) + 2 * reach + 1, b, max(kinks) - min(kinks))
     for _ in range(MAX_WIDENINGS):
         lo, hi = min(kinks) - reach, max(kinks) + reach
         z = np.arange(lo, hi + 1, dtype=float)
@@ -82,6 +84,8 @@ def _segment(seg: Segment, znoise: Noise, xnoise: Noise) -> tuple[float, float]:
             break
         if total == -math.inf and xnoise.is_none:  # indicators: constant beyond the kinks, zero on both sides
             return total, 0.0
+        if z.size + 2 * reach > MAX_WINDOW:  # no wider than the limit: the left-out mass is in the estimate
+            break
         reach *= 2
     if total == -math.inf:
         return total, 0.0

@@ -20,9 +20,12 @@ import numpy as np
 from scipy.special import logsumexp
 
 from verify.comparison import Comparison
+from verify.engine.discrete_direct import check_window
 from verify.errors import InputError
 
 UNIT = 2.0 ** -52
+#: Rows per chunk are chosen so that each (rows, z, k+1) array holds at most this many float64s (32 MB).
+MAX_CELLS = 4_000_000
 
 
 def halting_logs(mech, queries: np.ndarray, chunk: int = 512) -> tuple[np.ndarray, np.ndarray]:
@@ -38,12 +41,15 @@ def halting_logs(mech, queries: np.ndarray, chunk: int = 512) -> tuple[np.ndarra
     u = float(mech.threshold) - q + (1.0 if mech.compare is Comparison.GT else 0.0)
     kinks = 1.0 - u
     reach = math.ceil(zn.law.tail_reach(float(zn.scale), 45.0))
+    spread = float(max(kinks.max(), 0.0) - min(kinks.min(), 0.0))
+    check_window(spread + 2 * reach + 1, float(zn.scale), spread)
     z = np.arange(min(kinks.min(), 0.0) - reach, max(kinks.max(), 0.0) + reach + 1)
     log_pz = zn.log_pdf(z)
     left = float(np.logaddexp(zn.log_sf(np.array([z[-1] + 1.0]))[0], zn.log_cdf(np.array([z[0]]))[0]))
     n, k = q.shape
     out = np.empty((n, k + 1))
     err = np.empty((n, k + 1))
+    chunk = max(1, min(chunk, MAX_CELLS // (z.size * (k + 1))))  # (rows, z, k+1) arrays of at most MAX_CELLS floats
     for start in range(0, n, chunk):
         uu = u[start:start + chunk]
         m = z[None, :, None] + uu[:, None, :]  # (rows, z, k)

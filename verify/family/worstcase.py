@@ -204,6 +204,8 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
         raise InputError(f"--max-queries: {max_queries!r} must be an integer from 1 to 64")
     if isinstance(starts, bool) or not isinstance(starts, int) or starts < 1:
         raise InputError(f"starts: {starts!r} must be an integer >= 1")
+    if not isinstance(monotone, bool):
+        raise InputError(f"monotone: {monotone!r} must be True or False")
     t0 = time.perf_counter()
     shape = as_variant(mech)
     if shape.is_discrete:

@@ -180,7 +180,8 @@ def _mass_panels(shape, q, outcome, v, a_index, seg, pts, cap, digits: int, pane
     import numpy as np
 
     zn, xn, t = shape.threshold_noise, shape.query_noise, shape.threshold
-    kinks = [float(k) for k in pts]
+    # every kink may lie at or above the cap (a released value below them): the mass is then on (-inf, cap]
+    kinks = [float(k) for k in pts] or ([float(cap)] if cap is not None else [0.0])
     span = 40.0 * max(float(zn.scale), float(xn.scale))
     lo, hi = min(kinks) - span, max(kinks) + span
     if cap is not None:
@@ -262,7 +263,7 @@ def check_output(shape: SparseVector, k: int, outcome: str, released: Sequence[F
 
 #: The oracle's expansion in e^{±x/b} may cancel about |q - t|/(2.3 b) digits, and it works at that
 #: many: beyond this many (|q - t| of about 6,900 scales) it runs for minutes (measured: docs/limits.md).
-MAX_GUARD_DIGITS = 3000
+MAX_GUARD_DIGITS = 6000
 
 
 def output_probability(shape: SparseVector, queries: Sequence[object], outcome: str, released: Sequence[object] = (),
