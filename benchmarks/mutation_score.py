@@ -79,10 +79,41 @@ def _ids(path: str, *names: str) -> tuple[str, ...]:
     return tuple(f"{path}::{n}" for n in names)
 
 
+#: Where each rule test of the mutation rounds lives (class or test name -> concept file: tests filed by
+#: what they defend, not by round; docs/mutation.md keeps the rounds' history and names the same classes).
+RULE_FILES: dict[str, str] = {
+    **dict.fromkeys(('TestBoundKills', 'TestBoundKills2', 'TestSeedBoundKills5', 'TestNoCutoffGrowthKills6', 'TestBoundKills6', 'TestGrowthWitnessKills7', 'test_additive_family_supplies_a_witness_beyond_max_queries', 'test_proven_bound_scales_with_epsilon',), "tests/test_bound_rules.py"),
+    **dict.fromkeys(('test_equality_check_refutes_only_a_confirmed_discrepancy', 'test_equality_check_reports_the_failing_point_and_needs_lemmas_to_prove', 'test_pointwise_check_at_a_given_point_uses_the_distance_to_the_nearer_bound', 'test_equality_check_needs_a_nonzero_discrepancy_at_the_confirmation_precisions', 'test_pointwise_check_margin_of_exactly_minus_1e30_is_not_a_violation', 'test_confirm_pointwise_needs_more_than_1e30_beyond_a_bound', 'test_pointwise_check_sweep_reports_the_mpmath_margin_at_the_worst_point',), "tests/test_claim_check_rules.py"),
+    **dict.fromkeys(('TestDeltaKills', 'TestDeltaKills2', 'TestDeltaDefaultsKills', 'TestDeltaKills3', 'TestDeltaStartsKills3', 'TestDeltaCompassKills4', 'TestDeltaWrapperKills4', 'TestDeltaGridKills5', 'TestDeltaKills6',), "tests/test_delta_rules.py"),
+    **dict.fromkeys(('TestClosedFormPointKills3', 'test_fast_conditional_measures_the_cutoff_from_the_threshold', 'test_linear_safe_rows_follow_the_stated_bound', 'test_fast_events_in_blocks_equal_one_pass', 'test_fast_error_estimate_is_the_stated_multiple_of_the_condition_number', 'test_fast_result_is_immutable',), "tests/test_engine_rules.py"),
+    **dict.fromkeys(('TestFlagKills', 'TestFlagKills2', 'TestVariantFlagsKills5', 'TestNoneNoiseScaleKills6', 'TestFlagKills6',), "tests/test_flag_rules.py"),
+    **dict.fromkeys(('test_interval_sums_with_infinite_endpoints_follow_the_extended_reals', 'test_interval_boundedness_and_zero_times_infinity', 'test_interval_of_a_non_finite_ball_is_everything', 'test_interval_prints_ten_digits', 'test_interval_reciprocal_through_zero_is_everything', 'test_interval_is_zero_only_for_the_exact_point_zero', 'test_interval_log_is_minus_infinity_only_at_an_endpoint_zero', 'test_interval_expm1_is_at_least_minus_one', 'test_signed_log_terms_sum_and_the_empty_sum',), "tests/test_interval_rules.py"),
+    **dict.fromkeys(('test_log_ratio_conventions_and_probability_one', 'test_ratio_of_an_output_impossible_on_one_side', 'test_ratio_resolution_scales_with_epsilon_above_one',), "tests/test_ratio_rules.py"),
+    **dict.fromkeys(('TestRdpKills2', 'TestRdpKills5', 'TestRdpKills6',), "tests/test_rdp_rules.py"),
+    **dict.fromkeys(('TestReleaseDensityKills3', 'TestReleaseDensityKills4', 'TestReleaseDensityKills6',), "tests/test_release_density_rules.py"),
+    **dict.fromkeys(('TestReleaseKills', 'TestReleaseRuleKills3', 'TestReleaseRuleKills5', 'TestReleaseRuleKills6',), "tests/test_release_rule_edges.py"),
+    **dict.fromkeys(('test_classify_places_against_a_fractional_epsilon', 'test_float_margin_and_confirm_tolerance_follow_their_formulas', 'test_classify_edges_are_inclusive_for_at_bound', 'test_classify_works_at_the_precision_of_the_digits', 'test_screen_orders_candidates_and_counts_nan_as_violating', 'test_first_violation_confirms_at_most_limit_candidates_in_order', 'test_sweep_decide_counts_every_kind_of_point',), "tests/test_screen_rules.py"),
+    **dict.fromkeys(('TestSearchKills', 'TestSearchKills2', 'TestGapRefinementKills', 'TestSearchKills3', 'TestReleaseMovesKills3', 'TestRefinementKills4', 'TestGridKills4', 'TestReleaseMovesKills4', 'TestWitnessDigitsKills4', 'TestSearchStartsKills7', 'TestTieRulesKills7',), "tests/test_search_rules.py"),
+    **dict.fromkeys(('TestStructuredKills', 'TestStructuredKills3', 'TestStructuredKills4', 'TestQuadratureKills4', 'TestLayoutsKills4', 'TestStructuredKills6',), "tests/test_structured_rules.py"),
+    **dict.fromkeys(('TestRowsKills3',), "tests/test_table_rows.py"),
+    **dict.fromkeys(('TestTightnessKills', 'TestTightnessKills2', 'TestTightnessRunsKills', 'TestTightnessKills3', 'TestTightnessGridKills3', 'TestTightnessKills4', 'TestSeedTightnessKills7', 'test_attained_means_equal_to_the_bound_at_fifty_digits',), "tests/test_tightness_rules.py"),
+    **dict.fromkeys(('TestDecisionKills', 'TestDecisionKills2', 'TestProgressKills', 'TestDecisionKills3', 'TestDecisionKills4', 'TestOnBestKills4', 'TestVerdictRuleKills5', 'TestGuardNearKills7', 'TestDecideKills7', 'TestExactRuleKills7', 'test_worst_case_reports_its_run_time_and_refuses_a_bad_seed', 'test_an_infinite_loss_is_unbounded_with_a_zero_side',), "tests/test_verdict_rules.py"),
+    **dict.fromkeys(('TestWitnessKills', 'TestWitnessKills2', 'TestWitnessKills3', 'TestBestSoFarKills4',), "tests/test_witness_rules.py"),
+}
+
+
+def _rule(name: str) -> str:
+    """The pytest id of a rounds' test by its class (or function) name, ``Class::test`` allowed."""
+    return f"{RULE_FILES[name.split('::')[0]]}::{name}"
+
+
+def _rules(*names: str) -> tuple[str, ...]:
+    return tuple(_rule(n) for n in names)
+
+
 DEC = "tests/test_decisions.py"
 ORA = "tests/test_oracles.py"
 PRB = "tests/test_probabilities.py"
-KIL = "tests/test_mutation_kills.py"
 
 #: The decision and numerical core, each with a fast subset of tests (pytest node ids).
 TARGETS: tuple[Target, ...] = (
@@ -93,7 +124,7 @@ TARGETS: tuple[Target, ...] = (
                 "test_seed_path_has_a_bound_for_every_k_and_a_wrong_certificate_is_caught", "test_verdict_rule_edges")
            + _ids(DEC, "test_worst_case_input_edges_and_frozen_intervals", "test_private_needs_a_proven_bound_at_most_epsilon",
                 "test_private_at_a_bound_equal_to_epsilon", "test_a_loss_equal_to_epsilon_is_not_a_violation_but_above_is")
-           + _ids(KIL, "test_worst_case_reports_its_run_time_and_refuses_a_bad_seed",
+           + _rules("test_worst_case_reports_its_run_time_and_refuses_a_bad_seed",
                   "test_additive_family_supplies_a_witness_beyond_max_queries", "test_proven_bound_scales_with_epsilon",
                   "test_an_infinite_loss_is_unbounded_with_a_zero_side")
            + _ids("tests/test_worstcase.py", "test_negative_controls_not_private_with_confirmed_witness",
@@ -102,24 +133,24 @@ TARGETS: tuple[Target, ...] = (
     Target("worstcase-tightness", ("verify.family.worstcase",), ("_tightness", "_push"),
            _ids(DEC, "test_tightness_is_measured_against_the_proven_bound_not_epsilon",
                 "test_push_table_has_eight_doubling_pushes_below_the_bound")
-           + _ids(KIL, "test_attained_means_equal_to_the_bound_at_fifty_digits")
+           + _rules("test_attained_means_equal_to_the_bound_at_fifty_digits")
            + _ids("tests/test_worstcase_guard.py", "test_tightness_witness_above_the_bound_raises", "test_pushed_point_above_the_bound_raises")
            + _ids("tests/test_worstcase.py", "test_seed_mechanisms_never_not_private", "test_mechanism_one_gap_shrinks_with_push")),
     Target("sweep-decision", ("verify.sweep", "verify.screen"),
            ("_classify", "_decide", "verdict", "float_margin", "mp_tolerance", "classify", "decide", "screen", "confirm_tolerance",
             "first_violation"),
-           _ids(KIL, "test_classify_places_against_a_fractional_epsilon", "test_classify_edges_are_inclusive_for_at_bound", "test_float_margin_and_confirm_tolerance_follow_their_formulas",
+           _rules("test_classify_places_against_a_fractional_epsilon", "test_classify_edges_are_inclusive_for_at_bound", "test_float_margin_and_confirm_tolerance_follow_their_formulas",
                 "test_classify_works_at_the_precision_of_the_digits", "test_screen_orders_candidates_and_counts_nan_as_violating",
                 "test_first_violation_confirms_at_most_limit_candidates_in_order", "test_sweep_decide_counts_every_kind_of_point")
            + _ids(DEC, "test_near_epsilon_mechanisms_are_where_the_docstring_says", "test_sweep_confirms_a_violation_below_the_float_margin",
                 "test_sweep_just_inside_is_neither_violation_nor_at_bound", "test_sweep_exact_bound_is_at_bound_not_violation",
                 "test_sweep_unconfirmed_violations_read_refuted_float64")),
-    Target("ratio-decision", ("verify.ratio",), ("_ratio_report", "log_ratio"),
-           _ids(KIL, "test_log_ratio_conventions_and_probability_one", "test_ratio_of_an_output_impossible_on_one_side",
+    Target("ratio-decision", ("verify.ratio", "verify.logratio"), ("_ratio_report", "log_ratio"),
+           _rules("test_log_ratio_conventions_and_probability_one", "test_ratio_of_an_output_impossible_on_one_side",
                 "test_ratio_resolution_scales_with_epsilon_above_one")
            + _ids(DEC, "test_near_epsilon_mechanisms_are_where_the_docstring_says", "test_ratio_within_bounds_at_the_resolution_of_the_digits")),
     Target("certify-interval", ("verify.certify.interval",), ("*",),
-           _ids(KIL, "test_interval_sums_with_infinite_endpoints_follow_the_extended_reals", "test_interval_prints_ten_digits",
+           _rules("test_interval_sums_with_infinite_endpoints_follow_the_extended_reals", "test_interval_prints_ten_digits",
                 "test_interval_reciprocal_through_zero_is_everything", "test_interval_boundedness_and_zero_times_infinity",
                 "test_interval_of_a_non_finite_ball_is_everything", "test_interval_is_zero_only_for_the_exact_point_zero",
                 "test_interval_log_is_minus_infinity_only_at_an_endpoint_zero", "test_interval_expm1_is_at_least_minus_one")
@@ -129,7 +160,7 @@ TARGETS: tuple[Target, ...] = (
            + _ids("tests/test_certify.py", "test_interval_keeps_exact_tangency", "test_search_refutes_and_does_not_certify_an_interior_tangency",
                   "test_interval_evaluation_encloses_exact_values")),
     Target("claim-steps", ("proofs.steps",), ("equality_check", "pointwise_check", "_confirm_pointwise"),
-           _ids(KIL, "test_equality_check_refutes_only_a_confirmed_discrepancy",
+           _rules("test_equality_check_refutes_only_a_confirmed_discrepancy",
                 "test_pointwise_check_at_a_given_point_uses_the_distance_to_the_nearer_bound",
                 "test_equality_check_reports_the_failing_point_and_needs_lemmas_to_prove",
                 "test_equality_check_needs_a_nonzero_discrepancy_at_the_confirmation_precisions",
@@ -147,7 +178,7 @@ TARGETS: tuple[Target, ...] = (
                 "test_gaussian_noise_kernel_matches_its_definition_in_both_tails", "test_noise_sampler_has_the_stated_distribution")
            + _ids(DEC, "test_sampler_halts_on_ties_without_noise", "test_sampler_matches_exact_distribution")),
     Target("fast-path", ("verify.engine.fast_closed_form",), ("*",),
-           _ids(KIL, "test_fast_conditional_measures_the_cutoff_from_the_threshold", "test_linear_safe_rows_follow_the_stated_bound",
+           _rules("test_fast_conditional_measures_the_cutoff_from_the_threshold", "test_linear_safe_rows_follow_the_stated_bound",
                 "test_fast_events_in_blocks_equal_one_pass", "test_fast_error_estimate_is_the_stated_multiple_of_the_condition_number",
                 "test_fast_result_is_immutable", "test_signed_log_terms_sum_and_the_empty_sum")
            + _ids(PRB, "test_symbolic_mpmath_fast_agree", "test_fast_matches_mpmath_k20_and_tails", "test_fast_linear_and_log_space_agree",
@@ -163,17 +194,7 @@ TARGETS: tuple[Target, ...] = (
 # exercise behaviour through public functions, so they survive such moves.
 BND, VW, REL = "tests/test_bound_preconditions.py", "tests/test_verdict_words.py", "tests/test_release_densities.py"
 FV, STR, FLG = "tests/test_family_verdicts.py", "tests/test_structured_search.py", "tests/test_variant_flags.py"
-FK, GRD = "tests/test_family_mutation_kills.py", "tests/test_worstcase_guard.py"
-FK2 = "tests/test_family_mutation_kills2.py"
-FK3 = "tests/test_family_mutation_kills3.py"
-FK4S = "tests/test_family_mutation_kills4_search.py"  # fourth round: family-search, family-tightness, family-witness
-FK4C = "tests/test_family_mutation_kills4_core.py"  # fourth round: structured, delta, decision, densities
-FK5 = "tests/test_family_mutation_kills5.py"  # the survivors of the fourth round's sample (seed 2204)
-FK7 = "tests/test_family_mutation_kills7_decision.py"  # the full enumeration of family-decision (2026-12-06)
-FK6B = "tests/test_family_mutation_kills6_bounds.py"  # full enumerations of family-bounds and variant-flags
-FK6D = "tests/test_family_mutation_kills6_densities.py"  # the full enumeration of release-densities (sixth round)
-FK6S = "tests/test_family_mutation_kills6_struct.py"  # full enumerations of family-tightness, -witness and -structured
-FK6L = "tests/test_family_mutation_kills6_delta.py"  # full enumerations of family-delta, family-rdp and release-rules
+GRD = "tests/test_worstcase_guard.py"
 #: The family's search and decision (`verify.worstcase.decision` restates the result in the seed's terms).
 _FAMILY_SEARCH = ("verify.family.worstcase",)
 _SEED_VIEW = ("verify.worstcase.decision",)
@@ -201,7 +222,7 @@ FAMILY_TARGETS: tuple[Target, ...] = (
                 "test_gaussian_tail_growth_is_a_true_lower_bound_at_its_edge")
            + _ids(FV, "test_query_release_growth_is_exact", "test_no_cutoff_growth_lower_bound_holds",
                   "test_gaussian_tail_growth_lower_bound_holds")
-           + (f"{FK}::TestBoundKills", f"{FK2}::TestBoundKills2", f"{FK5}::TestSeedBoundKills5", f"{FK5}::TestNoCutoffGrowthKills6", f"{FK6B}::TestBoundKills6")),
+           + (_rule("TestBoundKills"), _rule("TestBoundKills2"), _rule("TestSeedBoundKills5"), _rule("TestNoCutoffGrowthKills6"), _rule("TestBoundKills6"))),
     Target("family-decision", _FAMILY_SEARCH + _SEED_VIEW,
            ("_decide", "family_worst_case", "_best_per_layout", "_largest_confirmed", "verdict_rule", "guard", "_guard_all", "_tol",
             "worst_case", "_output", "_seed_witness"),
@@ -210,51 +231,51 @@ FAMILY_TARGETS: tuple[Target, ...] = (
                 "test_unbounded_needs_an_infinite_loss_or_a_growth_proof", "test_guard_a_loss_above_the_bound_by_more_than_tol_is_a_bug")
            + _ids(GRD, "test_search_witness_above_the_bound_raises", "test_per_k_row_above_its_bound_raises",
                   "test_verdict_rule_edges")
-           + (f"{FK}::TestDecisionKills", f"{FK2}::TestDecisionKills2", f"{FK2}::TestProgressKills", f"{FK2}::TestTightnessRunsKills", f"{FK3}::TestDecisionKills3",
-              f"{FK3}::TestRowsKills3", f"{FK4S}::TestOnBestKills4", f"{FK4C}::TestDecisionKills4", f"{FK5}::TestVerdictRuleKills5",
-              FK7)),
+           + (_rule("TestDecisionKills"), _rule("TestDecisionKills2"), _rule("TestProgressKills"), _rule("TestTightnessRunsKills"), _rule("TestDecisionKills3"),
+              _rule("TestRowsKills3"), _rule("TestOnBestKills4"), _rule("TestDecisionKills4"), _rule("TestVerdictRuleKills5"),
+              *_rules("TestSearchStartsKills7", "TestTieRulesKills7", "TestGrowthWitnessKills7", "TestSeedTightnessKills7", "TestGuardNearKills7", "TestDecideKills7", "TestExactRuleKills7"))),
     Target("family-tightness", _FAMILY_SEARCH, ("_tightness", "_push"),
            _ids(VW, "test_attained_at_fifty_digits_and_not_one_digit_short", "test_approached_below_a_millionth_of_the_bound_and_loose_above")
            + _ids(GRD, "test_tightness_witness_above_the_bound_raises", "test_pushed_point_above_the_bound_raises")
-           + (f"{FK}::TestTightnessKills", f"{FK}::TestSearchKills::test_mechanism_two_attains_its_bound", f"{FK2}::TestTightnessKills2", f"{FK3}::TestTightnessKills3",
-              f"{FK3}::TestTightnessGridKills3", f"{FK4S}::TestTightnessKills4")),
+           + (_rule("TestTightnessKills"), _rule("TestSearchKills::test_mechanism_two_attains_its_bound"), _rule("TestTightnessKills2"), _rule("TestTightnessKills3"),
+              _rule("TestTightnessGridKills3"), _rule("TestTightnessKills4"))),
     Target("family-structured", ("verify.family.structured",),
            ("layouts", "_segment_log", "_segment_points", "_panel_rule", "_r_free", "family_log_probability", "family_log_ratio",
             "_logsumexp", "string", "k"),
-           (STR, f"{FK}::TestStructuredKills", f"{FK3}::TestStructuredKills3", "tests/test_structured_evaluator.py",
-            f"{FK4C}::TestStructuredKills4", f"{FK4C}::TestQuadratureKills4", f"{FK4C}::TestLayoutsKills4", f"{FK6S}::TestStructuredKills6") + _ids(FV, "test_lyu4_loss_is_the_change_of_variables_bound")),
+           (STR, _rule("TestStructuredKills"), _rule("TestStructuredKills3"), "tests/test_structured_evaluator.py",
+            _rule("TestStructuredKills4"), _rule("TestQuadratureKills4"), _rule("TestLayoutsKills4"), _rule("TestStructuredKills6")) + _ids(FV, "test_lyu4_loss_is_the_change_of_variables_bound")),
     Target("family-search", _FAMILY_SEARCH,
            ("_patterns", "_grid_layout", "_refine", "_refine_once", "_witness", "_scale", "_release_moves"),
-           (f"{FK}::TestSearchKills", f"{FK2}::TestSearchKills2", f"{FK2}::TestGapRefinementKills", f"{FK2}::TestSearchKills3", f"{FK3}::TestReleaseMovesKills3", f"{FK4S}::TestRefinementKills4",
-            f"{FK4S}::TestGridKills4", f"{FK4S}::TestReleaseMovesKills4", f"{FK4S}::TestWitnessDigitsKills4")
+           (_rule("TestSearchKills"), _rule("TestSearchKills2"), _rule("TestGapRefinementKills"), _rule("TestSearchKills3"), _rule("TestReleaseMovesKills3"), _rule("TestRefinementKills4"),
+            _rule("TestGridKills4"), _rule("TestReleaseMovesKills4"), _rule("TestWitnessDigitsKills4"))
            + _ids(FV, "test_lyu4_loss_is_the_change_of_variables_bound")),
     Target("family-witness", ("verify.family.witness",), ("*",),
            _ids(VW, "test_not_private_just_above_epsilon_plus_tol_and_not_just_below", "test_unbounded_needs_an_infinite_loss_or_a_growth_proof")
-           + _ids(FV, "test_witness_reproducible_with_ratio") + (f"{FK}::TestWitnessKills", f"{FK2}::TestWitnessKills2", f"{FK3}::TestWitnessKills3", f"{FK4S}::TestBestSoFarKills4")),
+           + _ids(FV, "test_witness_reproducible_with_ratio") + (_rule("TestWitnessKills"), _rule("TestWitnessKills2"), _rule("TestWitnessKills3"), _rule("TestBestSoFarKills4"))),
     Target("family-delta", ("verify.family.delta", "verify.family.delta_search"),
            ("complete_outputs", "exact_delta", "rdp_delta", "worst_delta", "delta_at", "delta_at_infinity", "epsilon_for", "search_pair",
             "epsilon_for_delta", "pair_profile"),
            _ids(BND, "test_worst_delta_returns_the_best_pair_of_its_own_grid_with_the_right_neighbour",
                 "test_worst_delta_moves_the_earlier_queries_against_the_last_one")
-           + _ids(FV, "test_delta_identities") + (f"{FK}::TestDeltaKills", f"{FK2}::TestDeltaKills2", f"{FK2}::TestDeltaDefaultsKills", f"{FK3}::TestDeltaKills3", f"{FK3}::TestDeltaStartsKills3", "tests/test_delta_search.py",
-                                                     f"{FK4C}::TestDeltaCompassKills4", f"{FK4C}::TestDeltaWrapperKills4", f"{FK5}::TestDeltaGridKills5",
-                                                     f"{FK6L}::TestDeltaKills6")),
+           + _ids(FV, "test_delta_identities") + (_rule("TestDeltaKills"), _rule("TestDeltaKills2"), _rule("TestDeltaDefaultsKills"), _rule("TestDeltaKills3"), _rule("TestDeltaStartsKills3"), "tests/test_delta_search.py",
+                                                     _rule("TestDeltaCompassKills4"), _rule("TestDeltaWrapperKills4"), _rule("TestDeltaGridKills5"),
+                                                     _rule("TestDeltaKills6"))),
     Target("family-rdp", ("verify.family.rdp",), ("rdp", "delta", "__post_init__"),
            _ids(FV, "test_rdp_transcription_and_conversions")
-           + _ids(FK, "TestDeltaKills::test_renyi_curve_and_its_validation", "TestDeltaKills::test_renyi_delta_is_the_minimum_over_orders",
+           + _rules("TestDeltaKills::test_renyi_curve_and_its_validation", "TestDeltaKills::test_renyi_delta_is_the_minimum_over_orders",
                   "TestDeltaKills::test_renyi_bound_is_reported_only_for_gaussian_threshold_and_queries_at_cutoff_one")
-           + (f"{FK2}::TestRdpKills2", f"{FK5}::TestRdpKills5", f"{FK6L}::TestRdpKills6")),
+           + (_rule("TestRdpKills2"), _rule("TestRdpKills5"), _rule("TestRdpKills6"))),
     Target("release-densities", _RELEASE,
            ("_cdf_below", "_sf", "_pdf", "_factor_terms", "_segment", "factor_density", "point", "constant", "build",
             "mp_pdf", "mp_cdf", "mp_sf"),
-           (REL, f"{FK}::TestReleaseKills", f"{FK3}::TestReleaseDensityKills3", f"{FK3}::TestClosedFormPointKills3",
-            f"{FK4C}::TestReleaseDensityKills4", "tests/test_oracle_support.py", "tests/test_oracle_gauss_legendre.py",
-            f"{FK6D}::TestReleaseDensityKills6")),
-    Target("variant-flags", ("verify.cli.variant",), ("*",), (FLG, "tests/test_family_cli.py", f"{FK}::TestFlagKills", f"{FK2}::TestFlagKills2",
-                                                                    f"{FK5}::TestVariantFlagsKills5", f"{FK5}::TestNoneNoiseScaleKills6", f"{FK6B}::TestFlagKills6")),
+           (REL, _rule("TestReleaseKills"), _rule("TestReleaseDensityKills3"), _rule("TestClosedFormPointKills3"),
+            _rule("TestReleaseDensityKills4"), "tests/test_oracle_support.py", "tests/test_oracle_gauss_legendre.py",
+            _rule("TestReleaseDensityKills6"))),
+    Target("variant-flags", ("verify.cli.variant",), ("*",), (FLG, "tests/test_family_cli.py", _rule("TestFlagKills"), _rule("TestFlagKills2"),
+                                                                    _rule("TestVariantFlagsKills5"), _rule("TestNoneNoiseScaleKills6"), _rule("TestFlagKills6"))),
     Target("release-rules", tuple(f"verify.release.{m}" for m in ("protocol", "registry", "none", "query", "gap", "fresh")), ("*",),
-           ("tests/test_release_rules.py", REL, f"{FK}::TestReleaseKills", f"{FK3}::TestReleaseRuleKills3", f"{FK5}::TestReleaseRuleKills5",
-            f"{FK6L}::TestReleaseRuleKills6")),
+           ("tests/test_release_rules.py", REL, _rule("TestReleaseKills"), _rule("TestReleaseRuleKills3"), _rule("TestReleaseRuleKills5"),
+            _rule("TestReleaseRuleKills6"))),
 )
 #: The audit's decision: Bonferroni's divisor, the confirming re-run, the verdict and its power (issue 32, item 8).
 AUDIT_TARGETS: tuple[Target, ...] = (

@@ -322,7 +322,7 @@ def test_gaussian_tail_growth_is_a_true_lower_bound_at_its_edge():
 # --------------------------------------------------------------------------------------------------
 # δ and the Rényi bound
 # --------------------------------------------------------------------------------------------------
-@pytest.mark.slow  # about 6 s CPU; tests/test_family_mutation_kills.py checks the same rule quickly (no Laplace-threshold case)
+@pytest.mark.slow  # about 6 s CPU; tests/test_delta_rules.py checks the same rule quickly (no Laplace-threshold case)
 def test_renyi_bound_only_for_gaussian_above_threshold_with_cutoff_one():
     # Zhu & Wang's Thm 8 is for c = 1, shared threshold, no release, Gaussian Z and X
     inside = exact_delta(shape(z="gaussian", x="gaussian", cutoff=1), (T,), (T + DELTA,), 1, digits=15)

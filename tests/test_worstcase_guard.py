@@ -86,7 +86,7 @@ class _Loss:
 def test_verdict_rule_edges(bound, expected):
     """not_private iff loss > ε + 10^-(digits-5)·max(1, ε) (strict, decided exactly); private iff a proven bound <= ε
     (not <).  ε + 10^-45 is not a binary rational: the points are 10^-70 either side of it (the strictness itself is
-    tested in `tests/test_family_mutation_kills5.py` at a representable edge)."""
+    tested in `tests/test_verdict_rules.py` at a representable edge)."""
     shape = M1
     pb = None if bound is None else ProvenBound(bound, "b", "stub")
     with mpmath.workdps(80):

@@ -1,8 +1,7 @@
-"""Tests for the survivors of the full enumeration of the release-densities target (sixth round).
+"""The released values' densities in the oracle, the integrand and the closed form.
 
-Each test states the rule it guards and was checked by applying its mutants by hand and watching it fail.  Expected
-values are textbook densities, CDFs and survival functions written out here at 40 digits; the Gauss-Legendre slope
-tests compare with the slope rule of `_segment`'s own comment, written out in the test.
+Re-homed from the mutation rounds' files (`test_family_mutation_kills3.py`, `test_family_mutation_kills4_core.py`, `test_family_mutation_kills6_densities.py`); each class or test keeps its name, so
+docs/mutation.md and `benchmarks/mutation_score.py` still find it.
 """
 
 from __future__ import annotations
@@ -11,12 +10,14 @@ from fractions import Fraction
 
 import mpmath
 import pytest
+from family_variants import variant
 
 from verify.family.probability import evaluate
 from verify.mechanism import SparseVector
 from verify.noise import NoiseSpec
 from verify.oracles import family as oracle
 from verify.oracles import rule as oracle_rule
+from verify.oracles.family import output_probability
 
 TOL = mpmath.mpf(10) ** -25
 _POINTS_FOR = oracle_rule.points_for  # the real rule, before any test replaces it
@@ -44,6 +45,82 @@ class _SlopeSpy:
         self.slopes.append(slope)
         assert 0 < slope <= 20, f"slope {slope}: far from the rule (and its rule would be needlessly long)"
         return _POINTS_FOR(dps, slope)
+
+
+class TestReleaseDensityKills3:
+    """No threshold noise: the query release's cap."""
+
+    def test_no_threshold_noise_query_release_and_no_release(self):
+        """Rule (`_segment`, Z absent): the threshold is t exactly; a released value v = q + X >= t has density
+        p_X(v - q) = e^{-|v-q|/b}/(2b) (the cap v - t >= 0 is inactive), v < t has density 0; without an above the
+        probability is F_X(t - q) = e^{-(q-t)/b}/2 for q > t.  Laplace X, b = 2, q = 1, t = 0."""
+        s = variant(z=("none", 1), x=("laplace", 2), release="query")
+        with mpmath.workdps(30):
+            want = mpmath.exp(-mpmath.mpf(1) / 4) / 4
+            assert abs(output_probability(s, [1], "A", [Fraction(3, 2)]) - want) < mpmath.mpf(10) ** -25
+            assert output_probability(s, [1], "A", [Fraction(-1, 2)]) == 0
+            assert abs(output_probability(s, [1], "B") - mpmath.exp(-mpmath.mpf(1) / 2) / 2) < mpmath.mpf(10) ** -25
+
+
+# --- release-densities: the exact oracle's release switch ---------------------------------------------------------------
+class TestReleaseDensityKills4:
+    """The gap release's support in the exact oracle."""
+
+    def test_gap_density_is_the_density_of_x_minus_z_on_the_whole_half_line(self):
+        """Rule (`_segment`, the gap release: ``nonnegative``): the released gap g = q + X - (t + Z) is >= 0 exactly when
+        the query is above (q + X >= t + Z), so its density is that of X - Z at g - (q - t) for every g >= 0, the edge
+        g = 0 and gaps below 1 included, and 0 for g < 0.  Laplace X and Z with b = 2, t = 0, q = 1: the density of
+        W = X - Z is (1 + |w|/b)e^{-|w|/b}/(4b) (the convolution of two Laplace densities), at w = g - 1."""
+        s = variant(z=("laplace", 2), x=("laplace", 2), release="gap")
+        with mpmath.workdps(40):
+            for g in (Fraction(0), Fraction(1, 2), Fraction(3, 2)):
+                w = abs(mpmath.mpf(g.numerator) / g.denominator - 1) / 2
+                want = (1 + w) * mpmath.exp(-w) / 8
+                got = output_probability(s, (Fraction(1),), "A", (g,), 30)
+                assert abs(got - want) < mpmath.mpf(10) ** -25 * want, g
+            assert output_probability(s, (Fraction(1),), "A", (Fraction(-1, 2),), 30) == 0
+
+    def test_without_any_noise_a_query_equal_to_the_threshold_is_above(self):
+        """Rule (the seed's AboveThreshold: the i-th query is above when q_i + X_i >= t + Z, so a tie goes to A;
+        `_cdf_below` and `_sf` of the absent noise: F(y) = Pr[0 < y], S(y) = Pr[0 >= y]): with no threshold and no query
+        noise, a query at t is an A with probability 1 and a B with probability 0; a query 10^-9 below t is a B."""
+        s = variant(z=("none", 1), x=("none", 1))
+        t, tiny = s.threshold, Fraction(1, 10**9)
+        assert output_probability(s, (t,), "A", (), 30) == 1 and output_probability(s, (t,), "B", (), 30) == 0
+        assert output_probability(s, (t - tiny,), "B", (), 30) == 1 and output_probability(s, (t - tiny,), "A", (), 30) == 0
+        assert output_probability(s, (t - tiny, t), "BA", (), 30) == 1
+
+    def test_without_threshold_noise_every_factor_of_the_integrand_counts(self):
+        """Rule (`_segment` without threshold noise: the probability is the integrand at z = 0, the product of every
+        query's factor): Laplace X with b = 2, t = 0, queries (1, -1, 1) and outcome BBA at cutoff 1:
+        F_X(-1) · F_X(1) · S_X(-1) = (e^{-1/2}/2) · (1 - e^{-1/2}/2) · (1 - e^{-1/2}/2) (textbook Laplace F and S),
+        at 30 digits on the oracle's no-threshold-noise path."""
+        s = variant(z=("none", 1), x=("laplace", 2))
+        with mpmath.workdps(40):
+            h = mpmath.exp(-mpmath.mpf(1) / 2) / 2
+            want = h * (1 - h) * (1 - h)
+            got = output_probability(s, (Fraction(1), Fraction(-1), Fraction(1)), "BBA", (), 30)
+            assert abs(got - want) < mpmath.mpf(10) ** -25
+
+    @pytest.mark.parametrize("law", ["laplace", "exponential"])
+    def test_closed_form_gap_density_without_threshold_noise(self, law):
+        """Rule (`verify.engine.piecewise` `point` for a density term, no threshold noise: z = 0): the released gap
+        g = q + X - t has the density p_X(g - (q - t)); textbook densities with b = 2, t = 0, q = 1: Laplace
+        e^{-|y|/2}/4, exponential e^{-y/2}/2 for y >= 0 (1/2 at y = 0) and 0 below; y = g - 1 for g in {0, 1/2, 1, 3/2, 3},
+        on the closed-form path at 30 digits (and the exact oracle agrees)."""
+        from verify.family.probability import evaluate
+
+        s = variant(z=("none", 1), x=(law, 2), release="gap")
+        with mpmath.workdps(40):
+            for g in (Fraction(0), Fraction(1, 2), Fraction(1), Fraction(3, 2), Fraction(3)):
+                y = mpmath.mpf(g.numerator) / g.denominator - 1
+                if law == "laplace":
+                    want = mpmath.exp(-abs(y) / 2) / 4
+                else:
+                    want = mpmath.exp(-y / 2) / 2 if y >= 0 else mpmath.mpf(0)
+                got = evaluate(s, [1], "A", [g], method="closed")
+                assert got.method == "closed form" and abs(got.value - want) < mpmath.mpf(10) ** -25, (law, g)
+                assert abs(output_probability(s, (Fraction(1),), "A", (g,), 30) - want) < mpmath.mpf(10) ** -25, (law, g)
 
 
 class TestReleaseDensityKills6:
