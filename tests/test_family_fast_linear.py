@@ -148,10 +148,11 @@ def test_the_window_bounds_what_it_leaves_out(monkeypatch):
     assert rough.error_estimate.max() > FAST_TOLERANCE  # so the front door would recompute those rows
 
 
-def test_rounding_term_counts_the_factors_of_each_output_as_the_formula_says():
-    """The compiled error assembly (`finish_rows`) adds, per output, `rounding_linear` with f = i+1
-    factors for B^iA and k for B^k and δ summed over their queries (no tails, no window, exact sums
-    of 1 here, so the estimate is the rounding term alone); it is below the tolerance at k = 1000."""
+def test_rounding_term_is_each_outputs_weighted_node_bound_plus_its_own_factor():
+    """The compiled error assembly (`finish_rows`) adds, per output, the kernel's weighted node bound
+    over the value, the output's own S factor (ε + δ_i + 4u; none for B^k) and the fixed part of
+    `rounding_linear` (weight and chunked sums); no tails, no window, values 1 here, so the estimate
+    is the rounding term alone.  It does not grow with the output's number of factors."""
     from verify.engine.fast_plan import rounding_linear
     from verify.engine.halting_kernel import LAPLACE, finish_rows
 
@@ -161,14 +162,14 @@ def test_rounding_term_counts_the_factors_of_each_output_as_the_formula_says():
     eps = np.array([1.2e-16, 1.5e-16])
     count, wexp = np.array([12000, 3000]), np.array([47.0, 3.0])
     far = np.full(n, 1e6)
+    weighted = rng.uniform(0, 1e-14, (n, k + 1))
     logv, err = finish_rows(LAPLACE, 1 / 3, np.zeros((n, k)), -far, far, np.zeros(n), np.zeros(n), np.ones((n, k + 1)),
-                            np.zeros((n, k + 1)), np.zeros(n), count, wexp, eps, delta, 1e-290)
-    f = np.minimum(np.arange(k + 1) + 1, k)[None, :]
-    cum = np.cumsum(np.concatenate([delta, np.zeros((n, 1))], axis=1), axis=1)
-    want = rounding_linear(f, count[:, None], wexp[:, None], eps[:, None], cum)
-    assert np.allclose(err, want, rtol=1e-12, atol=0)
+                            np.zeros((n, k + 1)), weighted, np.zeros(n), count, wexp, eps, delta, 1e-290)
+    u = 2.0**-53
+    own = np.concatenate([eps[:, None] + delta + 4 * u, np.zeros((n, 1))], axis=1)
+    fixed = rounding_linear(0, count[:, None], wexp[:, None], 0.0, 0.0)
+    assert np.allclose(err, weighted + own + fixed, rtol=1e-12, atol=0)
     assert np.all(logv == 0)
-    assert np.all(np.diff(err[:, :k], axis=1) > 0) and np.all(err[:, k] == err[:, k - 1])
     assert err.max() < FAST_TOLERANCE
 
 
@@ -183,8 +184,8 @@ def test_exponential_factor_near_its_kink_does_not_cancel():
     z = np.array([[1e-9]])
     omega = np.array([[1.0]])
     eright, aright = np.exp(-lam * z), np.exp(lam * a)
-    values, dropped = halting_rows(EXPONENTIAL, lam, False, z, np.zeros_like(z), eright, omega, np.array([1]), a,
-                                   np.zeros_like(a), aright, 0.0)
+    values, dropped, _ = halting_rows(EXPONENTIAL, lam, False, z, np.zeros_like(z), eright, omega, np.array([1]), a,
+                                      np.zeros_like(a), aright, 0.0, np.zeros(1), np.zeros_like(a), 45 / lam)
     want = -math.expm1(-lam * 1e-9)
     assert abs(values[0, 1] / want - 1) < 1e-14
     assert dropped.max() == 0.0

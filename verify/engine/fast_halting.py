@@ -40,12 +40,14 @@ Error estimate per output (relative):
 * rounding (a first-order bound, u = 2^-53, u_L the unit roundoff of the
   exponent arithmetic): the factors ½e^{λ(z_n - c)} and e^{∓λ(a_j - c)} are
   formed in extended precision (np.longdouble) and rounded once, so each
-  carries u + 2u_L(λ|z_n - c| + 1) (ε, per node) or u + 2u_L(λ|a_j - c| + 1)
-  (δ_j, per query); each of the f factors of an output (i-1 F and one S, or k F)
-  adds 3 roundings (product, 1 - s, the update), the weight p_Z·w adds
-  3 + 2λ_Z·max|z| (its exponent in float64), and each sum of N positive terms
-  CHUNK - 1 + N/CHUNK (`verify.engine.halting_kernel`):
-      u·(5 + 3f + 3 + 2λ_Z max|z| + CHUNK - 1 + N/CHUNK) + f·ε + Σ_{j<=f} δ_j.
+  carries ε = u + 2u_L(λ|z_n - c| + 1) (per node; its row's largest) or δ_j = u + 2u_L(λ|a_j - c| + 1)
+  (per query).  Each node carries its own bound (`verify.engine.halting_kernel`): ε + δ_j + 2u
+  for a factor t = ½e^{λ(z-a_j)}, 2(ε + δ_j + 2u)·s for a factor 1 - s (the update is compensated,
+  Fast2Sum, so only the errors of s and m·s remain, small where s is), 4u for an exponential factor
+  near its kink; the output's error is Σ_n M_i(n)·S_i(n)·err(n) / value (the nodes' bounds weighted
+  by their shares), plus its own S factor ε + δ_i + 4u, the weight p_Z·w (3 + 2λ_Z max|z|) and each
+  sum of N positive terms CHUNK - 1 + N/CHUNK:
+      Σ_n M S err / v + ε + δ_i + 4u + u·(8 + 2λ_Z max|z| + CHUNK - 1 + N/CHUNK).
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ from fractions import Fraction
 import numpy as np
 
 from verify.engine.fast_plan import (
+    PANEL_VARIATION,
     FastResult,
     gl_relative_error,
     left_tail_mask,
@@ -73,6 +76,9 @@ from verify.noise import Exponential, Laplace, Noise
 TINY = 1e-290
 #: nodes whose running mass G·p_Z·w is below this fraction of the largest are left out (and bounded)
 WINDOW = 1e-40
+#: nodes beyond max a_j + DEFER_E_FOLDS/λ are not visited (`verify.engine.halting_kernel`): each
+#: factor there is within e^{-DEFER_E_FOLDS} = 2.9e-20 of 1, k of them within 3e-16 at k = 10^4
+DEFER_E_FOLDS = 45.0
 
 
 def kernel_mode(xn: Noise) -> int:
@@ -124,21 +130,28 @@ def halting_refusal(mech: SparseVector) -> str | None:
     return None if _chain(plan) == CHAIN else why
 
 
-def _kernel(xn: Noise, z: np.ndarray, omega: np.ndarray, count: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _kernel(xn: Noise, z: np.ndarray, omega: np.ndarray, count: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, ...]:
     """`verify.engine.halting_kernel.halting_rows` with the factors of `verify.engine.fast_plan.outer_factors`
-    (one exp per element where those could overflow).  Returns (values, dropped, ε, δ)."""
+    (one exp per element where those could overflow).  Returns (values, dropped, weighted, ε, δ)."""
     from verify.engine.halting_kernel import halting_rows  # numba: when first needed
 
     f = outer_factors(xn, z, count, a)
     mode = kernel_mode(xn)
     lam = 0.0 if xn.is_none else float(1 / Fraction(xn.scale))
-    values, dropped = halting_rows(mode, lam, f.direct, z, f.left, f.right, omega, count, a, f.x_left, f.x_right, WINDOW)
-    return values, dropped, f.eps, f.delta
+    defer = DEFER_E_FOLDS / lam if lam > 0 else 0.0
+    values, dropped, weighted = halting_rows(mode, lam, f.direct, z, f.left, f.right, omega, count, a, f.x_left,
+                                             f.x_right, WINDOW, np.ascontiguousarray(f.eps, dtype=float),
+                                             np.ascontiguousarray(f.delta, dtype=float), defer)
+    return values, dropped, weighted, f.eps, f.delta
 
 
-def halting_distribution(mech: SparseVector, q: np.ndarray) -> FastResult:
+def halting_distribution(mech: SparseVector, q: np.ndarray, per_panel: float = PANEL_VARIATION,
+                         extended_upto: int | None = None) -> FastResult:
     """log Pr of B^{i-1}A (i = 1..k) and B^k for each row of q (n, k), with error estimates.
 
+    ``per_panel``: the panels' largest variation (smaller: more panels, a smaller rule error).
+    ``extended_upto``: outputs 0..extended_upto in long double instead (`verify.engine.halting_extended`,
+    the escalation step; the later outputs are inf with estimate inf).
     Refuses (`InputError`, the reason of `halting_refusal`) a variant the kernel does not serve."""
     why = halting_refusal(mech)
     if why is not None:
@@ -154,19 +167,32 @@ def halting_distribution(mech: SparseVector, q: np.ndarray) -> FastResult:
     var = variation_bound(mech, edges, a_sorted, extra=lx)
     h = edges[:, 1:] - edges[:, :-1]
     var = np.where(left_tail_mask(edges, points), h * (rz + lx), var)
-    z, w, per_panel = panels(edges, var)
-    panel_err = gl_relative_error(per_panel)
+    z, w, largest = panels(edges, var, per_panel)
+    panel_err = gl_relative_error(largest)
     count = np.count_nonzero(w > 0, axis=1)  # panels() pads each row's end with weight 0
     omega = zn.pdf(z) * w  # (n, N)
-    values, dropped, eps_node, delta = _kernel(xn, z, omega, count, a)
-    from verify.engine.halting_kernel import finish_rows
-
     mode = kernel_mode(xn)
     lam = 0.0 if xn.is_none else float(1 / Fraction(xn.scale))
     left, right = edges[:, 0], edges[:, -1]
     z_left, z_right = np.exp(zn.log_cdf(left)), np.exp(zn.log_sf(right))
-    logv, err = finish_rows(mode, lam, a, left, right, z_left, z_right, values, dropped, panel_err, count,
-                            np.abs(z).max(axis=1) * rz, eps_node, delta, TINY)
+    wexp = np.abs(z).max(axis=1) * rz
+    if extended_upto is not None:
+        from verify.engine.halting_extended import extended_row  # numba (the kernel's mode codes): when first needed
+
+        logv = np.full((n, k + 1), np.inf)
+        err = np.full((n, k + 1), np.inf)
+        upto = min(int(extended_upto), k)
+        for r in range(n):
+            c = count[r]
+            logv[r, : upto + 1], err[r, : upto + 1] = extended_row(
+                mode, lam, z[r, :c], omega[r, :c], a[r], float(panel_err[r]), float(left[r]), float(right[r]),
+                float(z_left[r]), float(z_right[r]), float(wexp[r]), upto)
+    else:
+        from verify.engine.halting_kernel import finish_rows
+
+        values, dropped, weighted, eps_node, delta = _kernel(xn, z, omega, count, a)
+        logv, err = finish_rows(mode, lam, a, left, right, z_left, z_right, values, dropped, weighted, panel_err, count,
+                                wexp, eps_node, delta, TINY)
     if xn.is_none:
         # without query noise, B^{i-1}A needs max_{j<i} a_j < Z <= a_i: exactly 0 when a_i <= that
         # maximum (whatever Z's law), and known to be 0, so nothing is recomputed

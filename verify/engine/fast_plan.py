@@ -131,10 +131,10 @@ class FastResult:
     error_estimate: np.ndarray
 
 
-def panels(edges: np.ndarray, variation: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def panels(edges: np.ndarray, variation: np.ndarray, per_panel: float = PANEL_VARIATION) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Cut each segment [edges[:, s], edges[:, s+1]] of positive width into
-    clip(ceil(variation/PANEL_VARIATION), 1, 10 000) equal panels of GL_NODES nodes
-    (`verify.engine.nodes.panels_rows`).
+    clip(ceil(variation/per_panel), 1, 10 000) equal panels of GL_NODES nodes
+    (`verify.engine.nodes.panels_rows`; ``per_panel`` smaller: more panels, a smaller rule error).
 
     Returns nodes z (n, N), ascending within each row, weights w (n, N) (padding at each row's
     end: weight 0) and the largest per-panel variation of each row (for the error estimate)."""
@@ -142,7 +142,7 @@ def panels(edges: np.ndarray, variation: np.ndarray) -> tuple[np.ndarray, np.nda
 
     x, wq = gauss_legendre(GL_NODES)
     z, w, per, _ = panels_rows(np.ascontiguousarray(edges, dtype=float), np.ascontiguousarray(variation, dtype=float),
-                               PANEL_VARIATION, 10_000, x, wq)
+                               per_panel, 10_000, x, wq)
     return z, w, per
 
 
