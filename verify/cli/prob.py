@@ -19,7 +19,7 @@ from verify.cli.variant import (
     seed_output,
     variant_from_args,
 )
-from verify.family.integrand import Kind
+from verify.engine.integrand import Kind
 from verify.mechanism import NO_HALT, output_column, output_label
 from verify.probabilities import MAX_DIGITS, MIN_DIGITS, mp_distribution, symbolic_distribution
 from verify.serialize import FLOAT64_DIGITS
