@@ -37,7 +37,11 @@ is unbounded), ``attained`` (loss = bound to 45 digits at moderate queries),
 otherwise.
 
 This engine serves every variant, the seed's `AboveThreshold` included
-(`verify.worstcase.worst_case` is a view of its result in the seed's terms).
+(`verify.worstcase.worst_case` is a view of its result in the seed's terms), and
+discrete noise: a variant on ℤ takes the integer searches of
+`verify.discrete.search.search_for` in place of the float grid (`_discrete_worst_case`),
+then the same confirmation, verdict rule, growth witness, guard and tightness
+(``attained`` there means loss = bound to 45 digits at the search witness).
 """
 
 from __future__ import annotations
