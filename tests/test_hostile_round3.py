@@ -173,3 +173,21 @@ def test_the_float64_path_over_the_integers_refuses_a_huge_window():
     m = SparseVector(epsilon=Fraction(1), sensitivity=Fraction(1), threshold=Fraction(0), threshold_spec=spec, query_spec=spec)
     with pytest.raises(InputError, match="200,000"):
         fast_log_probability(m, [0, 0], "BA")
+
+
+@pytest.mark.parametrize("flag", ["--k", "--random", "--kappa-steps", "--delta-steps", "--workers", "--chunk-size"])
+def test_sweep_integer_flags_refuse_5000_characters_like_every_number(flag):
+    """Item 5: a 5,000-character integer with leading zeros was accepted by sweep; every value is at most 1000
+    characters (docs/limits.md), integers included."""
+    r, _ = run("sweep", "--epsilons", "1", flag, "0" * 4999 + "2")
+    assert_refused(r, flag, "longer than 1000 characters")
+
+
+@pytest.mark.parametrize("value", ["lyu-4\x00:1", "\x00", "lyu-4:1,\x00"])
+def test_a_nul_byte_in_rows_is_one_line(value, capsys):
+    """A NUL byte cannot travel in argv (exec refuses it), so this case runs in-process."""
+    from verify.cli.main import main
+
+    assert main(["family", "--rows", value, "--max-queries", "1"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "--rows" in err and "control character" in err
