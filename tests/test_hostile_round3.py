@@ -191,3 +191,21 @@ def test_a_nul_byte_in_rows_is_one_line(value, capsys):
     assert main(["family", "--rows", value, "--max-queries", "1"]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "--rows" in err and "control character" in err
+
+
+@pytest.mark.parametrize("queries, outcome", [("0,0", "BA"), ("200,200", "BB"), ("-40,30", "BA")])
+def test_discrete_fast_prints_only_the_digits_its_error_estimate_supports(queries, outcome):
+    """Item 7: `--method fast` printed 17 digits where about 14 are right in far tails.  Every digit printed now
+    agrees with the exact value (30 digits) up to one unit in the last printed place."""
+    import json
+
+    fast, _ = run("prob", "--noise", "discrete-laplace", "--method", "fast", "--queries", queries, "--outcomes", outcome, "--json")
+    exact, _ = run("prob", "--noise", "discrete-laplace", "--queries", queries, "--outcomes", outcome, "--json")
+    assert fast.returncode == 0 and exact.returncode == 0, fast.stderr + exact.stderr
+    jf, je = json.loads(fast.stdout), json.loads(exact.stdout)
+    digits = jf["digits"]
+    assert digits < 17
+    with mpmath.workdps(40):
+        got, want = mpmath.mpf(jf["probability"]), mpmath.mpf(je["probability"])
+        ulp = mpmath.mpf(10) ** (mpmath.floor(mpmath.log10(want)) - digits + 1)
+        assert abs(got - want) <= ulp, (jf["probability"], je["probability"], digits)
