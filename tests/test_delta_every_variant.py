@@ -225,3 +225,18 @@ def test_the_continuous_oracle_refuses_noise_on_the_integers():
 
     with pytest.raises(InputError, match="integers"):
         output_probability(mech("discrete-laplace"), [0, 0], "BA")
+
+
+def test_the_rdp_line_says_for_how_many_queries_it_holds():
+    """Item 7: the Zhu-Wang bound is computed for k queries and grows with log k; the line names k."""
+    from verify.family.presets import preset
+    from verify.family.rdp import GaussianSVTRdp
+
+    g = preset("gaussian-svt")
+    bounds = [GaussianSVTRdp(g.threshold_noise.scale, g.query_noise.scale, g.sensitivity, k).delta(1)[0] for k in (1, 2, 3, 8)]
+    assert bounds == sorted(bounds) and bounds[0] < bounds[-1]  # it does depend on k
+    r = cli("delta", "--variant", "gaussian-svt", "--epsilon-prime", "1", "--queries=5,-10,0", "--neighbour-queries=6,-11,1")
+    assert r.returncode == 0, r.stderr
+    line = next(x for x in r.stdout.splitlines() if "Rényi-DP" in x)
+    assert "at most k = 3 queries" in line
+    assert exact_delta(g, [5, -10, 0], [6, -11, 1], 1, digits=10).to_json()["rdp_queries"] == 3

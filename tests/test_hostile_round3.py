@@ -173,3 +173,39 @@ def test_the_float64_path_over_the_integers_refuses_a_huge_window():
     m = SparseVector(epsilon=Fraction(1), sensitivity=Fraction(1), threshold=Fraction(0), threshold_spec=spec, query_spec=spec)
     with pytest.raises(InputError, match="200,000"):
         fast_log_probability(m, [0, 0], "BA")
+
+
+@pytest.mark.parametrize("flag", ["--k", "--random", "--kappa-steps", "--delta-steps", "--workers", "--chunk-size"])
+def test_sweep_integer_flags_refuse_5000_characters_like_every_number(flag):
+    """Item 5: a 5,000-character integer with leading zeros was accepted by sweep; every value is at most 1000
+    characters (docs/limits.md), integers included."""
+    r, _ = run("sweep", "--epsilons", "1", flag, "0" * 4999 + "2")
+    assert_refused(r, flag, "longer than 1000 characters")
+
+
+@pytest.mark.parametrize("value", ["lyu-4\x00:1", "\x00", "lyu-4:1,\x00"])
+def test_a_nul_byte_in_rows_is_one_line(value, capsys):
+    """A NUL byte cannot travel in argv (exec refuses it), so this case runs in-process."""
+    from verify.cli.main import main
+
+    assert main(["family", "--rows", value, "--max-queries", "1"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "--rows" in err and "control character" in err
+
+
+@pytest.mark.parametrize("queries, outcome", [("0,0", "BA"), ("200,200", "BB"), ("-40,30", "BA")])
+def test_discrete_fast_prints_only_the_digits_its_error_estimate_supports(queries, outcome):
+    """Item 7: `--method fast` printed 17 digits where about 14 are right in far tails.  Every digit printed now
+    agrees with the exact value (30 digits) up to one unit in the last printed place."""
+    import json
+
+    fast, _ = run("prob", "--noise", "discrete-laplace", "--method", "fast", "--queries", queries, "--outcomes", outcome, "--json")
+    exact, _ = run("prob", "--noise", "discrete-laplace", "--queries", queries, "--outcomes", outcome, "--json")
+    assert fast.returncode == 0 and exact.returncode == 0, fast.stderr + exact.stderr
+    jf, je = json.loads(fast.stdout), json.loads(exact.stdout)
+    digits = jf["digits"]
+    assert digits < 17
+    with mpmath.workdps(40):
+        got, want = mpmath.mpf(jf["probability"]), mpmath.mpf(je["probability"])
+        ulp = mpmath.mpf(10) ** (mpmath.floor(mpmath.log10(want)) - digits + 1)
+        assert abs(got - want) <= ulp, (jf["probability"], je["probability"], digits)

@@ -232,6 +232,8 @@ def integer_in(value: object, name: str, lo: int, hi: int) -> int:
             raise fail(name, f"the value is empty (give {rule})")
         if not _DIGITS.fullmatch(s):
             raise fail(name, f"{shown(value)} is not {rule} (ASCII digits only)")
+        if len(s) > MAX_NUMBER_CHARS:  # the numbers' rule: long text is refused before it is read, zeros or not
+            raise fail(name, f"{shown(value)} is longer than {MAX_NUMBER_CHARS} characters: it must be {rule}")
         s = s.lstrip("0") or "0"  # parse what was measured: 5,000 leading zeros are not an int() overflow
         if len(s) > MAX_INT_DIGITS:
             raise fail(name, f"{shown(value)} is too large: it must be {rule}")

@@ -87,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"ε' = {j['epsilon_prime']}: δ = {j['delta']} ({how}; a lower bound on the mechanism's δ(ε'))")
         print(f"  q(D) = ({', '.join(j['queries'])}), q(D') = ({', '.join(j['neighbour_queries'])}); largest term: output {j['largest_term_output']}")
         if j["rdp_delta_upper_bound"] is not None:
-            print(f"  Rényi-DP upper bound (Zhu & Wang 2020, Thm 8; BBGHS conversion, α = {j['rdp_alpha']}): δ <= {j['rdp_delta_upper_bound']}")
+            print(f"  Rényi-DP upper bound (Zhu & Wang 2020, Thm 8; BBGHS conversion, α = {j['rdp_alpha']}) for {_queries(j)}: "
+                  f"δ <= {j['rdp_delta_upper_bound']}")
         return 0
     why = " (an output of D has probability 0 under D')" if j["epsilon_prime"] == "inf" else \
         " (the pure-DP loss of the pair)" if args.delta == 0 else \
@@ -97,8 +98,15 @@ def run(args: argparse.Namespace) -> int:
         if j["epsilon_prime"] == "inf" else f"δ(ε') = {j['delta_at_epsilon_prime']}"
     print(f"  q(D) = ({', '.join(j['queries'])}), q(D') = ({', '.join(j['neighbour_queries'])}); {at}")
     if j["rdp_epsilon_upper_bound"] is not None:
-        print(f"  Rényi-DP upper bound (Zhu & Wang 2020, Thm 8; BBGHS conversion): ε' <= {j['rdp_epsilon_upper_bound']}")
+        print(f"  Rényi-DP upper bound (Zhu & Wang 2020, Thm 8; BBGHS conversion) for {_queries(j)}: "
+              f"ε' <= {j['rdp_epsilon_upper_bound']}")
     return 0
+
+
+def _queries(j: dict) -> str:
+    """The length the RDP bound holds for: it is computed for k queries and grows with log k."""
+    k = len(j["queries"])
+    return f"runs of at most k = {k} quer{'y' if k == 1 else 'ies'} (it grows with log k)"
 
 
 def _plot(mech, res, path: str) -> None:

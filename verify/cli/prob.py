@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 
 import mpmath
 import sympy
@@ -139,11 +140,18 @@ def _print_result(args, mech, q, outcome: str, released, kind, detail: str, digi
     return 0
 
 
+def supported_digits(relative_error: float) -> int:
+    """Significant digits a value with this relative error estimate supports: floor(-log10(error)), 1 to 17."""
+    if not relative_error > 0:
+        return FLOAT64_DIGITS
+    return max(1, min(FLOAT64_DIGITS, math.floor(-math.log10(relative_error))))
+
+
 def run_family(args: argparse.Namespace, mech) -> int:
     """``prob`` for a member of the SVT family: one outcome string (and released values)."""
     import numpy as np
 
-    from verify.engine.integrand import Kind
+    from verify.engine.discrete_fast import fast_log_probability as discrete_fast
     from verify.family.fast_api import fast_log_probability
     from verify.family.probability import closed_form_applies, evaluate, symbolic_probability
 
@@ -172,6 +180,8 @@ def run_family(args: argparse.Namespace, mech) -> int:
                 value = mpmath.exp(mpmath.mpf(float(logv[0])))
             if refined:  # recomputed by mpmath: at the exact queries, not their float64 roundings
                 value = evaluate(mech, q, outcome, released, 20).value
+            elif mech.is_discrete:  # print only the digits its error estimate supports (about 14 in far tails)
+                digits = min(digits, supported_digits(discrete_fast(mech, q, outcome).error_estimate))
         else:
             if not mech.is_discrete and not closed_form_applies(mech):
                 limits.check_quadrature(len(outcome), digits, "prob")

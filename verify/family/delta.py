@@ -88,6 +88,7 @@ class DeltaResult:
                 "kind": "exact delta of this pair: a lower bound on the mechanism's delta(epsilon')",
                 "rdp_delta_upper_bound": None if self.rdp_delta is None else mpmath.nstr(self.rdp_delta, 12),
                 "rdp_alpha": None if self.rdp_alpha is None else mpmath.nstr(self.rdp_alpha, 8),
+                "rdp_queries": None if self.rdp_delta is None else len(self.queries),
                 "rdp_source": None if self.rdp_delta is None else
                 "Zhu & Wang NeurIPS 2020 Thm 8 (autodp RDP_gaussian_svt_c1), BBGHS conversion",
             }
@@ -225,6 +226,7 @@ class EpsilonResult:
                 "digits": self.digits,
                 "kind": "smallest epsilon' with delta(epsilon') <= delta for this pair: a lower bound on the mechanism's epsilon'",
                 "rdp_epsilon_upper_bound": None if self.rdp_epsilon is None else mpmath.nstr(self.rdp_epsilon, 12),
+                "rdp_queries": None if self.rdp_epsilon is None else len(self.queries),
                 "rdp_source": None if self.rdp_epsilon is None else
                 "Zhu & Wang NeurIPS 2020 Thm 8 (autodp RDP_gaussian_svt_c1), BBGHS conversion",
             }
