@@ -1,6 +1,6 @@
 """A value computed once per test run and shared between pytest-xdist's worker processes.
 
-``--dist loadgroup`` does not keep a group on one worker with pytest 9 / pytest-xdist 3.8 (issue 33:
+``--dist loadgroup`` does not keep a group on one worker with pytest 9 / pytest-xdist 3.8 (a scratch run:
 four tests marked ``xdist_group("explicit")`` ran on both workers), so the claims' verdicts were
 computed on every worker.  `computed_once` makes the sharing explicit: the first process to ask
 computes the value under an exclusive lock (``fcntl.flock`` on ``PATH.lock``) and writes it to
