@@ -11,9 +11,12 @@ Lap(3Δ/ε), ε = Δ = 1, t = 0) for one query vector, queries uniform in [-6, 6
   outputs, evenly spaced, and the time scaled to all of them, printed as such);
   the seed's fast path (`verify.probabilities.fast_log_distribution`) on the
   same vector at k = 100 (``--seed-fast-k100``, slow: it falls back to mpmath).
-* scaling: the halting path alone for one vector at k = 125 … 2000 (queries uniform in [-6, 6],
-  the issue's setting, and spread over [-0.06k, 0.06k], a range growing with k), median of
-  ``--reps`` runs, with the time per query relative to k = 125's (1.0 = linear in k).
+* scaling, by CPU time (`time.process_time`, the least of ``--reps`` runs: wall medians are
+  distorted by preemption on a shared machine): the front door
+  (`verify.family.fast_api.fast_log_distribution`, escalation included) for one vector at
+  k = 125 … 4000, for queries spread with k (evenly over ±0.03k), all equal (1.0) and uniform in
+  [-6, 6]; each with its CPU time per query relative to k = 125's of the same kind in the same run
+  (1.0 = linear in k), the largest error estimate and the rows recomputed.
 * k = 3: vectors per second of the family's front door and of the seed's fast
   path on the same ``--n`` vectors (the front door dispatches AboveThreshold-shaped
   variants with k <= 12 to the seed's path), and of the halting path forced.
@@ -73,6 +76,16 @@ def _median_time(fn, reps: int) -> float:
     return statistics.median(times)
 
 
+def _least_cpu(fn, reps: int) -> float:
+    """The least CPU time (this process) of ``reps`` calls."""
+    times = []
+    for _ in range(reps):
+        t0 = time.process_time()
+        fn()
+        times.append(time.process_time() - t0)
+    return min(times)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=5)
@@ -108,16 +121,23 @@ def main() -> None:
             result["k100"]["seed_fast_seconds"] = time.perf_counter() - t0
 
     scaling = {}
-    for spread in ("fixed", "growing"):
+    makers = {
+        "spread": lambda k: np.linspace(-0.03 * k, 0.03 * k, k)[None, :],
+        "equal": lambda k: np.ones((1, k)),
+        "uniform": lambda k: rng.uniform(-6, 6, (1, k)),
+    }
+    for kind, make in makers.items():
         rows = []
-        for k in (125, 250, 500, 1000, 2000):
-            half = 6.0 if spread == "fixed" else 0.06 * k
-            q = rng.uniform(-half, half, (1, k))
-            halting_distribution(mech, q)
-            rows.append({"k": k, "seconds": _median_time(lambda q=q: halting_distribution(mech, q), args.reps)})
+        for k in (125, 250, 500, 1000, 2000, 4000):
+            q = make(k)
+            fast_log_distribution(mech, q)
+            cpu = _least_cpu(lambda q=q: fast_log_distribution(mech, q), args.reps)
+            _, _, refined = fast_log_distribution(mech, q)
+            est = float(halting_distribution(mech, q).error_estimate.max())
+            rows.append({"k": k, "cpu_seconds": cpu, "max_error_estimate": est, "rows_refined": int(refined)})
         for r in rows:
-            r["per_query_vs_first"] = (r["seconds"] / r["k"]) / (rows[0]["seconds"] / rows[0]["k"])
-        scaling[spread] = rows
+            r["per_query_vs_first"] = (r["cpu_seconds"] / r["k"]) / (rows[0]["cpu_seconds"] / rows[0]["k"])
+        scaling[kind] = rows
     result["scaling"] = scaling
 
     q3 = np.round(rng.normal(0, 4, size=(args.n, 3)), 6)
@@ -142,10 +162,11 @@ def main() -> None:
               f"max error estimate {r['max_error_estimate']:.1e}")
         if "seed_fast_seconds" in r:
             print(f"          seed fast path on the same vector: {r['seed_fast_seconds']:.2f} s")
-    for spread, rows in result["scaling"].items():
-        label = "queries in [-6, 6]" if spread == "fixed" else "queries in [-0.06k, 0.06k]"
-        print(f"halting path, {label}: " + "; ".join(
-            f"k = {r['k']} {r['seconds'] * 1e3:.2f} ms ({r['per_query_vs_first']:.2f})" for r in rows))
+    labels = {"spread": "spread evenly over ±0.03k", "equal": "all equal", "uniform": "uniform in [-6, 6]"}
+    for kind, rows in result["scaling"].items():
+        print(f"front door, CPU time, queries {labels[kind]} (per query vs k = 125 in brackets; max estimate; rows refined):")
+        print("    " + "; ".join(f"k = {r['k']} {r['cpu_seconds'] * 1e3:.1f} ms ({r['per_query_vs_first']:.2f}; "
+                                f"{r['max_error_estimate']:.1e}; {r['rows_refined']})" for r in rows))
     r = result["k3"]
     print(f"k =    3: seed fast {r['seed_fast_per_second']:,.0f} vectors/s, family front door {r['family_fast_per_second']:,.0f} /s "
           f"(ratio {r['ratio_family_over_seed']:.2f}); halting path forced {r['halting_path_per_second']:,.0f} /s")

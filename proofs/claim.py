@@ -37,6 +37,7 @@ __all__ = [
     "Outcome",
     "Verdict",
     "clear_verdict_cache",
+    "remember_verdicts",
     "weakest",
 ]
 
@@ -113,6 +114,13 @@ def clear_verdict_cache() -> None:
     """Forget every cached default verdict."""
     with _LOCK:
         _CACHE.clear()
+
+
+def remember_verdicts(verdicts: dict[str, Verdict]) -> None:
+    """Take default verdicts computed elsewhere into the cache (the test suite computes the claims once per
+    run and shares them between its worker processes, tests/run_cache.py)."""
+    with _LOCK:
+        _CACHE.update(verdicts)
 
 
 @dataclass(frozen=True)

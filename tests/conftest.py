@@ -2,11 +2,13 @@
 (precision is only ever raised locally with ``mp.workdps``), and Hypothesis
 runs derandomised so that the suite is reproducible.
 
-Under pytest-xdist (``-n auto``; ``--dist loadgroup`` is in the addopts) the
-tests that check the seed's claims by default (about a minute of CPU: the
-verdicts are cached per process) are kept on one worker, so that the claims
-are checked once per run, not once per worker.  The claims' group and the tests marked
-slow are collected first (the longest work starts first, so that it does not finish alone at the end).
+The seed's claims are checked by default once per test run, not once per worker: the session
+fixture `claim_verdicts` computes every claim's verdict in the first process that asks and shares
+them with the others through a file under a lock (tests/run_cache.py; ``--dist loadgroup`` and the
+``xdist_group("claims")`` mark do not group with pytest 9 / pytest-xdist 3.8), and each process
+takes them into its verdict cache before its first test of a claims file.  The claims' files and the
+tests marked slow are collected first (the longest work starts first, so that it does not finish
+alone at the end).
 
 ``--cpu-times=PATH`` writes each test's CPU seconds, and each process's CPU up to the end of collection,
 to ``PATH.<worker>`` (docs/benchmarks.md, "The test suite")."""
@@ -16,6 +18,7 @@ import os
 import mpmath
 import pytest
 from hypothesis import HealthCheck, settings
+from run_cache import computed_once, end_run, run_dir, start_run
 
 settings.register_profile(
     "svt",
@@ -57,6 +60,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=_start_rank)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    start_run(config)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    end_run(config)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--cpu-times", metavar="PATH", default=None,
                      help="append each test's CPU seconds (this process and its waited-for children, setup to "
@@ -89,6 +100,26 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     if path is not None:
         with open(path, "a", encoding="utf-8") as f:
             f.write(f"{_cpu() - start:.3f}\t{item.nodeid}\n")
+
+
+@pytest.fixture(scope="session")
+def claim_verdicts(request: pytest.FixtureRequest) -> dict:
+    """Every claim's default verdict, computed once per test run (module docstring) and remembered in this
+    process's verdict cache, so that ``claim.check()`` returns these very objects."""
+    from proofs.claim import remember_verdicts
+    from proofs.registry import all_claims
+
+    verdicts = computed_once(run_dir(request.config) / "claim-verdicts.pickle",
+                             lambda: {c.id: c.check() for c in all_claims()})
+    remember_verdicts(verdicts)
+    return verdicts
+
+
+@pytest.fixture(autouse=True)
+def _claims_once(request: pytest.FixtureRequest) -> None:
+    """Before the first test of a claims file in this process: the run's shared verdicts (`claim_verdicts`)."""
+    if request.node.path.name in CLAIM_FILES:
+        request.getfixturevalue("claim_verdicts")
 
 
 @pytest.fixture(autouse=True)

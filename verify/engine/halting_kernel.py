@@ -57,12 +57,12 @@ TRIM_EVERY = 8
 
 #: Sums: each sum of N positive terms is formed in chunks of CHUNK nodes (each chunk's terms added in
 #: order, the chunks' sums added in order), so it is within (CHUNK - 1 + N/CHUNK)·u of its value
-#: (u = 2^-53): the rounding term of the error estimate (`verify.engine.fast_halting`).  No fastmath:
-#: the compensated updates below rely on IEEE order (a reassociating compiler would cancel them).
+#: (u = 2^-53): the rounding term of the error estimate (`verify.engine.fast_halting`).  The
+#: compensated updates run without fastmath: they rely on IEEE order (reassociation would cancel them).
 CHUNK = 256
 U = 2.0**-53
-#: fastmath for the generic path's plain chunk sums (`verify.engine.piece_kernel`: the adds inside a
-#: chunk may be reordered, which the same (CHUNK - 1 + N/CHUNK)·u bound allows); not used here
+#: fastmath for plain chunk sums (here and in `verify.engine.piece_kernel`: the adds inside a chunk may
+#: be reordered, which the same (CHUNK - 1 + N/CHUNK)·u bound allows); never on the compensated updates
 FAST = {"reassoc", "contract"}
 
 
@@ -77,24 +77,58 @@ def chunked_sum(m: np.ndarray, lo: int, hi: int) -> float:
     return acc
 
 
+@numba.njit(cache=True, nogil=True, fastmath=FAST)
+def _fast_sum(x: np.ndarray) -> float:
+    acc = 0.0
+    for n in range(x.shape[0]):
+        acc += x[n]
+    return acc
+
+
+@numba.njit(cache=True, nogil=True)
+def _left_pass(m, c, err, ee, ea, cost, term, wterm):
+    """The updates of `_left_laplace` on one chunk, terms into scratch arrays (no reduction: vectorises)."""
+    for n in range(m.shape[0]):
+        t = ee[n] * ea
+        s = 1.0 - t
+        mn = m[n]
+        term[n] = (mn + c[n]) * s
+        wterm[n] = mn * s * err[n]
+        m[n] = mn * t
+        c[n] *= t
+        err[n] += cost
+
+
 @numba.njit(cache=True, nogil=True)
 def _left_laplace(m, c, err, ee, ea, cost, lo, hi):
     """z < a: F = t = ½e^{λ(z-a)} = ee[n]·ea, S = 1 - t.  Returns (Σ (m + c)·S, Σ m·S·err) and
     sets m, c <- (m, c)·t, err += ``cost`` (t's own error and the product's, not compensated)."""
     acc, wacc = 0.0, 0.0
+    term = np.empty(CHUNK)
+    wterm = np.empty(CHUNK)
     for c0 in range(lo, hi, CHUNK):
-        part, wpart = 0.0, 0.0
-        for n in range(c0, min(c0 + CHUNK, hi)):
-            t = ee[n] * ea
-            s = 1.0 - t
-            part += (m[n] + c[n]) * s
-            wpart += m[n] * s * err[n]
-            m[n] *= t
-            c[n] *= t
-            err[n] += cost
-        acc += part
-        wacc += wpart
+        c1 = min(c0 + CHUNK, hi)
+        w = c1 - c0
+        _left_pass(m[c0:c1], c[c0:c1], err[c0:c1], ee[c0:c1], ea, cost, term[:w], wterm[:w])
+        acc += _fast_sum(term[:w])
+        wacc += _fast_sum(wterm[:w])
     return acc, wacc
+
+
+@numba.njit(cache=True, nogil=True)
+def _right_pass(m, c, err, ee, ea, kappa, term, wterm):
+    """The updates of `_right_survival` on one chunk, terms into scratch arrays (no reduction: vectorises)."""
+    for n in range(m.shape[0]):
+        s = ee[n] * ea
+        mn = m[n]
+        ms = mn * s
+        cn = c[n]
+        term[n] = (mn + cn) * s
+        wterm[n] = ms * err[n]
+        p = mn - ms
+        c[n] = cn - cn * s + ((mn - p) - ms)
+        m[n] = p
+        err[n] += kappa * s
 
 
 @numba.njit(cache=True, nogil=True)
@@ -102,22 +136,17 @@ def _right_survival(m, c, err, ee, ea, kappa, lo, hi):
     """S = s = ee[n]·ea <= ½ (Laplace z >= a; exponential λ(z - a) >= log 2), F = 1 - s, compensated:
     m·(1 - s) = p + pe exactly (p = m - m·s, pe = (m - p) - m·s, Fast2Sum, |m·s| <= |m|), so the
     compensation c carries pe and only the errors of s and of m·s remain: err += κ·s
-    (κ = 2(ε + δ + 2u), s/(1 - s) <= 2s), which is small where s is.  Returns (Σ (m + c)·s, Σ m·s·err)."""
+    (κ = 2(ε + δ + 2u), s/(1 - s) <= 2s), which is small where s is.  Returns (Σ (m + c)·s, Σ m·s·err)
+    (each chunk's terms summed in any order, `CHUNK`)."""
     acc, wacc = 0.0, 0.0
+    term = np.empty(CHUNK)
+    wterm = np.empty(CHUNK)
     for c0 in range(lo, hi, CHUNK):
-        part, wpart = 0.0, 0.0
-        for n in range(c0, min(c0 + CHUNK, hi)):
-            s = ee[n] * ea
-            mn = m[n]
-            ms = mn * s
-            part += (mn + c[n]) * s
-            wpart += ms * err[n]
-            p = mn - ms
-            c[n] = c[n] - c[n] * s + ((mn - p) - ms)
-            m[n] = p
-            err[n] += kappa * s
-        acc += part
-        wacc += wpart
+        c1 = min(c0 + CHUNK, hi)
+        w = c1 - c0
+        _right_pass(m[c0:c1], c[c0:c1], err[c0:c1], ee[c0:c1], ea, kappa, term[:w], wterm[:w])
+        acc += _fast_sum(term[:w])
+        wacc += _fast_sum(wterm[:w])
     return acc, wacc
 
 
