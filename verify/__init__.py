@@ -1,7 +1,8 @@
 """svt-verify: exact numerical verification of AboveThreshold's privacy proofs.
 
 Layers, each depending only on those before it:
-noise -> mechanism -> probabilities -> ratio -> checker -> CLI.
+noise -> mechanism -> engine -> probabilities -> ratio -> checker -> CLI (checked on every import by
+tests/test_architecture_layers.py; the table is in docs/architecture.md).
 
 The public API, importable from ``verify`` (docs/api.md is generated from these docstrings):
 

@@ -90,8 +90,3 @@ def float_str(x: float) -> str:
     if math.isnan(x) or math.isinf(x):
         return str(float_or_str(x))
     return f"{x:.{FLOAT64_DIGITS}g}"
-
-
-def float64_json(x: float, relative_error: float) -> dict[str, str]:
-    """A float64 result with its error estimate: ``value`` to 17 digits, ``relative_error`` to 2."""
-    return {"value": float_str(x), "relative_error": f"{relative_error:.2g}"}

@@ -83,7 +83,7 @@ class Integral:
 
 
 def rates(threshold_noise: Any, query_noise: Any) -> tuple[Fraction, Fraction]:
-    """(λ, ρ) of `PiecewiseIntegrator`: λ the query-noise rate (the threshold's if the queries are
+    """(λ, ρ) of the closed form (`ClosedForm`): λ the query-noise rate (the threshold's if the queries are
     noiseless, 1 if neither is noisy), ρ = rate_Z/λ (1 without threshold noise); exact."""
     zn, xn = threshold_noise, query_noise
     lam = xn.rate if not xn.is_none else (zn.rate if not zn.is_none else Fraction(1))

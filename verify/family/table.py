@@ -21,7 +21,6 @@ waiting for a free worker is not counted), not CPU time.
 from __future__ import annotations
 
 import multiprocessing
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
@@ -273,9 +272,3 @@ def render(rows: list[FamilyRow]) -> str:
     for row in rows:
         text.append(f"  {row.name} c={'∞' if row.cutoff is None else row.cutoff}: {row.result.witness.describe()}")
     return "\n".join(text)
-
-
-def timed_table(**kw) -> tuple[list[FamilyRow], float]:
-    t0 = time.perf_counter()
-    rows = family_table(**kw)
-    return rows, time.perf_counter() - t0

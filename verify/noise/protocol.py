@@ -64,7 +64,7 @@ class NoiseFamily(ABC):
     piecewise: ClassVar[bool] = False
     #: The support is the whole line (else [0, ∞)).
     two_sided: ClassVar[bool] = True
-    #: A law on the integers (see the module docstring); no family of this release is.
+    #: A law on the integers (see the module docstring): discrete Laplace and discrete Gaussian.
     discrete: ClassVar[bool] = False
     #: No noise at all: X = 0.
     is_none: ClassVar[bool] = False
