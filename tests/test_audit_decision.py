@@ -80,7 +80,7 @@ def test_an_unconfirmed_rejection_is_undecided_not_deviates():
 
 
 def test_the_level_reported_is_the_level_applied():
-    res = audit(lyu1_half_noise, LYU1, samples=300, random_pairs=1, worst_pair=False, workers=1)
+    res = audit(lyu1_half_noise, LYU1, samples=300, random_pairs=1, worst_pair=False, workers=1, sensitive=False)
     m = 2 * 4
     assert res.tests == m and res.level == 0.001 / m
     assert all(r.level == res.level for r in res.pairs)
@@ -109,6 +109,6 @@ class _Interrupt:
 
 
 def test_an_interrupted_audit_reports_the_planned_tests_level():
-    res = audit(_Interrupt(2 * 300 + 5), LYU1, samples=300, random_pairs=2, worst_pair=False, workers=1)
+    res = audit(_Interrupt(2 * 300 + 5), LYU1, samples=300, random_pairs=2, worst_pair=False, workers=1, sensitive=False)
     assert res.interrupted and len(res.pairs) == 1
     assert res.tests == 10 and res.level == 0.001 / 10
