@@ -145,6 +145,22 @@ def _pairs_and_laws(claimed: SparseVector, k: int, random_pairs: int, seed: int,
     return pairs, claim, edges, laws
 
 
+#: Runs of the ignored-generator check (`_same_seed_same_runs`), done twice with one seed.
+GENERATOR_CHECK_RUNS = 200
+
+
+def _same_seed_same_runs(mapper: Mapper, pair: Pair, seed: int, releases: bool) -> None:
+    """Refuse to judge an implementation that ignores the ``rng`` it is given: two chunks of
+    `GENERATOR_CHECK_RUNS` runs with the same seed (round 2, outside the audit's own seeds) must give the
+    same outcomes.  Code drawing from numpy's or Python's global state, or its own generator, fails this."""
+    job = Job((2, 0, 0), pair.queries, GENERATOR_CHECK_RUNS, False)
+    first, second = list(mapper([(seed, job, 0, GENERATOR_CHECK_RUNS, releases), (seed, job, 0, GENERATOR_CHECK_RUNS, releases)]))
+    if first[0] != second[0] or first[1] != second[1]:
+        raise ImplementationError(f"implementation: two runs with the same seed gave different outcomes at q = {pair.queries}: "
+                                  "it ignores the numpy Generator it is given (global numpy or Python random state, or its "
+                                  "own generator), so its runs are not reproducible and the audit refuses to judge them")
+
+
 def _picklable(obj: Any) -> Exception | None:
     try:
         pickle.dumps(obj)
@@ -256,6 +272,7 @@ def audit(implementation: Callable[..., Any] | str, claimed: SparseVector, *, sa
     rejected: list[tuple[int, int]] = []
     try:
         with _runner(implementation, workers, scheduler, executor, notes) as (mapper, boxes):
+            _same_seed_same_runs(mapper, pairs[0], seed, claimed.releases_values)
             jobs = [Job((0, i, s), (p.queries, p.neighbour)[s], p.samples or n, p.kind is PairKind.RELEASE)
                     for i, p in enumerate(pairs) for s in p.sides]
             t_sampling = time.perf_counter()
