@@ -18,7 +18,14 @@
    ``dpsniper/search/ddconfig.py``: n_train = n = n_check = 10,700,000 samples, and
    n_final = 200,000,000) spend 10.7 M samples on the training set of each input pair alone.
 
+3. Power and false alarms of the default audit (no --samples, no --target-tv).  ``--power-seeds S``:
+   every broken fixture audited at seeds 0..S-1; the share that says ``deviates``, beside the verdict's
+   predicted power against that bug (`verify.audit.sensitive`).  ``--false-alarm-seeds S``: the correct
+   fixtures audited at seeds 0..S-1 (seed j audits fixture j mod 10); the share of ``deviates`` (stated:
+   at most α²/m) and of any first-round rejection (``undecided`` or ``deviates``; stated: at most α).
+
     python benchmarks/bench_audit.py [--samples N] [--skip-overhead] [--skip-efficiency]
+                                     [--power-seeds S] [--false-alarm-seeds S] [--workers W]
 """
 
 from __future__ import annotations
@@ -77,7 +84,7 @@ def efficiency() -> None:
             named = res.fit is not None and res.fit.best_labels[0] == f.expected
             if res.verdict is AuditVerdict.DEVIATES and named:
                 reruns = sum(r is not None for p in res.pairs for r in p.reruns)
-                spent = (2 * len(res.pairs) + reruns) * n
+                spent = (sum(len(p.pair.sides) for p in res.pairs) + reruns) * n
                 print(f"  {f.name:32s} {f.variant + ' c=' + str(f.cutoff):12s} {n:>10,} {spent:>11,}  "
                       f"= {spent / DPSNIPER_TRAIN:.2%} of 10.7 M; named: {f.expected}")
                 break
@@ -86,16 +93,65 @@ def efficiency() -> None:
             print(f"  {f.name:32s} not rejected and named up to N = 102,400")
 
 
+def _wilson(k: int, n: int) -> str:
+    z = 1.959964
+    c = (k + z * z / 2) / (n + z * z)
+    h = z * ((k * (n - k) / n + z * z / 4) ** 0.5) / (n + z * z)
+    return f"[{max(0.0, c - h):.2f}, {min(1.0, c + h):.2f}]"
+
+
+#: The bug of `verify.audit.sensitive` each broken fixture commits (its predicted power is printed beside).
+BUG_OF = {"lyu1_half_noise": "query noise scale × 9/10", "lyu1_reused_noise": "one query noise draw reused",
+          "lyu1_cutoff_off_by_one": "cutoff 3", "lyu2_threshold_not_resampled": "threshold shared",
+          "lyu1_c3_fresh_threshold": "threshold drawn afresh per query", "lyu1_c3_threshold_scale_110": "threshold noise scale × 11/10",
+          "lyu1_query_scale_90": "query noise scale × 9/10", "lyu3_unnoised_release": ""}
+
+
+def power(seeds: int, workers: int) -> None:
+    print(f"power of the default audit (seeds 0..{seeds - 1}, false-alarm rate 1e-3): share of deviates")
+    print(f"  {'fixture':32s} {'claims':12s} {'deviates':>9s} {'95% Wilson':>12s}  predicted (bug at its row)")
+    for f in FIXTURES.values():
+        if f.correct:
+            continue
+        hits, pred = 0, ""
+        for seed in range(seeds):
+            res = audit(f.implementation, claimed_variant(f), seed=seed, workers=workers, identify=False)
+            hits += res.verdict is AuditVerdict.DEVIATES
+            bug = BUG_OF.get(f.name, "")
+            pred = next((f"{p:.2f} ({b}, {n:,} runs)" for b, n, p in res.bug_power if bug and b == bug), "released values: outright")
+        print(f"  {f.name:32s} {f.variant + ' c=' + str(f.cutoff):12s} {hits:>4}/{seeds:<4} {_wilson(hits, seeds):>12s}  {pred}")
+
+
+def false_alarms(seeds: int, workers: int) -> None:
+    correct = [f for f in FIXTURES.values() if f.correct]
+    dev = rej = 0
+    for seed in range(seeds):
+        f = correct[seed % len(correct)]
+        res = audit(f.implementation, claimed_variant(f), seed=seed, workers=workers, identify=False)
+        dev += res.verdict is AuditVerdict.DEVIATES
+        rej += res.verdict is not AuditVerdict.MATCHES
+    print(f"false alarms of the default audit on the {len(correct)} correct fixtures, seeds 0..{seeds - 1} (seed j: fixture j mod "
+          f"{len(correct)}): deviates {dev}/{seeds} (stated: at most α²/m < 1e-6 per audit), any first-round rejection "
+          f"{rej}/{seeds} {_wilson(rej, seeds)} (stated: at most α = 0.001 per audit)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--samples", type=int, default=100_000, help="runs per side for the overhead measurement (default 10^5)")
     ap.add_argument("--skip-overhead", action="store_true")
     ap.add_argument("--skip-efficiency", action="store_true")
+    ap.add_argument("--power-seeds", type=int, default=0, help="seeds per broken fixture for the power table (0: skip)")
+    ap.add_argument("--false-alarm-seeds", type=int, default=0, help="audits of correct fixtures for the false-alarm rate (0: skip)")
+    ap.add_argument("--workers", type=int, default=2, help="worker processes of the power and false-alarm audits")
     a = ap.parse_args()
     if not a.skip_overhead:
         overhead(a.samples)
     if not a.skip_efficiency:
         efficiency()
+    if a.power_seeds:
+        power(a.power_seeds, a.workers)
+    if a.false_alarm_seeds:
+        false_alarms(a.false_alarm_seeds, a.workers)
 
 
 if __name__ == "__main__":

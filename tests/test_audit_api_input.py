@@ -97,3 +97,14 @@ def test_load_wraps_a_module_that_fails_or_exits_at_import(tmp_path):
     gone.write_text("import sys\nsys.exit(0)\n")
     with pytest.raises(ImplementationError, match=r"sys.exit\(0\)"):
         load(f"{gone}:f")
+
+
+def _global_state(queries, rng):
+    import numpy as np
+
+    return "A" if np.random.random() < 0.5 else "B" * len(queries)  # ignores rng
+
+
+def test_an_implementation_ignoring_the_generator_is_refused():
+    with pytest.raises(ImplementationError, match="same seed"):
+        audit(_global_state, LYU1, workers=1, **QUICK)

@@ -138,9 +138,9 @@ def test_limits_are_refused_up_front_naming_the_flag(argv, words):
 
 def test_exit_codes_of_the_three_verdicts(tmp_path):
     # deviates: 1; matches: 0 (above); undecided: 3, from an implementation that deviates only in its
-    # first 400 calls (one pair's two sides in one child): the first test rejects, the re-run does not
+    # first 800 calls (the generator check's 400, then one pair's two sides, in one child): the first test rejects, the re-run does not
     path = module(tmp_path, "calls = [0]\ndef f(queries, rng):\n    calls[0] += 1\n"
-                            "    return 'AA' if calls[0] <= 400 and len(queries) > 1 else lyu1(queries, rng)\n")
+                            "    return 'AA' if calls[0] <= 800 and len(queries) > 1 else lyu1(queries, rng)\n")
     res = cli("--implementation", f"{path}:f", *CLAIM, *QUICK, "--workers", "1")
     assert res.returncode == 3 and "verdict: undecided" in res.stdout, (res.returncode, res.stdout, res.stderr)
     res = cli("--implementation", "verify.audit.examples:lyu1_half_noise", *CLAIM, "--samples", "400", "--random-pairs", "0",
@@ -152,7 +152,7 @@ def test_exit_codes_of_the_three_verdicts(tmp_path):
 def test_ctrl_c_stops_an_implementation_that_never_returns(tmp_path, workers):
     flag = tmp_path / "blocked"
     path = module(tmp_path, f"import time\ncalls = [0]\ndef f(queries, rng):\n    calls[0] += 1\n"
-                            f"    if calls[0] > 300:\n        open({str(flag)!r}, 'w').close()\n"
+                            f"    if calls[0] > 700:\n        open({str(flag)!r}, 'w').close()\n"
                             f"        while True:\n            time.sleep(1)\n    return lyu1(queries, rng)\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([sys.executable, "-m", "verify", "audit", "--implementation", f"{path}:f", *CLAIM, *QUICK,

@@ -43,6 +43,7 @@ from verify.audit.power import detectable_tv, samples_for_tv
 from verify.audit.result import AuditResult, PairReport
 from verify.audit.sampling import Job, Mapper, Tally, executor_mapper, run_jobs
 from verify.audit.sandbox import Sandboxes
+from verify.audit.sensitive import bugs, predicted_power, sensitive_pairs
 from verify.errors import InputError
 from verify.mechanism import SparseVector
 from verify.parallel import executor_for, worker_count
@@ -104,8 +105,10 @@ def _release_law(claim: Candidate, pair: Pair, side: int, edges: dict) -> dict[s
 
 def _side_counts(pair: Pair, tally: Tally, inner: np.ndarray | None) -> tuple[Counter, np.ndarray | None]:
     counts = Counter(tally.counts)
-    if tally.wrong_values:
-        counts[WRONG_VALUES] += tally.wrong_values
+    if tally.wrong_values:  # each run once: under its outcome if its values fit the claim, else under WRONG_VALUES
+        counts.subtract(tally.wrong_values)
+        counts = Counter({o: c for o, c in counts.items() if c > 0})
+        counts[WRONG_VALUES] += sum(tally.wrong_values.values())
     if pair.kind is not PairKind.RELEASE:
         return counts, None
     bins = np.bincount(np.searchsorted(inner, np.asarray(tally.values, dtype=float), side="left"), minlength=len(inner) + 1)
@@ -136,10 +139,26 @@ def _pairs_and_laws(claimed: SparseVector, k: int, random_pairs: int, seed: int,
     claim = Candidate("as claimed", claimed)
     edges = {i: {s: release_edges(claim, (p.queries, p.neighbour)[s][0], RELEASE_BINS) for s in (0, 1)}
              for i, p in enumerate(pairs) if p.kind is PairKind.RELEASE}
-    keys = [(i, s) for i, p in enumerate(pairs) if p.kind is not PairKind.RELEASE for s in (0, 1)]
+    keys = [(i, s) for i, p in enumerate(pairs) if p.kind is not PairKind.RELEASE for s in p.sides]
     laws = dict(zip(keys, letter_laws(claim, [(pairs[i].queries, pairs[i].neighbour)[s] for i, s in keys])))
     laws.update({(i, s): _release_law(claim, p, s, edges[i]) for i, p in enumerate(pairs) if p.kind is PairKind.RELEASE for s in (0, 1)})
     return pairs, claim, edges, laws
+
+
+#: Runs of the ignored-generator check (`_same_seed_same_runs`), done twice with one seed.
+GENERATOR_CHECK_RUNS = 200
+
+
+def _same_seed_same_runs(mapper: Mapper, pair: Pair, seed: int, releases: bool) -> None:
+    """Refuse to judge an implementation that ignores the ``rng`` it is given: two chunks of
+    `GENERATOR_CHECK_RUNS` runs with the same seed (round 2, outside the audit's own seeds) must give the
+    same outcomes.  Code drawing from numpy's or Python's global state, or its own generator, fails this."""
+    job = Job((2, 0, 0), pair.queries, GENERATOR_CHECK_RUNS, False)
+    first, second = list(mapper([(seed, job, 0, GENERATOR_CHECK_RUNS, releases), (seed, job, 0, GENERATOR_CHECK_RUNS, releases)]))
+    if first[0] != second[0] or first[1] != second[1]:
+        raise ImplementationError(f"implementation: two runs with the same seed gave different outcomes at q = {pair.queries}: "
+                                  "it ignores the numpy Generator it is given (global numpy or Python random state, or its "
+                                  "own generator), so its runs are not reproducible and the audit refuses to judge them")
 
 
 def _picklable(obj: Any) -> Exception | None:
@@ -177,7 +196,7 @@ def audit(implementation: Callable[..., Any] | str, claimed: SparseVector, *, sa
           random_pairs: int = DEFAULT_RANDOM_PAIRS, queries_per_pair: int | None = None, seed: int = 0,
           workers: int | None = 1, scheduler: str | None = None, executor: Executor | None = None,
           progress: bool = False, identify: bool = True, confidence: float = 0.95, worst_pair: bool = True,
-          structured_pairs: bool = True, name: str | None = None, max_runs: int = MAX_RUNS) -> AuditResult:
+          structured_pairs: bool = True, name: str | None = None, max_runs: int = MAX_RUNS, sensitive: bool = True) -> AuditResult:
     """Audit ``implementation`` against ``claimed`` (module docstring): a callable ``impl(queries, rng)``
     (`verify.audit.adapters`), run in this process or in worker processes, or a spec
     ``MODULE:CALLABLE[?key=value&...]`` / ``file.py:CALLABLE``, imported and run in isolated child processes
@@ -215,8 +234,24 @@ def audit(implementation: Callable[..., Any] | str, claimed: SparseVector, *, sa
         if n > MAX_SAMPLES:
             raise InputError(f"--target-tv: {target_tv:g} needs {n:,} runs per side, above the limit of {MAX_SAMPLES:,} "
                              "(--samples); give a larger --target-tv")
-    if 2 * m * n > max_runs:
-        raise InputError(f"--max-runs: the audit may need {2 * m * n:,} runs ({m} tests of {n:,} runs, each re-run if it rejects), "
+    sensitive_power: list[tuple[str, int, float]] = []
+    if sensitive:
+        from_bugs, found = sensitive_pairs(claimed, k, noise_scale(claimed), bonferroni_level(false_alarm, m + len(bugs(claimed))),
+                                           test_power)
+        for q, n_row, svs in from_bugs:
+            pairs.append(Pair("most sensitive to " + "; ".join(sv.bug for sv in svs), PairKind.SENSITIVE, q, q,
+                              samples if samples is not None else n_row))
+        laws.update({(len(pairs) - len(from_bugs) + j, 0): law
+                     for j, law in enumerate(letter_laws(claim, [q for q, _, _ in from_bugs]))})
+        m += len(from_bugs)
+        level = bonferroni_level(false_alarm, m)
+        for p in pairs[len(pairs) - len(from_bugs):]:
+            for sv in found:
+                if sv.queries == p.queries:
+                    sensitive_power.append((sv.bug, p.samples, predicted_power(sv.chi2, sv.outside, sv.df, level, p.samples)))
+    runs = sum((p.samples or n) * len(p.sides) for p in pairs)
+    if 2 * runs > max_runs:
+        raise InputError(f"--max-runs: the audit may need {2 * runs:,} runs ({m} tests of {runs:,} runs in all, each re-run if it rejects), "
                          f"above the limit of {max_runs:,}; give fewer --samples, a larger --target-tv, fewer --random-pairs, "
                          "or raise --max-runs")
     stats_before = time.perf_counter() - t_start
@@ -228,14 +263,18 @@ def audit(implementation: Callable[..., Any] | str, claimed: SparseVector, *, sa
     if progress:
         from tqdm import tqdm  # start-up time: only when a bar is drawn
 
-        bar = tqdm(total=m * n, desc=f"audit {claimed.name}", unit="run", leave=False, file=sys.stderr)
+        bar = tqdm(total=runs, desc=f"audit {claimed.name}", unit="run", leave=False, file=sys.stderr)
     tests: dict[tuple[int, int], GofResult] = {}
     reruns: dict[tuple[int, int], GofResult] = {}
     observed: dict[tuple[int, int], tuple[Counter, np.ndarray | None]] = {}
+    letters: dict[tuple[int, int], Counter] = {}  # every run's letters, whatever it released (for the fit)
+    wrong_runs = 0
     rejected: list[tuple[int, int]] = []
     try:
         with _runner(implementation, workers, scheduler, executor, notes) as (mapper, boxes):
-            jobs = [Job((0, i, s), (p.queries, p.neighbour)[s], n, p.kind is PairKind.RELEASE) for i, p in enumerate(pairs) for s in (0, 1)]
+            _same_seed_same_runs(mapper, pairs[0], seed, claimed.releases_values)
+            jobs = [Job((0, i, s), (p.queries, p.neighbour)[s], p.samples or n, p.kind is PairKind.RELEASE)
+                    for i, p in enumerate(pairs) for s in p.sides]
             t_sampling = time.perf_counter()
             tallies, interrupted, sampling, bookkeeping = run_jobs(mapper, jobs, seed, claimed.releases_values,
                                                                    None if bar is None else bar.update)
@@ -245,14 +284,17 @@ def audit(implementation: Callable[..., Any] | str, claimed: SparseVector, *, sa
                 tally = tallies[(0, i, s)]
                 inner = edges.get(i, {}).get(s)
                 observed[(i, s)] = _side_counts(pairs[i], tally, inner)
-                if tally.runs == n:
+                letters[(i, s)] = Counter(tally.counts)
+                wrong_runs += sum(tally.wrong_values.values())
+                if tally.runs == (pairs[i].samples or n):
                     tests[(i, s)] = g_test(observed[(i, s)][0], law)
             rejected = [key for key, t in tests.items() if rejects(t.p_value, level)]
             stats_time = stats_before + bookkeeping + time.perf_counter() - t1
             if rejected and not interrupted:
-                jobs = [Job((1, i, s), (pairs[i].queries, pairs[i].neighbour)[s], n, pairs[i].kind is PairKind.RELEASE) for i, s in rejected]
+                jobs = [Job((1, i, s), (pairs[i].queries, pairs[i].neighbour)[s], pairs[i].samples or n, pairs[i].kind is PairKind.RELEASE)
+                        for i, s in rejected]
                 if bar is not None:
-                    bar.total += len(jobs) * n
+                    bar.total += sum(j.runs for j in jobs)
                 t_more = time.perf_counter()
                 more, interrupted, extra, more_bookkeeping = run_jobs(mapper, jobs, seed, claimed.releases_values,
                                                                       None if bar is None else bar.update)
@@ -262,7 +304,7 @@ def audit(implementation: Callable[..., Any] | str, claimed: SparseVector, *, sa
                 t2 = time.perf_counter()
                 for i, s in rejected:
                     tally = more[(1, i, s)]
-                    if tally.runs == n:
+                    if tally.runs == (pairs[i].samples or n):
                         reruns[(i, s)] = g_test(_side_counts(pairs[i], tally, edges.get(i, {}).get(s))[0], laws[(i, s)])
                 stats_time += time.perf_counter() - t2
             if boxes is not None and boxes.printed:
@@ -273,10 +315,13 @@ def audit(implementation: Callable[..., Any] | str, claimed: SparseVector, *, sa
             bar.close()
     t3 = time.perf_counter()
     reports = []
-    complete = [i for i in range(len(pairs)) if (i, 0) in tests and (i, 1) in tests]
+    complete = [i for i in range(len(pairs)) if all((i, s) in tests for s in pairs[i].sides)]
     for i in complete:
         p = pairs[i]
         loss = None
+        if p.kind is PairKind.SENSITIVE:
+            reports.append(PairReport(p, (tests[(i, 0)],), (reruns.get((i, 0)),), None, 0.0, level))
+            continue
         if p.kind is not PairKind.RELEASE:
             loss = empirical_loss(laws[(i, 0)], laws[(i, 1)], observed[(i, 0)][0], observed[(i, 1)][0], confidence)
         grid_err = 0.0
@@ -297,17 +342,26 @@ def audit(implementation: Callable[..., Any] | str, claimed: SparseVector, *, sa
             notes.append(f"the worst pair's witness outcome {w.outcome} (exact loss {float(w.loss):.6g}, 50 digits) has probability "
                          f"{wl[w.outcome]:.3g} at D: expected {wl[w.outcome] * n:.3g} runs in {n:,}, so its loss cannot be "
                          "sampled there; the pair is tested for fit")
+    if wrong_runs:
+        what = "values per above that do not fit the claimed release rule" if claimed.releases_values else \
+            "values although the claim releases none"
+        notes.append(f"{wrong_runs:,} runs released {what}: counted once each, as an outcome the claim cannot produce; "
+                     "the fit uses their letters")
     if claimed.releases_values:
         notes.append("released values are tested at the one-query pair (binned against their exact law); elsewhere only the letters")
     fitted = None
     if identify and verdict is AuditVerdict.DEVIATES:
         obs = []
         for i in complete:
-            for s in (0, 1):
+            for s in pairs[i].sides:
                 counts, bins = observed[(i, s)]
+                if pairs[i].kind is not PairKind.RELEASE:
+                    counts = letters[(i, s)]
+                else:
+                    counts = Counter({o: c for o, c in counts.items() if o != WRONG_VALUES})
                 obs.append(Observation(pairs[i], s, counts, bins, edges.get(i, {}).get(s)))
-        fitted = fit(claimed, obs)
+        fitted = fit(claimed, obs, level)
     stats_time += time.perf_counter() - t3
     return AuditResult(label, claimed, verdict, reports, n, false_alarm, detectable_tv(n, df, level, test_power), verdict_power(test_power), df,
                        confidence, fitted, interrupted, sampling, stats_time, notes, wall_sampling, time.perf_counter() - t_start,
-                       tests_planned=m, level_applied=level, power_per_test=test_power)
+                       tests_planned=m, level_applied=level, power_per_test=test_power, bug_power=sensitive_power)

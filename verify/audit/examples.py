@@ -11,7 +11,9 @@ incorrect SVT variants):
 * `lyu2_threshold_not_resampled`: lyu-2 without the fresh threshold after an above;
 * `lyu1_half_noise`: query noise Lap(4cΔ/ε)/2;
 * `lyu1_reused_noise`: one query-noise draw reused for every query;
-* `lyu1_cutoff_off_by_one`: halts after the (c+1)-th above.
+* `lyu1_cutoff_off_by_one`: halts after the (c+1)-th above;
+* `lyu1_c3_fresh_threshold`: lyu-1 at c = 3 drawing the threshold noise afresh per query;
+* `lyu1_c3_threshold_scale_110`, `lyu1_query_scale_90`: a noise scale 10 % off.
 
 ``>`` written for ``>=`` is not among them: with continuous noise a tie has
 probability 0, so the two laws are equal; it matters for discrete noise, which
@@ -44,7 +46,7 @@ def _fresh(scale):
     return draw
 
 
-def _svt(queries, rng, z_scale, x_scale, cutoff, resample=False, release=None, reuse=False, halt_at=None):
+def _svt(queries, rng, z_scale, x_scale, cutoff, resample=False, release=None, reuse=False, halt_at=None, fresh=False):
     """The textbook loop (Lyu, Su, Li 2017, Algorithms 1-3); ``halt_at`` overrides the cutoff only;
     ``release(q, noisy, t_hat, rng)`` gives the value an above releases (None: letters only)."""
     t_hat = rng.laplace(0.0, z_scale)
@@ -52,6 +54,8 @@ def _svt(queries, rng, z_scale, x_scale, cutoff, resample=False, release=None, r
     letters, values, count = [], [], 0
     stop = cutoff if halt_at is None else halt_at
     for q in queries:
+        if fresh:
+            t_hat = rng.laplace(0.0, z_scale)  # INCORRECT: a new threshold noise for every query
         noisy = q + (x_once if reuse else rng.laplace(0.0, x_scale))
         if noisy >= t_hat:
             letters.append("A")
@@ -169,6 +173,26 @@ def lyu1_cutoff_off_by_one(queries, rng):
     return _svt(queries, rng, 2.0, 8.0, 2, halt_at=3)
 
 
+def lyu1_c3(queries, rng):
+    """Lyu et al. Algorithm 1 with c = 3: Z ~ Lap(2), X_i ~ Lap(12)."""
+    return _svt(queries, rng, 2.0, 12.0, 3)
+
+
+def lyu1_c3_fresh_threshold(queries, rng):
+    """INCORRECT lyu-1 (c = 3): the threshold noise is drawn afresh for every query."""
+    return _svt(queries, rng, 2.0, 12.0, 3, fresh=True)
+
+
+def lyu1_c3_threshold_scale_110(queries, rng):
+    """INCORRECT lyu-1 (c = 3): threshold noise Lap(2.2) instead of Lap(2) (10 % too wide)."""
+    return _svt(queries, rng, 2.2, 12.0, 3)
+
+
+def lyu1_query_scale_90(queries, rng):
+    """INCORRECT lyu-1 (c = 2): query noise Lap(7.2) instead of Lap(8) (10 % too narrow)."""
+    return _svt(queries, rng, 2.0, 7.2, 2)
+
+
 @dataclass(frozen=True)
 class Fixture:
     """An implementation, the preset (and cutoff) it claims, and for a broken one the expected candidate label."""
@@ -196,6 +220,11 @@ FIXTURES: dict[str, Fixture] = {f.name: f for f in (
     Fixture("lyu1_half_noise", lyu1_half_noise, "lyu-1", 2, False, "query noise Lap(4Δ/ε) (the claim's scale halved)"),
     Fixture("lyu1_reused_noise", lyu1_reused_noise, "lyu-1", 2, False, "one query noise Lap(8) reused for every query"),
     Fixture("lyu1_cutoff_off_by_one", lyu1_cutoff_off_by_one, "lyu-1", 2, False, "cutoff 3 with the scales of cutoff 2"),
+    Fixture("lyu1_c3", lyu1_c3, "lyu-1", 3, True),
+    Fixture("lyu1_c3_fresh_threshold", lyu1_c3_fresh_threshold, "lyu-1", 3, False, "threshold drawn afresh per query"),
+    Fixture("lyu1_c3_threshold_scale_110", lyu1_c3_threshold_scale_110, "lyu-1", 3, False,
+            "threshold noise Lap(2.2Δ/ε) (the claim's scale × 11/10)"),
+    Fixture("lyu1_query_scale_90", lyu1_query_scale_90, "lyu-1", 2, False, "query noise Lap(7.2Δ/ε) (the claim's scale × 9/10)"),
 )}
 
 

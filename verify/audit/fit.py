@@ -18,7 +18,10 @@ aliases.  The fit is the multinomial log-likelihood (the letters' probabilities 
 far below what separates candidates) of every count the audit collected (letters at every pair and side; letter and value bin at the
 release pairs) under each candidate; the best candidate maximises it.
 Candidates whose log-likelihoods agree to `TIE_NATS` cannot be told apart on
-these pairs and are reported together.
+these pairs and are reported together.  For speed the grid is first ranked on the
+general and release pairs, and the best `SHORTLIST` (and the claim) are re-ranked on
+every observation, the sensitive rows included.  The best is then re-tested with
+the audit's G-tests (`fit`): a law is named only when none rejects it.
 
 The best candidate's exact privacy verdict: for a family member, the
 worst-case search (`verify.family.worstcase`, confirmed at 50 digits); for the
@@ -32,19 +35,37 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
+from mpmath import mp
 
-from verify.audit.laws import Candidate, Law, grid_letter_laws, letter_law, release_cells, reuse_supported
-from verify.audit.pairs import Pair, PairKind, worst_case
+from verify.audit.gof import g_test
+from verify.audit.laws import (
+    Candidate,
+    Law,
+    grid_letter_laws,
+    letter_law,
+    letter_laws,
+    letters_only,
+    release_cells,
+    reuse_supported,
+)
+from verify.audit.pairs import Pair, PairKind
 from verify.errors import InputError
 from verify.exact import fmt
 from verify.family.presets import NAMES, PRESETS, preset
+from verify.family.probability import mp_probability
+from verify.family.worstcase import FamilyWorstCase, family_worst_case
 from verify.mechanism import SparseVector, ThresholdPolicy
 from verify.noise import NoiseSpec
+from verify.precision import MPMATH_LOCK
 from verify.release import RELEASE_RULES
 from verify.verdicts import MechanismVerdict
 
+#: Candidates re-ranked on every observation (the sensitive rows' 8 queries are costly) after a first
+#: ranking on the general and release pairs.
+SHORTLIST = 12
 #: Log-likelihoods closer than this (nats) are a tie.
 TIE_NATS = 1e-6
 
@@ -57,19 +78,32 @@ def _scaled(spec: NoiseSpec, factor: Fraction) -> NoiseSpec | None:
     return NoiseSpec(spec.family, absolute=spec.absolute * factor)
 
 
+#: Multiples of a noise scale tried (a scale is a multiple of Δ/ε).
+SCALE_FACTORS = (Fraction(1, 2), Fraction(9, 10), Fraction(11, 10), Fraction(2))
+
+
+def _cutoffs(c: int | None) -> list[int | None]:
+    """The cutoffs tried: c - 1, c, c + 1 and unlimited (1, 2, 3 and unlimited for an unlimited claim)."""
+    near = [1, 2, 3] if c is None else [x for x in (c - 1, c, c + 1) if x >= 1]
+    return near + [None]
+
+
 def candidates(mech: SparseVector) -> list[tuple[Candidate, list[str]]]:
     """The grid of the module docstring, merged by law: (candidate, all its labels)."""
     out: list[Candidate] = [Candidate(f"as claimed ({mech.name})", mech)]
     for name, spec_name in (("threshold", "threshold_spec"), ("query", "query_spec")):
-        for factor in (Fraction(1, 2), Fraction(2)):
+        for factor in SCALE_FACTORS:
             spec = _scaled(getattr(mech, spec_name), factor)
             if spec is not None:
-                how = "halved" if factor < 1 else "doubled"
+                how = {Fraction(1, 2): "halved", Fraction(2): "doubled"}.get(factor, f"× {factor}")
                 out.append(Candidate(f"{name} noise {spec.describe()} (the claim's scale {how})", mech.with_changes(**{spec_name: spec})))
-    if mech.cutoff is not None:
-        for c in (mech.cutoff - 1, mech.cutoff + 1):
-            if c >= 1:
-                out.append(Candidate(f"cutoff {c} with the scales of cutoff {mech.cutoff}", mech.with_changes(cutoff=c)))
+    for c in _cutoffs(mech.cutoff):
+        if c != mech.cutoff:
+            cut = "unlimited" if c is None else c
+            out.append(Candidate(f"cutoff {cut} with the scales of cutoff {'unlimited' if mech.cutoff is None else mech.cutoff}",
+                                 mech.with_changes(cutoff=c)))
+    if not mech.threshold_noise.is_none:
+        out.append(Candidate("threshold drawn afresh per query", mech, Law.FRESH))
     other = ThresholdPolicy.SHARED if mech.threshold_policy is ThresholdPolicy.RESAMPLE else ThresholdPolicy.RESAMPLE
     out.append(Candidate(f"threshold {other.value}" + (" (not resampled)" if other is ThresholdPolicy.SHARED else ""),
                          mech.with_changes(threshold_policy=other)))
@@ -84,15 +118,15 @@ def candidates(mech: SparseVector) -> list[tuple[Candidate, list[str]]]:
     if reuse_supported(mech):
         out.append(Candidate(f"one query noise {mech.query_noise.describe()} reused for every query", mech, Law.REUSED))
     for name in NAMES:
-        options = {"cutoff": mech.cutoff} if PRESETS[name].scales_with_cutoff and mech.cutoff is not None else {}
-        try:
-            p = preset(name, mech.epsilon, mech.sensitivity, mech.threshold, **options)
-            if not PRESETS[name].scales_with_cutoff:
-                p = p.with_changes(cutoff=mech.cutoff)
-        except InputError:
-            continue
-        cut = "" if mech.cutoff == 1 else f" (cutoff {'unlimited' if mech.cutoff is None else mech.cutoff})"
-        out.append(Candidate(f"preset {name}{cut}", p))
+        for c in _cutoffs(mech.cutoff):
+            options = {"cutoff": c} if PRESETS[name].scales_with_cutoff and c is not None else {}
+            try:
+                p = preset(name, mech.epsilon, mech.sensitivity, mech.threshold, **options)
+                if not PRESETS[name].scales_with_cutoff or c is None:
+                    p = p.with_changes(cutoff=c)
+            except InputError:
+                continue
+            out.append(Candidate(f"preset {name} (cutoff {'unlimited' if c is None else c})", p))
     merged: dict[tuple, tuple[Candidate, list[str]]] = {}
     for c in out:
         if c.key() in merged:
@@ -163,6 +197,17 @@ def outside_family_verdict(cand: Candidate) -> Privacy:
             return Privacy(MechanismVerdict.NOT_PRIVATE, "inf",
                            f"Pr[BA] = 0 at q(D) = ({fmt(m.threshold)}, {fmt(m.threshold)}) (B needs W > 0, A needs W <= 0 for the one "
                            f"W = Z - X), Pr[BA] = {pn:.6g} > 0 at q(D') = ({fmt(m.threshold - m.sensitivity)}, {fmt(m.threshold + m.sensitivity)})")
+    if cand.law is Law.FRESH:
+        one = letters_only(m).with_changes(cutoff=1)
+        with MPMATH_LOCK, mp.workdps(50):
+            p_b = mp_probability(one, [m.threshold], "B", digits=50)
+            p_bn = mp_probability(one, [m.threshold + m.sensitivity], "B", digits=50)
+            per = mp.log(p_b / p_bn)
+            k = int(mp.floor(mp.mpf(m.epsilon.numerator) / m.epsilon.denominator / per)) + 1
+            loss = k * per
+        return Privacy(MechanismVerdict.NOT_PRIVATE, f"{float(loss):.6g} at {k} queries, growing without bound",
+                       f"the answers are independent, so k B's at q(D) = (t, ..., t), q(D') = (t + Δ, ..., t + Δ) have loss "
+                       f"k·log(Pr[B | t]/Pr[B | t + Δ]) = k·{float(per):.6g} (50 digits): {float(loss):.6g} > ε at k = {k}")
     if cand.law is Law.UNNOISED:
         return Privacy(MechanismVerdict.NOT_PRIVATE, "inf",
                        "an above releases q_i exactly: at q(D) = (t), q(D') = (t + Δ) the output (A, t) has probability "
@@ -170,10 +215,17 @@ def outside_family_verdict(cand: Candidate) -> Privacy:
     raise ValueError(f"no outside-family verdict for {cand.law}")  # pragma: no cover
 
 
+@lru_cache(maxsize=64)
+def privacy_search(mech: SparseVector) -> FamilyWorstCase:
+    """The search and verdict of ``svt-verify worst-case`` at its defaults (`family_worst_case`, up to 10
+    queries), not the audit's shorter search for its worst pair (`verify.audit.pairs.worst_case`)."""
+    return family_worst_case(mech, tightness_study=False)
+
+
 def privacy_of(cand: Candidate) -> Privacy:
     if cand.law is not Law.FAMILY:
         return outside_family_verdict(cand)
-    res = worst_case(cand.mech)
+    res = privacy_search(cand.mech)
     loss = "inf" if math.isinf(float(res.loss)) else f"{float(res.loss):.6g}"
     eps = float(cand.mech.epsilon)
     ratio = "" if loss == "inf" else f" = {float(res.loss) / eps:.4g}ε"
@@ -193,14 +245,24 @@ class FitResult:
     privacy: Privacy
     claimed_privacy: Privacy
     ranking: tuple[tuple[str, float], ...]
+    #: The best candidate re-tested with the audit's G-tests: whether none rejects, how many did of how many.
+    fits: bool = True
+    rejections: int = 0
+    tests: int = 0
+    level: float = 0.0
+    #: The largest total variation between the sampled frequencies and the best candidate's law, over the tests.
+    distance: float = 0.0
+    candidates: int = 0
 
     @property
     def identifies_claim(self) -> bool:
         return any(lab.startswith("as claimed") for lab in self.best_labels)
 
     def sentence(self, claimed: SparseVector) -> str:
-        if self.identifies_claim:
-            return f"the samples fit the claimed law best ({claimed.name})"
+        if not self.fits or self.identifies_claim:
+            return (f"none of the {self.candidates} candidates fits (the best, re-tested with the same G-tests at level "
+                    f"{self.level:.3g}, rejects at {self.rejections} of {self.tests} tests); closest: {self.best_labels[0]} "
+                    f"[{self.best.describe()}], largest total variation from the sampled frequencies {self.distance:.3g}")
         return (f"behaves like {self.best_labels[0]} [{self.best.describe()}], not {claimed.name} [{Candidate('', claimed).describe()}]: "
                 f"{self.privacy.verdict}, loss {self.privacy.loss} (claimed: {self.claimed_privacy.verdict}, loss {self.claimed_privacy.loss})")
 
@@ -211,18 +273,55 @@ class FitResult:
         return {"best": list(self.best_labels), "law": self.best.describe(), "tied": list(self.tied),
                 "log_likelihood": num(self.log_likelihood), "claimed_log_likelihood": num(self.claimed_log_likelihood),
                 "privacy": self.privacy.to_json(), "claimed_privacy": self.claimed_privacy.to_json(),
-                "ranking": [[lab, num(ll)] for lab, ll in self.ranking]}
+                "ranking": [[lab, num(ll)] for lab, ll in self.ranking], "fits": self.fits,
+                "best_rejected_by": [self.rejections, self.tests], "best_distance_tv": round(self.distance, 6),
+                "candidates": self.candidates}
 
 
-def fit(claimed: SparseVector, observations: Sequence[Observation]) -> FitResult:
-    """Rank the candidates by log-likelihood (module docstring)."""
+def _goodness(cand: Candidate, observations: Sequence[Observation], level: float) -> tuple[int, int, float]:
+    """(tests rejecting ``cand`` at ``level``, tests, largest total variation from the sampled frequencies): the
+    audit's G-test (`verify.audit.gof.g_test`) of every observation against the candidate's law."""
+    letters = [ob for ob in observations if ob.pair.kind is not PairKind.RELEASE]
+    laws = dict(zip(map(id, letters), letter_laws(cand, [ob.queries for ob in letters]))) if cand.law is not Law.UNNOISED else \
+        dict(zip(map(id, letters), letter_laws(Candidate("", cand.mech), [ob.queries for ob in letters])))
+    rejected, tv = 0, 0.0
+    for ob in observations:
+        if ob.pair.kind is PairKind.RELEASE:
+            if not cand.mech.releases_values and cand.law is not Law.UNNOISED:
+                rejected, tv = rejected + 1, 1.0
+                continue
+            probs, _ = release_cells(cand, ob.queries[0], ob.inner_edges)
+            law = {f"cell {j}": float(p) for j, p in enumerate(probs)}
+            counts = {f"cell {j}": int(c) for j, c in enumerate(ob.bin_counts)}
+        else:
+            law, counts = laws[id(ob)], ob.counts
+        total = sum(counts.values())
+        if not total or not any(v > 0 for v in law.values()):
+            continue
+        tv = max(tv, 0.5 * sum(abs(counts.get(o, 0) / total - law.get(o, 0.0)) for o in set(law) | set(counts)))
+        if g_test(counts, law).p_value < level:
+            rejected += 1
+    return rejected, len(observations), tv
+
+
+def fit(claimed: SparseVector, observations: Sequence[Observation], level: float = 1e-4) -> FitResult:
+    """Rank the candidates by log-likelihood, then re-test the best with the audit's G-tests at ``level``
+    (module docstring): a law is named only when it fits."""
+    grid = candidates(claimed)
+    general = [ob for ob in observations if ob.pair.kind is not PairKind.SENSITIVE]
+    first = sorted(((log_likelihood(cand, general), j) for j, (cand, _) in enumerate(grid)),
+                   key=lambda r: -r[0] if math.isfinite(r[0]) else math.inf)
+    keep = {j for _, j in first[:SHORTLIST]} | {0}  # the claim (first in the grid) always
     scored = []
-    for cand, labels in candidates(claimed):
-        scored.append((log_likelihood(cand, observations), cand, labels))
+    for j, (cand, labels) in enumerate(grid):
+        if j in keep:
+            scored.append((log_likelihood(cand, observations), cand, labels))
     scored.sort(key=lambda r: -r[0] if math.isfinite(r[0]) else math.inf)
     best_ll, best, labels = scored[0]
     tied = tuple(lab[0] for ll, _, lab in scored[1:] if math.isfinite(best_ll) and abs(ll - best_ll) <= TIE_NATS)
     claimed_ll = next(ll for ll, _, lab in scored if lab[0].startswith("as claimed"))
     claim = Candidate("claim", claimed)
+    rejected, tests, tv = _goodness(best, observations, level)
     return FitResult(best, tuple(labels), tied, best_ll, claimed_ll, privacy_of(best), privacy_of(claim),
-                     tuple((lab[0], ll) for ll, _, lab in scored))
+                     tuple((lab[0], ll) for ll, _, lab in scored), rejected == 0 and math.isfinite(best_ll), rejected, tests,
+                     level, tv, len(grid))

@@ -12,6 +12,8 @@
   (a e^{-|w|/a} - b e^{-|w|/b}) / (2(a² - b²)) and, for w >= 0, the CDF
   1 - (a² e^{-w/a} - b² e^{-w/b}) / (2(a² - b²)); for a = b, 1 - ½(1 + w/(2a)) e^{-w/a}
   (convolution of two Laplace densities; by symmetry F_W(-w) = 1 - F_W(w)).
+* `Law.FRESH`: the threshold noise drawn afresh for every query: the answers are
+  independent until the c-th A (`_fresh_laws`).
 * `Law.UNNOISED`: a release of q_i itself (no noise): the letters' law of the
   family member, the released value a point mass at q_i.
 
@@ -55,6 +57,7 @@ class Law(StrEnum):
     FAMILY = "family"
     REUSED = "reused query noise"
     UNNOISED = "release without noise"
+    FRESH = "threshold drawn afresh per query"
 
 
 @dataclass(frozen=True)
@@ -74,12 +77,14 @@ class Candidate:
             return base.replace(f"queries {m.query_noise.describe()}", f"one query noise {m.query_noise.describe()} reused for every query")
         if self.law is Law.UNNOISED:
             return base.replace(f"release {m.release.value}", "release q_i without noise")
+        if self.law is Law.FRESH:
+            return base.replace(f"threshold {m.threshold_policy.value}", "threshold drawn afresh for every query")
         return base
 
     def key(self) -> tuple:
         """Candidates with the same key have the same law (labels aside)."""
         m = self.mech
-        policy = ThresholdPolicy.SHARED if m.cutoff == 1 else m.threshold_policy
+        policy = ThresholdPolicy.SHARED if m.cutoff == 1 or self.law is Law.FRESH else m.threshold_policy
         rel = m.release if self.law is not Law.UNNOISED else "unnoised"
         return (self.law, m.threshold_noise, m.query_noise, m.cutoff, policy, rel, m.release_noise)
 
@@ -125,6 +130,24 @@ def _reused_law(mech: SparseVector, q: Sequence[float]) -> dict[str, float]:
     return out
 
 
+def _fresh_laws(mech: SparseVector, rows: tuple[tuple[float, ...], ...]) -> list[dict[str, float]]:
+    """`Law.FRESH`: a new threshold noise Z_i for every query, so the answers are independent until the c-th A:
+    Pr[o] = Π_i Pr[A at q_i]^[o_i = A] Pr[B at q_i]^[o_i = B], Pr[A at q] the one-query law of the family member."""
+    one = letters_only(mech).with_changes(cutoff=1)
+    singles = sorted({x for r in rows for x in r})
+    p_a = dict(zip(singles, (d.get("A", 0.0) for d in _family_laws(one, tuple((x,) for x in singles)))))
+    out = []
+    for q in rows:
+        law = {}
+        for s in mech.outputs(len(q)):
+            prob = 1.0
+            for x, ch in zip(q, s):
+                prob *= p_a[x] if ch == "A" else 1.0 - p_a[x]
+            law[s] = prob
+        out.append(law)
+    return out
+
+
 @lru_cache(maxsize=1024)
 def _family_laws(mech: SparseVector, rows: tuple[tuple[float, ...], ...]) -> tuple[dict[str, float], ...]:
     """One fast-path call per query length (the path is vectorised over rows)."""
@@ -142,6 +165,8 @@ def letter_laws(cand: Candidate, rows: Sequence[Sequence[float]]) -> list[dict[s
     qs = tuple(tuple(float(x) for x in r) for r in rows)
     if cand.law is Law.REUSED:
         return [_reused_law(cand.mech, q) for q in qs]
+    if cand.law is Law.FRESH:
+        return _fresh_laws(cand.mech, qs)
     return [dict(d) for d in _family_laws(letters_only(cand.mech), qs)]
 
 
@@ -158,8 +183,8 @@ def grid_letter_laws(cand: Candidate, rows: Sequence[Sequence[float]]) -> list[d
     z = q_i - t.  An estimate (about 1e-4 relative for continuous noise, 1e-2 without query noise, tested
     against the fast path),
     used only to rank candidates; the claimed law's tests use the fast path."""
-    if cand.law is Law.REUSED:
-        return [_reused_law(cand.mech, tuple(float(x) for x in q)) for q in rows]
+    if cand.law in (Law.REUSED, Law.FRESH):
+        return letter_laws(cand, rows)  # exact already
     mech = cand.mech
     t = float(mech.threshold)
     zn, xn = mech.threshold_noise, mech.query_noise

@@ -12,6 +12,8 @@
 * ``random``: seeded, q_i uniform on [t - 2b, t + 2b], D' = D + a shift uniform on
   [-Δ, Δ] per query, both rounded to multiples of b/1000 (exact binary floats are
   not needed: the exact law is evaluated at the float64 queries used).
+* ``sensitive``: one query vector per bug people make, where the exact laws of the claim and
+  of the bug differ most, with its own sample size (`verify.audit.sensitive`; added by the audit).
 * ``release``: for variants that release values, the one-query pair q = t, q' = t - Δ,
   where the released value is tested against its exact law (`verify.audit.laws`).
 """
@@ -36,6 +38,7 @@ class PairKind(StrEnum):
     STRUCTURED = "structured"
     RANDOM = "random"
     RELEASE = "release"
+    SENSITIVE = "sensitive"
 
 
 @dataclass(frozen=True)
@@ -46,9 +49,17 @@ class Pair:
     kind: PairKind
     queries: tuple[float, ...]
     neighbour: tuple[float, ...]
+    #: Runs per side when the pair has its own sample size (a sensitive row, `verify.audit.sensitive`).
+    samples: int | None = None
+
+    @property
+    def sides(self) -> tuple[int, ...]:
+        """The sides tested: a sensitive row is one query vector (its neighbour is itself), tested once."""
+        return (0,) if self.kind is PairKind.SENSITIVE else (0, 1)
 
     def to_json(self) -> dict[str, object]:
-        return {"label": self.label, "kind": str(self.kind), "queries": list(self.queries), "neighbour": list(self.neighbour)}
+        return {"label": self.label, "kind": str(self.kind), "queries": list(self.queries), "neighbour": list(self.neighbour),
+                "samples": self.samples}
 
 
 @lru_cache(maxsize=64)

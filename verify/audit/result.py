@@ -8,7 +8,7 @@ from typing import Any
 from verify.audit.fit import FitResult
 from verify.audit.gof import GofResult
 from verify.audit.loss import EmpiricalLoss
-from verify.audit.pairs import Pair
+from verify.audit.pairs import Pair, PairKind
 from verify.mechanism import SparseVector
 from verify.notebook import audit_markdown
 from verify.verdicts import AuditVerdict
@@ -76,6 +76,8 @@ class AuditResult:
     #: Power of each test (and of its re-run); ``power`` is the verdict's: the square of this
     #: (`verify.audit.decision`).
     power_per_test: float = 0.0
+    #: For each bug of `verify.audit.sensitive`: (bug, runs per side at its row, the verdict's predicted power there).
+    bug_power: list[tuple[str, int, float]] = field(default_factory=list)
 
     @property
     def tests(self) -> int:
@@ -102,6 +104,7 @@ class AuditResult:
             "samples_per_side": self.samples_per_side,
             "power": round(self.power, 6),
             "power_per_test": round(self.power_per_test, 6),
+            "power_against_bugs": [{"bug": b, "samples": n, "predicted_power": round(p, 4)} for b, n, p in self.bug_power],
             "detectable_total_variation": round(self.detectable_tv, 6),
             "degrees_of_freedom_for_power": self.degrees_of_freedom,
             "loss_confidence": self.confidence,
@@ -124,8 +127,20 @@ class AuditResult:
                f"samples: {self.samples_per_side:,} per side; any deviation of total variation >= {self.detectable_tv:.4f} "
                f"(on the pooled cells, up to {self.degrees_of_freedom} degrees of freedom) is called deviates with power "
                f"{self.power:.2g} (each test and its re-run with power {self.power_per_test:.3g})"]
+        if self.bug_power:
+            out.append("predicted power of deviates against the bugs people make (at their most sensitive rows): "
+                       + ", ".join(f"{b} {p:.2f}" for b, _, p in self.bug_power))
         for r in self.pairs:
             p = r.pair
+            if p.kind is PairKind.SENSITIVE:
+                mark = "CONFIRMED deviation" if r.confirmed else ("rejected, not confirmed on fresh seeds" if r.rejected else "ok")
+                out.append(f"- {p.label}: q = ({', '.join(f'{x:g}' for x in p.queries)}), {p.samples:,} runs: {mark} "
+                           f"(G-test p = {r.tests[0].p_value:.3g})")
+                t = r.tests[0]
+                if t.p_value < r.level:
+                    top = ", ".join(f"{d.outcome} {d.observed}/{d.expected:.1f}" for d in t.top)
+                    out.append(f"    G = {t.statistic:.1f}, df {t.df}; deviating most (observed/expected): {top}")
+                continue
             mark = "CONFIRMED deviation" if r.confirmed else ("rejected, not confirmed on fresh seeds" if r.rejected else "ok")
             ps = " / ".join(f"{t.p_value:.3g}" for t in r.tests)
             out.append(f"- {p.label}: q(D) = ({', '.join(f'{x:g}' for x in p.queries)}), "
@@ -146,7 +161,7 @@ class AuditResult:
             if self.fit.tied:
                 out.append("  indistinguishable on these pairs: " + "; ".join(self.fit.tied))
             out.append(f"  log-likelihood {self.fit.log_likelihood:.2f} against {self.fit.claimed_log_likelihood:.2f} for the claim; "
-                       f"best candidate's privacy: {self.fit.privacy.evidence}")
+                       f"{'best' if self.fit.fits else 'closest'} candidate's privacy: {self.fit.privacy.evidence}")
         out.append(f"time: {self.sampling_seconds:.2f} s inside the implementation, {self.statistics_seconds:.2f} s of statistics "
                    f"(search, exact laws, counting, tests, fit), {self.wall_seconds:.2f} s wall clock")
         out += [f"note: {n}" for n in self.notes]

@@ -48,7 +48,8 @@ class Tally:
 
     counts: Counter = field(default_factory=Counter)
     values: list[float] = field(default_factory=list)
-    wrong_values: int = 0
+    #: Runs whose released values do not fit the claim, by outcome (each run is also in ``counts``).
+    wrong_values: Counter = field(default_factory=Counter)
     runs: int = 0
 
 
@@ -69,7 +70,7 @@ def run_chunk(impl: Callable[..., Any], task: Task) -> ChunkResult:
     plain: dict[str, int] = {}  # runs that returned a bare string: counted first, each distinct string checked once
     counts: Counter = Counter()
     values: list[float] = []
-    wrong = 0
+    wrong: Counter = Counter()
     in_impl = 0.0
     clock = time.perf_counter
     for _ in range(n):
@@ -85,14 +86,14 @@ def run_chunk(impl: Callable[..., Any], task: Task) -> ChunkResult:
         outcome, vals = normalize(raw)
         counts[outcome] += 1
         if len(vals) != (outcome.count("A") if releases else 0):
-            wrong += 1
+            wrong[outcome] += 1
         elif job.keep_values and vals:
             values.append(vals[0])
     for raw, c in plain.items():
         outcome, _ = normalize(raw)
         counts[outcome] += c
         if releases and "A" in outcome:
-            wrong += c  # an above with no released value
+            wrong[outcome] += c  # an above with no released value
     return counts, values, wrong, n, in_impl, time.perf_counter() - t_start
 
 
@@ -132,7 +133,7 @@ def run_jobs(mapper: Mapper, jobs: Iterable[Job], seed: int, releases: bool,
             tally = tallies[task[1].key]
             tally.counts.update(counts)
             tally.values.extend(values)
-            tally.wrong_values += wrong
+            tally.wrong_values.update(wrong)
             tally.runs += n
             if progress is not None:
                 progress(n)
