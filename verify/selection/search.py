@@ -11,7 +11,7 @@ exchangeable, so any reported index is index 1 after relabelling).
   order of a pair is the same pair read from the other side, so these corners are every worst
   neighbour: the search is exhaustive in the neighbour.
 * Which base.  Not proven: the search takes s_1 = 0 and the other k − 1 scores equal to d, for
-  k = 2..K and d on a grid of [−12b, 12b] refined by a bounded scalar search.  (Gumbel noise: the
+  k = 2..K and d on a grid of [−40b, 40b] refined by a bounded scalar search.  (Gumbel noise: the
   loss depends on s only through Σ_{j≠1} e^{s_j/b}, so this family of layouts covers every base.)
   tests/test_rnm_search.py checks it against a seeded random search over bases.
 * The released value: base s = 0 (k scores), neighbour s' = s + Δ, the value v on a grid; for Laplace
@@ -86,7 +86,7 @@ def search_index(mech: ReportNoisyMax, max_queries: int) -> tuple[Candidate | No
     for k in range(2, max_queries + 1):
         def loss_at(d: float, k: int = k) -> float:
             return index_loss(mech, [Fraction(0), *[_exact(d)] * (k - 1)])[0]
-        grid = np.linspace(-12 * b, 12 * b, 49)
+        grid = np.linspace(-40 * b, 40 * b, 161)
         values = [loss_at(d) for d in grid]
         d0 = float(grid[int(np.argmax(values))])
         res = minimize_scalar(lambda d: -loss_at(d), bounds=(d0 - b / 2, d0 + b / 2), method="bounded",
