@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 
-from verify.cli import flags, limits
+from verify.cli import flags, limits, selection
 from verify.cli.common import EXIT_CODES, add_fail_on, add_mechanism_flags, emit_json, exit_status
 from verify.cli.progress import Staged, add_progress_flag
 from verify.cli.variant import FAMILY_DESTS, add_variant_flags, variant_from_args
@@ -35,6 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        epilog=EXIT_CODES)
     add_mechanism_flags(p)
     add_variant_flags(p)
+    selection.extend_variant_choices(p)  # Report Noisy Max presets (verify/cli/selection.py)
     p.add_argument("--max-queries", type=flags.integer(1, limits.WORST_CASE_MAX_QUERIES), default="10", metavar="K",
                    help=f"largest number of queries searched (1..{limits.WORST_CASE_MAX_QUERIES}, default 10)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -66,6 +67,8 @@ def search(args: argparse.Namespace, mech, progress, on_best=None):
 
 
 def run(args: argparse.Namespace) -> int:
+    if selection.is_selection(args):
+        return selection.run_worst_case(args)
     mech = variant_from_args(args)
     limits.check_worst_case_scales(mech)
     seed_path = uses_seed_search(args, mech)

@@ -1,0 +1,108 @@
+"""Report Noisy Max's exact probabilities against independent oracles, the float64 path against mpmath,
+and the sampler against the law (χ²)."""
+
+import math
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+import sympy
+from scipy import integrate, stats
+
+from verify.selection.fast import fast_index_log_probabilities, fast_value_log_density
+from verify.selection.model import ReportNoisyMax
+from verify.selection.probability import mp_gap_density, mp_index_probabilities, mp_value_density
+
+QS = [Fraction(0), Fraction(1), Fraction(3), Fraction(-1, 2)]
+
+
+def _m(family, output="index", scale=2):
+    return ReportNoisyMax(1, 1, family, scale, output)
+
+
+def test_gumbel_quadrature_is_the_softmax():
+    """Independent closed form: Gumbel-max is the exponential mechanism, Pr[i] = e^{q_i/b}/Σ e^{q_j/b}."""
+    got = mp_index_probabilities(_m("gumbel"), QS, 30)
+    with mpmath.workdps(40):
+        w = [mpmath.exp(mpmath.mpf(q.numerator) / q.denominator / 2) for q in QS]
+        want = [x / mpmath.fsum(w) for x in w]
+        assert max(abs(a - c) / c for a, c in zip(got, want)) < mpmath.mpf(10) ** -28
+
+
+def test_exponential_matches_the_polynomial_closed_form():
+    """Substituting u = e^{-(z - max q)/b}: Pr[i] = a_i ∫_0^1 Π_{j≠i} (1 − a_j u) du, a_j = e^{(q_j − max q)/b},
+    integrated exactly by sympy."""
+    got = mp_index_probabilities(_m("exponential"), QS, 30)
+    u = sympy.Symbol("u")
+    top = max(QS)
+    a = [sympy.exp(sympy.Rational(q - top) / 2) for q in QS]
+    for i, g in enumerate(got):
+        poly = sympy.prod([1 - a[j] * u for j in range(len(QS)) if j != i])
+        exact = a[i] * sympy.integrate(sympy.expand(poly), (u, 0, 1))
+        with mpmath.workdps(40):
+            assert abs(mpmath.mpf(str(sympy.N(exact, 40))) - g) < mpmath.mpf(10) ** -28
+
+
+@pytest.mark.parametrize("family,sampler", [("laplace", stats.laplace), ("exponential", stats.expon), ("gumbel", stats.gumbel_r)])
+def test_index_against_scipy_quad(family, sampler):
+    """An oracle written separately: scipy's quad over scipy.stats' pdf and cdf."""
+    qs = [float(q) for q in QS]
+    got = mp_index_probabilities(_m(family), QS, 20)
+    for i in range(len(qs)):
+        def f(z, i=i):
+            return sampler.pdf(z - qs[i], scale=2) * math.prod(sampler.cdf(z - qs[j], scale=2) for j in range(len(qs)) if j != i)
+        want = integrate.quad(f, -60, 80, points=sorted(qs), limit=400, epsabs=0, epsrel=1e-12)[0]
+        assert abs(float(got[i]) - want) < 1e-10 * want
+
+
+@pytest.mark.parametrize("family", ["laplace", "exponential", "gumbel"])
+def test_outputs_sum_and_integrate_to_one(family):
+    m = _m(family)
+    assert abs(mpmath.fsum(mp_index_probabilities(m, QS, 30)) - 1) < mpmath.mpf(10) ** -28
+    mv = _m(family, "value")
+    total = mpmath.quad(lambda v: mp_value_density(mv, QS[:3], v, 15), [-mpmath.inf, 0, 1, 3, mpmath.inf])
+    assert abs(total - 1) < 1e-12
+
+
+def test_gap_density_integrates_to_the_index():
+    """∫_0^∞ f(i, g) dg = Pr[i]: the gap's density, index by index (two scores: one runner-up)."""
+    m = _m("laplace", "gap")
+    idx = mp_index_probabilities(_m("laplace"), QS[1:3], 15)
+    for i in range(2):
+        total = mpmath.quad(lambda g, i=i: mp_gap_density(m, QS[1:3], i, g, 10), [0, 2, 8, mpmath.inf])
+        assert abs(total - idx[i]) < 1e-8 * idx[i]
+
+
+@pytest.mark.parametrize("family", ["laplace", "exponential", "gumbel"])
+def test_fast_path_within_1e_11_of_mpmath(family):
+    rng = np.random.default_rng(3101)
+    m = _m(family)
+    for k in (2, 5, 9):
+        qs = [Fraction(f"{x:.3f}") for x in rng.uniform(-6, 6, k)]
+        logs, err = fast_index_log_probabilities(m, qs)
+        exact = mp_index_probabilities(m, qs, 25)
+        rel = max(abs(math.expm1(lg - float(mpmath.log(e)))) for lg, e in zip(logs, exact))
+        assert rel < 1e-11 and err < 1e-11
+
+
+def test_fast_value_density_matches_mpmath():
+    for family in ("laplace", "exponential", "gumbel"):
+        m = _m(family, "value")
+        for v in (-7.0, 0.5, 2.0, 9.0):
+            want = mp_value_density(m, QS, Fraction(v), 25)
+            got = fast_value_log_density(m, QS, v)
+            assert (want == 0 and got == -math.inf) or abs(got - float(mpmath.log(want))) < 1e-12
+
+
+@pytest.mark.parametrize("family", ["laplace", "exponential", "gumbel"])
+def test_sampler_chi_square(family):
+    """Seeded draws of argmax(q + X) against the exact law: χ² with k − 1 = 3 degrees of freedom at level
+    1e-4 per family (a false alarm with probability 1e-4 each, 3e-4 for the three)."""
+    m = _m(family)
+    rng = np.random.default_rng(31)
+    n = 200_000
+    draws = np.array([float(q) for q in QS])[None, :] + m.law.sample(rng, float(m.b), (n, len(QS)))
+    counts = np.bincount(np.argmax(draws, axis=1), minlength=len(QS))
+    p = np.array([float(x) for x in mp_index_probabilities(m, QS, 20)])
+    assert stats.chisquare(counts, n * p).pvalue > 1e-4

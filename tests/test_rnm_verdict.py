@@ -1,0 +1,58 @@
+"""Report Noisy Max verdicts through the library and `svt-verify worst-case --variant`."""
+
+import json
+
+import mpmath
+import pytest
+
+from verify.cli.main import main
+from verify.selection.model import ReportNoisyMax
+from verify.selection.presets import selection_preset
+from verify.selection.verdict import selection_verdict
+from verify.verdicts import MechanismVerdict
+
+
+def test_value_release_with_laplace_is_not_private_and_unbounded():
+    r = selection_verdict(selection_preset("dpsniper-rnm3"), 4)
+    assert r.verdict is MechanismVerdict.NOT_PRIVATE and r.unbounded
+    with mpmath.workdps(50):
+        assert abs(r.loss - 2) < mpmath.mpf(10) ** -45  # kΔ/b = 4·1/2, exact below every score
+    assert r.loss_by_k[3] == pytest.approx(1.5, rel=1e-12)
+
+
+def test_value_release_with_exponential_noise_has_infinite_loss():
+    r = selection_verdict(selection_preset("statdp-noisy-max-v2b"), 2)
+    assert r.verdict is MechanismVerdict.NOT_PRIVATE and mpmath.isinf(r.loss)
+
+
+def test_index_with_too_little_noise_is_refuted_by_a_witness():
+    """Laplace at scale Δ/ε, any direction: the loss approaches 2Δ/b = 2ε; a witness above ε at 50 digits."""
+    r = selection_verdict(ReportNoisyMax(1, 1, "laplace", 1), 3)
+    assert r.verdict is MechanismVerdict.NOT_PRIVATE and r.bound.value == 2 and 1 < r.loss <= 2
+
+
+def test_index_is_private_with_its_bound():
+    r = selection_verdict(selection_preset("statdp-noisy-max-v1a"), 3)
+    assert r.verdict is MechanismVerdict.PRIVATE and r.bound.value == 1 and r.loss <= 1
+
+
+def _run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_worst_case_rnm3(capsys):
+    code, out, _ = _run(capsys, "worst-case", "--variant", "dpsniper-rnm3", "--max-queries", "3", "--json")
+    j = json.loads(out)
+    assert code == 0 and j["verdict"] == "not_private" and j["unbounded"] and j["witness"]["neighbour"] == ["1", "1", "1"]
+
+
+def test_cli_worst_case_statdp_v1a(capsys):
+    code, out, _ = _run(capsys, "worst-case", "--variant", "statdp-noisy-max-v1a", "--max-queries", "3", "--fail-on", "not_private")
+    assert code == 0 and "verdict: private" in out and "proven upper bound: 1 nats" in out
+
+
+def test_cli_refuses_svt_flags(capsys):
+    code, out, err = _run(capsys, "worst-case", "--variant", "checkdp-noisymax", "--cutoff", "2")
+    assert code == 2 and out == "" and "--cutoff" in err and "Traceback" not in err

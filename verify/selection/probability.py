@@ -1,0 +1,241 @@
+"""Exact probabilities of Report Noisy Max, in mpmath at any precision (docs/selection.md).
+
+With effective scores s (q, or −q for ``min``; `ReportNoisyMax.effective_scores`), noise density p and
+F(x) = Pr[X < x], conditioning on the winner's noisy score z = s_i + X_i:
+
+* index:  Pr[i] = ∫ p(z − s_i) Π_{j≠i} F(z − s_j) dz;
+* value:  the density of max_j (s_j + X_j) at v is Σ_i p(v − s_i) Π_{j≠i} F(v − s_j) (no integral);
+* gap:    the density of (i, g), g > 0 the gap to the runner-up, conditions on the runner-up's noisy
+  score r: Σ_{j≠i} ∫ p(r − s_j) p(r + g − s_i) Π_{l≠i,j} F(r − s_l) dr.
+
+A tie has probability 0 (continuous noise).  The integrals run under `MPMATH_LOCK` at the caller's
+digits plus guard digits, with mpmath's tanh-sinh quadrature split at every kink of the integrand
+(the points s_j, and s_i − g for the gap) and started at the support's lower end (max s for
+exponential noise); the quadrature's own error estimate must be below 10^-(digits+1) of the value,
+else the degree is raised, else a recomputation at 10 more digits must agree, else `ArithmeticError`.  Closed forms (`closed_forms`) check these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+
+from verify.errors import InputError
+from verify.exact import to_fraction
+from verify.noise.gumbel import Gumbel
+from verify.precision import MPMATH_LOCK, check_digits
+from verify.selection.model import ReportNoisyMax, SelectionOutput
+
+#: Guard digits of the quadrature.
+GUARD = 10
+
+
+@dataclass(frozen=True)
+class SelectionOutcome:
+    """One outcome: an index (``index``), a value (``value``), or an index with its gap (``gap``)."""
+
+    kind: SelectionOutput
+    index: int | None = None
+    value: Fraction | None = None
+
+    def describe(self) -> str:
+        if self.kind is SelectionOutput.INDEX:
+            return f"index {self.index + 1}"
+        if self.kind is SelectionOutput.VALUE:
+            return f"value {self.value}"
+        return f"index {self.index + 1} with gap {self.value}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind.value, "index": None if self.index is None else self.index + 1,
+                "value": None if self.value is None else str(self.value)}
+
+
+def _mpf(x: Any) -> Any:
+    """An exact number (Fraction, int, decimal text) or an mpf, as an mpf at the working precision."""
+    if isinstance(x, mpmath.mpf):
+        return +x
+    x = to_fraction(x)
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
+def _quad(f: Callable[[Any], Any], points: Sequence[Any], dps: int, width: Any) -> Any:
+    """∫ f over the consecutive intervals of ``points`` (±inf allowed), to dps digits; a finite interval
+    longer than ``width`` (4b: the integrand changes by at most e^{4k} there) is cut into pieces."""
+    ends = sorted(set(points))
+    if len(ends) < 2:
+        return mpmath.mpf(0)
+    pts = [ends[0]]
+    for x in ends[1:]:
+        last = pts[-1]
+        if mpmath.isfinite(last) and mpmath.isfinite(x) and x - last > width:
+            n = int(mpmath.ceil((x - last) / width))
+            pts.extend(last + (x - last) * m / n for m in range(1, n))
+        pts.append(x)
+    total = mpmath.mpf(0)
+    for a, c in zip(pts, pts[1:]):
+        total += _piece(f, a, c, dps)
+    return total
+
+
+def _piece(f: Callable[[Any], Any], a: Any, c: Any, dps: int) -> Any:
+    """∫_a^c f (no kink inside) to dps digits relative: mpmath's tolerance is absolute, so f is divided by
+    its largest value at the finite ends and the midpoint first."""
+    probes = [x for x in (a, c) if mpmath.isfinite(x)]
+    if len(probes) == 2:
+        probes.append((a + c) / 2)
+    scale = max((abs(f(x)) for x in probes), default=mpmath.mpf(0))
+    if scale == 0:
+        scale = mpmath.mpf(1)
+
+    def g(x: Any) -> Any:
+        return f(x) / scale
+
+    for degree in (6, 8):
+        value, err = mpmath.quad(g, [a, c], error=True, maxdegree=degree)
+        if value == 0 or err <= abs(value) * mpmath.mpf(10) ** (-(dps - GUARD + 1)):
+            return value * scale
+    # mpmath's estimate is sometimes floored far above the true error: recompute with twice the guard
+    # digits and accept the value where the two agree to the digits asked
+    with mpmath.workdps(dps + GUARD):
+        again = mpmath.quad(g, [a, c], maxdegree=10)
+    if abs(again - value) <= abs(again) * mpmath.mpf(10) ** (-(dps - GUARD + 1)):
+        return again * scale
+    raise ArithmeticError(f"quadrature did not reach {dps - GUARD} digits on [{mpmath.nstr(a, 8)}, {mpmath.nstr(c, 8)}] "
+                          f"({mpmath.nstr(value, 8)} against {mpmath.nstr(again, 8)} at {GUARD} more digits)")
+
+
+def _floor(mech: ReportNoisyMax, s: Sequence[Any], dps: int) -> Any:
+    """The lower end of the integration: max s for a one-sided family (every F(z − s_j) is 0 below it),
+    −inf for Laplace; for Gumbel noise the integrand is exp(−e^{−z/b}·T)·(a single exponential) with
+    T = Σ_j e^{s_j/b} over the scores in the product, and it is cut where e^{−z/b}·T = L,
+    L = (dps + 5)·ln 10 + 10: what lies below is at most (1 + L)e^{−L} of the whole (`Gumbel.left_cut`; for the gap the product
+    also holds p(r + g − s_i), whose shift s_i − g joins T)."""
+    law = mech.law
+    if not law.two_sided:
+        return max(s)
+    if isinstance(law, Gumbel):
+        return law.left_cut(s, _mpf(mech.b), dps)
+    return -mpmath.inf
+
+
+def _kinks(mech: ReportNoisyMax, s: Sequence[Any], dps: int, extra: Sequence[Any] = ()) -> list[Any]:
+    """Integration breakpoints: every score (where F or p of that score changes branch), the lower end
+    (`_floor`) and +inf."""
+    lo = _floor(mech, s, dps)
+    inner = [x for x in (*s, *extra) if x > lo]
+    return [lo, *inner, mpmath.inf]
+
+
+def mp_index_probability(mech: ReportNoisyMax, queries: Sequence[object], index: int, digits: int = 30) -> Any:
+    """Pr[the reported index is ``index``] (0-based), to ``digits`` digits."""
+    return mp_index_probabilities(mech, queries, digits, only=index)[0]
+
+
+def mp_index_probabilities(mech: ReportNoisyMax, queries: Sequence[object], digits: int = 30,
+                           only: int | None = None) -> list[Any]:
+    """Pr[i] for every i (or for ``only``), to ``digits`` digits: ∫ p(z − s_i) Π_{j≠i} F(z − s_j) dz."""
+    check_digits(digits)
+    qs = mech.check_queries(queries)
+    which = range(len(qs)) if only is None else [_index(only, len(qs))]
+    law = mech.law
+    with MPMATH_LOCK, mpmath.workdps(digits + GUARD):
+        dps = digits + GUARD
+        b = _mpf(mech.b)
+        s = [_mpf(x) for x in mech.effective_scores(qs)]
+        out = []
+        for i in which:
+            def f(z: Any, i: int = i) -> Any:
+                v = law.mp_pdf(z - s[i], b)
+                for j, sj in enumerate(s):
+                    if j != i and v != 0:
+                        v *= law.mp_cdf(z - sj, b)
+                return v
+            out.append(_quad(f, _kinks(mech, s, dps), dps, 4 * b))
+        return out
+
+
+def mp_value_density(mech: ReportNoisyMax, queries: Sequence[object], value: object, digits: int = 30) -> Any:
+    """The density of the released maximum at ``value``: Σ_i p(v − s_i) Π_{j≠i} F(v − s_j)."""
+    check_digits(digits)
+    qs = mech.check_queries(queries)
+    law = mech.law
+    with MPMATH_LOCK, mpmath.workdps(digits + GUARD):
+        b = _mpf(mech.b)
+        v = _mpf(value)
+        s = [_mpf(x) for x in mech.effective_scores(qs)]
+        total = mpmath.mpf(0)
+        for i, si in enumerate(s):
+            term = law.mp_pdf(v - si, b)
+            for j, sj in enumerate(s):
+                if j != i and term != 0:
+                    term *= law.mp_cdf(v - sj, b)
+            total += term
+        return total
+
+
+def mp_gap_density(mech: ReportNoisyMax, queries: Sequence[object], index: int, gap: object, digits: int = 30) -> Any:
+    """The density of (index, gap): Σ_{j≠i} ∫ p(r − s_j) p(r + g − s_i) Π_{l≠i,j} F(r − s_l) dr (g > 0)."""
+    check_digits(digits)
+    qs = mech.check_queries(queries)
+    i = _index(index, len(qs))
+    if not (gap > 0):
+        raise InputError(f"gap: {gap} must be > 0 (the winner's lead over the runner-up)")
+    if len(qs) < 2:
+        raise InputError("gap: needs at least two scores (a runner-up)")
+    law = mech.law
+    with MPMATH_LOCK, mpmath.workdps(digits + GUARD):
+        dps = digits + GUARD
+        b, gm = _mpf(mech.b), _mpf(gap)
+        s = [_mpf(x) for x in mech.effective_scores(qs)]
+        total = mpmath.mpf(0)
+        for j in range(len(s)):
+            if j == i:
+                continue
+
+            def f(r: Any, j: int = j) -> Any:
+                v = law.mp_pdf(r - s[j], b) * law.mp_pdf(r + gm - s[i], b)
+                for m, sm in enumerate(s):
+                    if m not in (i, j) and v != 0:
+                        v *= law.mp_cdf(r - sm, b)
+                return v
+            others = [x for m, x in enumerate(s) if m != i]
+            lo = max(max(others), s[i] - gm) if not law.two_sided else _floor(mech, [*others, s[i] - gm], dps)
+            pts = [lo, *[x for x in (*others, s[i] - gm) if x > lo], mpmath.inf]
+            total += _quad(f, pts, dps, 4 * b)
+        return total
+
+
+def mp_outcome(mech: ReportNoisyMax, queries: Sequence[object], outcome: SelectionOutcome, digits: int = 30) -> Any:
+    """The probability (index) or density (value, gap) of ``outcome``."""
+    if outcome.kind is not mech.output:
+        raise InputError(f"outcome: {outcome.kind.value} is not what {mech.name} releases ({mech.output.value})")
+    if outcome.kind is SelectionOutput.INDEX:
+        return mp_index_probability(mech, queries, outcome.index, digits)
+    if outcome.kind is SelectionOutput.VALUE:
+        return mp_value_density(mech, queries, outcome.value, digits)
+    return mp_gap_density(mech, queries, outcome.index, outcome.value, digits)
+
+
+def mp_log_ratio(mech: ReportNoisyMax, queries: Sequence[object], neighbour: Sequence[object],
+                 outcome: SelectionOutcome, digits: int = 50) -> Any:
+    """log P(outcome | q) − log P(outcome | q'), ±inf where exactly one side is 0, 0 where both are."""
+    with MPMATH_LOCK, mpmath.workdps(digits + GUARD):
+        a = mp_outcome(mech, queries, outcome, digits)
+        c = mp_outcome(mech, neighbour, outcome, digits)
+        if a == 0 and c == 0:
+            return mpmath.mpf(0)
+        if c == 0:
+            return mpmath.inf
+        if a == 0:
+            return -mpmath.inf
+        return mpmath.log(a) - mpmath.log(c)
+
+
+def _index(i: object, k: int) -> int:
+    if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < k:
+        raise InputError(f"index: {i!r} must be an integer from 0 to {k - 1} (0-based) for {k} scores")
+    return i
