@@ -43,6 +43,7 @@ LAYER_RULES: dict[str, str] = {
     "verify.mechanism": "mechanism", "verify.integer_rules": "mechanism",
     "verify.family": "mechanism", "verify.discrete": "mechanism", "verify.family.presets": "mechanism", "verify.family.sampler": "mechanism",
     "verify.discrete.presets": "mechanism", "verify.discrete.sampler": "mechanism",
+    "verify.selection": "mechanism", "verify.selection.model": "mechanism", "verify.selection.presets": "mechanism",
     # text of a mechanism and of results (JSON, Markdown)
     "verify.serialize": "text", "verify.notebook": "text",
     # the engine room and the independent oracles (a room of their own: test_oracles_import_no_engine)
@@ -50,11 +51,12 @@ LAYER_RULES: dict[str, str] = {
     # front doors
     "verify.probabilities": "probabilities", "verify.family.probability": "probabilities",
     "verify.family.fast_api": "probabilities", "verify.discrete.probability": "probabilities",
+    "verify.selection.probability": "probabilities", "verify.selection.fast": "probabilities",
     "verify.ratio": "ratio",
     # screens, sweeps, searches, bounds, verdicts, δ, tables, certification, audit, plots
     "verify.family.*": "checker", "verify.discrete.*": "checker", "verify.worstcase.*": "checker",
     "verify.sweep.*": "checker", "verify.certify.*": "checker", "verify.audit.*": "checker",
-    "verify.screen": "checker", "verify.seed_check": "checker", "verify.plots": "checker",
+    "verify.selection.*": "checker", "verify.screen": "checker", "verify.seed_check": "checker", "verify.plots": "checker",
     # the public API and the command line
     "verify": "interface", "verify.__main__": "interface", "verify.cli.*": "interface",
 }
