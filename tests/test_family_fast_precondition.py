@@ -18,9 +18,10 @@ import pytest
 from verify.engine.fast_generic import log_probability
 from verify.engine.fast_halting import halting_distribution, halting_refusal
 from verify.errors import InputError
-from verify.family.fast_api import SEED_FAST_MAX_K, fast_log_distribution
+from verify.family.fast_api import fast_log_distribution
 from verify.family.presets import preset
 from verify.noise import NoiseSpec
+from verify.probabilities import SEED_FAST_MAX_K
 
 K = SEED_FAST_MAX_K + 2  # above the seed's closed-form range: the front door would take the halting path
 

@@ -16,7 +16,8 @@ import mpmath
 import numpy as np
 import pytest
 
-import verify.family.fast_api as fa
+import verify.engine.fast_halting as fh
+import verify.probabilities as probs
 from verify.engine.fast_halting import halting_distribution
 from verify.errors import InputError
 from verify.family import preset
@@ -88,10 +89,10 @@ def test_escalation_finishes_and_refuses_a_long_outcome_in_one_line(monkeypatch)
     """A tolerance no float path meets: long double and finer panels cannot, mpmath serves the outcomes of
     at most MP_FALLBACK_MAX_LETTERS letters, and a longer one is refused in one line (not integrated for
     hours).  The limit is lowered to 3 here so that the test stays short."""
-    monkeypatch.setattr(fa, "MP_FALLBACK_MAX_LETTERS", 3)
+    monkeypatch.setattr(fh, "MP_FALLBACK_MAX_LETTERS", 3)
     served = []
-    monkeypatch.setattr(fa, "_mp_log", lambda mech, row, outcome, rel: served.append(outcome) or 0.0)
-    m = preset("seed-m1")
+    monkeypatch.setattr(probs, "_mp_log_outcome", lambda mech, row, outcome, digits: served.append(outcome) or 0.0)
+    m = preset("lyu-2", cutoff=1)  # a halting variant of the seed's shape: the seed's front door serves it
     q = np.round(np.random.default_rng(5).uniform(-6, 6, (1, 20)), 3)
     with pytest.raises(InputError) as exc:
         fast_log_distribution(m, q, tolerance=1e-40)
@@ -101,11 +102,11 @@ def test_escalation_finishes_and_refuses_a_long_outcome_in_one_line(monkeypatch)
 
 def test_escalation_long_double_step_serves_a_flagged_row(monkeypatch):
     """Outputs flagged by the float64 estimate are served by the long double step, with values that agree."""
-    m = preset("seed-m1")
+    m = preset("lyu-2", cutoff=1)
     q = np.round(np.random.default_rng(6).uniform(-6, 6, (1, 30)), 3)
     plain, _, _ = fast_log_distribution(m, q)
     seen = []
-    real = fa.halting_distribution
+    real = fh.halting_distribution
 
     def spy(mech, rows, **options):
         seen.append(options)
@@ -114,7 +115,44 @@ def test_escalation_long_double_step_serves_a_flagged_row(monkeypatch):
             return type(res)(res.log_value, np.full_like(res.error_estimate, np.inf))
         return res
 
-    monkeypatch.setattr(fa, "halting_distribution", spy)
+    monkeypatch.setattr(probs, "halting_distribution", spy)  # the float64 pass
+    monkeypatch.setattr(fh, "halting_distribution", spy)  # the escalation's steps (verify.engine.fast_halting.escalate_row)
     logp, _, refined = fast_log_distribution(m, q)
     assert refined == 1 and seen[1] == {"extended_upto": 30} and len(seen) == 2
+    assert np.abs(np.expm1(logp - plain)).max() <= 2 * FAST_TOLERANCE
+
+
+def test_the_seed_front_door_takes_the_halting_path_above_its_closed_form_range(spread_2000):
+    """`verify.fast_log_distribution` (the seed's API, (logp, rows recomputed)) at 2000 spread queries:
+    above SEED_FAST_MAX_K it serves the halting path's values (the closed form's cost grows as k³),
+    recomputes nothing, and a sample of outputs is within its stated error of mpmath."""
+    import verify
+    from verify.probabilities import SEED_FAST_MAX_K
+
+    m, q, res = spread_2000
+    assert K > SEED_FAST_MAX_K
+    logp, refined = verify.fast_log_distribution(m, q[None, :])
+    assert refined == 0 and logp.shape == (1, K + 1)
+    assert np.array_equal(logp, np.minimum(res.log_value, 0.0))
+    fq = [Fraction(float(x)) for x in q]
+    for i in (0, 3, 30):
+        exact = mp_probability(m, fq[: i + 1], "B" * i + "A", None, 30)
+        assert _rel(logp[0, i], exact) <= res.error_estimate[0, i], i
+
+
+def test_the_seed_front_door_escalates_a_flagged_row(monkeypatch):
+    """A row flagged by the float64 estimate on the seed's halting path finishes on the engine's
+    escalation (long double first) with values that agree with the unflagged ones."""
+    m = preset("seed-m1")
+    q = np.round(np.random.default_rng(8).uniform(-6, 6, (1, 30)), 3)
+    plain, _ = probs.fast_log_distribution(m, q)
+    real = fh.halting_distribution
+
+    def flag_all(mech, rows, **options):
+        res = real(mech, rows, **options)
+        return type(res)(res.log_value, np.full_like(res.error_estimate, np.inf))
+
+    monkeypatch.setattr(probs, "halting_distribution", flag_all)
+    logp, refined = probs.fast_log_distribution(m, q)
+    assert refined == 1
     assert np.abs(np.expm1(logp - plain)).max() <= 2 * FAST_TOLERANCE

@@ -39,6 +39,7 @@ import sympy
 from verify.engine import integrand as outcome
 from verify.engine.backends import ArbBackend, SympyBackend
 from verify.engine.fast_closed_form import FastIntegrator
+from verify.engine.fast_halting import escalate_row, halting_distribution, halting_refusal
 from verify.engine.piecewise import ClosedForm, mp_closed_form
 from verify.errors import InputError
 from verify.mechanism import AboveThreshold, Output, SparseVector, output_column, parse_queries  # noqa: F401  (AboveThreshold: doctests)
@@ -48,6 +49,10 @@ from verify.validate import float_rows, sequence, to_number
 Method = Literal["symbolic", "mpmath", "fast"]
 METHODS: tuple[str, ...] = ("symbolic", "mpmath", "fast")
 DEFAULT_DIGITS = 30
+#: Up to this many queries `fast_log_distribution` uses the vectorised closed form
+#: (`verify.engine.fast_closed_form`, the fastest mode at small k: benchmarks/bench_probabilities.py);
+#: above it the Gauss–Legendre halting path, whose cost is O(k·N) where the closed form's grows as k³.
+SEED_FAST_MAX_K = 12
 
 
 def require_closed_form(mech: SparseVector) -> None:
@@ -204,6 +209,8 @@ def fast_log_distribution(
     """
     require_closed_form(mech)
     q = float_rows(queries)
+    if cutoff is None and q.shape[1] > SEED_FAST_MAX_K and not mech.threshold_noise.is_none and halting_refusal(mech) is None:
+        return _halting_log_distribution(mech, q, tolerance)
     res = FastIntegrator(mech).events(q, cutoff)
     logp = res.log_probability.copy()
     bad = np.nonzero((res.error_estimate > tolerance).any(axis=1))[0]
@@ -226,6 +233,28 @@ def fast_log_distribution(
             logp[row] = [float(mpmath.log(v)) if v > 0 else -math.inf for v in vals]
     # a probability is at most 1: a log above 0 is rounding (within the tolerance, or the row was recomputed)
     return np.minimum(logp, 0.0), len(bad)
+
+
+def _mp_log_outcome(mech: SparseVector, row: np.ndarray, s: str, digits: int) -> float:
+    """log Pr[s] at the float64 queries of ``row``, on the mpmath closed form (the escalation's last step)."""
+    (v,) = _mp_integrals(mech, _outcomes(mech, [Fraction(float(x)) for x in row], [s]), None, digits)
+    with MPMATH_LOCK, mpmath.workdps(digits):
+        return float(mpmath.log(v)) if v > 0 else -math.inf
+
+
+def _halting_log_distribution(mech: SparseVector, q: np.ndarray, tolerance: float) -> tuple[np.ndarray, int]:
+    """Above `SEED_FAST_MAX_K` queries: the Gauss–Legendre halting path (`verify.engine.fast_halting`),
+    O(k·N) and without cancellation, where the closed form's cost grows as k³; every output whose
+    estimate is above ``tolerance`` finishes on `escalate_row`, whose last step is this module's mpmath path."""
+    res = halting_distribution(mech, q)
+    logp = res.log_value.copy()
+    outs = mech.outputs(q.shape[1])
+    bad_rows = np.nonzero((res.error_estimate > tolerance).any(axis=1))[0]
+    digits = max(20, int(-math.log10(tolerance)) + 5)
+    for r in bad_rows:
+        escalate_row(mech, q[r], outs, logp[r], res.error_estimate[r], tolerance,
+                     lambda row, s: _mp_log_outcome(mech, row, s, digits))
+    return np.minimum(logp, 0.0), len(bad_rows)
 
 
 def fast_log_conditional(mech: SparseVector, gap_max: np.ndarray, gap_query: np.ndarray, tolerance: float = FAST_TOLERANCE) -> np.ndarray:

@@ -30,8 +30,6 @@ import numpy as np
 
 from verify.engine.discrete_fast import fast_log_probability as discrete_fast
 from verify.engine.fast_generic import log_probability
-from verify.engine.fast_halting import halting_distribution, halting_refusal
-from verify.engine.fast_plan import PANEL_VARIATION
 from verify.errors import InputError
 from verify.family.probability import evaluate
 from verify.integer_rules import refuse_discrete
@@ -39,14 +37,6 @@ from verify.mechanism import SparseVector, as_variant
 from verify.precision import FAST_TOLERANCE, MPMATH_LOCK
 from verify.probabilities import fast_log_distribution as seed_fast
 from verify.validate import float_rows
-
-#: Up to this many queries the seed's closed-form fast path serves AboveThreshold-shaped variants.
-SEED_FAST_MAX_K = 12
-#: The last step of the halting path's escalation, mpmath, takes outcomes of at most this many letters
-#: (an outcome of 20 letters at k = 2000 spread queries: 0.06 s of CPU, of 60: 8 s, of 120: 14 s)
-MP_FALLBACK_MAX_LETTERS = 64
-#: the escalation's finer panels: the largest per-panel variation divided by this
-FINER = 4.0
 
 
 def _rows(queries: np.ndarray) -> np.ndarray:
@@ -97,31 +87,6 @@ def fast_log_probability(mech: SparseVector, queries: np.ndarray, outcome: str, 
     return logv, len(bad)
 
 
-def escalate_row(mech: SparseVector, row: np.ndarray, outs: list[str], logp: np.ndarray, err: np.ndarray,
-                 tolerance: float) -> None:
-    """Recompute, in place in ``logp``, the outputs of one row whose estimate ``err`` is above
-    ``tolerance`` (module docstring: long double, finer panels, both, then bounded mpmath)."""
-    bad = err > tolerance
-    steps = ({"extended_upto": None}, {"per_panel": PANEL_VARIATION / FINER},
-             {"per_panel": PANEL_VARIATION / FINER, "extended_upto": None})
-    for step in steps:
-        if not bad.any():
-            return
-        options = dict(step)
-        if "extended_upto" in options:
-            options["extended_upto"] = int(np.nonzero(bad)[0].max())
-        res = halting_distribution(mech, row[None, :], **options)
-        ok = bad & (res.error_estimate[0] <= tolerance)
-        logp[ok] = res.log_value[0, ok]
-        bad &= ~ok
-    for col in np.nonzero(bad)[0]:
-        if len(outs[col]) > MP_FALLBACK_MAX_LETTERS:
-            raise InputError(f"queries: output {outs[col][-1]} after {len(outs[col]) - 1} queries of {len(row)} is not "
-                             f"within {tolerance:g} on the float64 or long double paths, and mpmath takes outcomes of at "
-                             f"most {MP_FALLBACK_MAX_LETTERS} letters (hours at this length)")
-        logp[col] = _mp_log(mech, row, outs[col], None)
-
-
 def fast_log_distribution(mech: SparseVector, queries: np.ndarray, tolerance: float = FAST_TOLERANCE) -> tuple[np.ndarray, list[str], int]:
     """(log Pr (n, outputs), the outcome strings in column order, rows recomputed)."""
     refuse_discrete(mech, "fast path")
@@ -130,18 +95,12 @@ def fast_log_distribution(mech: SparseVector, queries: np.ndarray, tolerance: fl
     if mech.releases_values:
         raise InputError(f"distribution: {mech.name} releases values; its outputs have densities, give them one at a time")
     outs = mech.outputs(k)
-    if mech.is_above_threshold and (k <= SEED_FAST_MAX_K or mech.threshold_noise.is_none):
-        # no threshold noise: the seed's path is a product of point events, O(k), no quadrature
-
+    if mech.is_above_threshold:
+        # the seed's front door: its closed form up to SEED_FAST_MAX_K queries (or without threshold
+        # noise, a product of point events), above it the halting kernel with its escalation (every
+        # variant the kernel serves is of this shape: `verify.engine.fast_halting.halting_refusal`)
         logp, refined = seed_fast(mech, q, tolerance)
         return logp, outs, refined
-    if halting_refusal(mech) is None:  # the halting kernel's precondition; else each outcome on the generic path
-        res = halting_distribution(mech, q)
-        logp = res.log_value.copy()
-        bad_rows = np.nonzero((res.error_estimate > tolerance).any(axis=1))[0]
-        for r in bad_rows:
-            escalate_row(mech, q[r], outs, logp[r], res.error_estimate[r], tolerance)
-        return logp, outs, len(bad_rows)
     logp = np.empty((n, len(outs)))
     refined_rows: set[int] = set()
     for c, s in enumerate(outs):
