@@ -9,9 +9,12 @@ AboveThreshold (cutoff 1), time one outcome probability on
 in the same process (median of ``--repeat`` runs, after one warm-up that
 compiles numba).  Target: discrete within 10x of continuous at k = 100.
 Also times the exhaustive worst-case search of a discrete cutoff-1 variant (2 queries) and the
-structured search at 5 queries (target <= 2 s).
+structured search at 5 queries (target <= 2 s), and the discrete row of ``svt-verify family --rows
+sampcert-above-threshold:1`` (ε = 1/10, ``--row-queries`` queries, default 10) in CPU seconds (loss compared at 30 digits) with the
+current `verify.engine.discrete_halting` and with the baseline before its factor table
+(`benchmarks/baseline_discrete_halting.py`), in the same process; the two must find the same loss.
 
-    python benchmarks/bench_discrete.py [--k 100] [--repeat 5] [--json]
+    python benchmarks/bench_discrete.py [--k 100] [--repeat 5] [--row-queries 10] [--json]
 """
 
 from __future__ import annotations
@@ -22,11 +25,15 @@ import statistics
 import time
 
 import numpy as np
+from baseline_discrete_halting import halting_logs as baseline_halting_logs
 
+from verify.discrete import search as discrete_search
 from verify.discrete.search import search_worst_case, structured_search
 from verify.engine.discrete_fast import fast_log_probability as discrete_fast
 from verify.family.fast_api import fast_log_probability as continuous_fast
 from verify.family.presets import preset
+from verify.family.table import DP_SNIPER, TableConfig, row_mechanism
+from verify.family.worstcase import family_worst_case
 
 
 def _median_time(fn, repeat: int) -> float:
@@ -39,10 +46,31 @@ def _median_time(fn, repeat: int) -> float:
     return statistics.median(times)
 
 
+def _row_cpu(max_queries: int) -> dict:
+    """CPU seconds of the sampcert-above-threshold:1 row (the family table's ε, Δ, t) with the current halting
+    pass and with the baseline (swapped into `verify.discrete.search`), and the loss each finds."""
+    mech = row_mechanism("sampcert-above-threshold", 1, TableConfig(epsilon=DP_SNIPER.epsilon,
+                                                                    sensitivity=DP_SNIPER.sensitivity, threshold=None))
+    current = discrete_search.halting_logs
+    out = {}
+    for name, fn in (("baseline", baseline_halting_logs), ("current", current)):
+        discrete_search.halting_logs = fn
+        try:
+            t0 = time.process_time()
+            res = family_worst_case(mech, max_queries=max_queries)
+            out[name] = {"cpu_s": time.process_time() - t0, "loss_50_digits": res.to_json()["loss"]}
+        finally:
+            discrete_search.halting_logs = current
+    out["ratio_current_over_baseline"] = out["current"]["cpu_s"] / out["baseline"]["cpu_s"]
+    out["same_loss"] = out["current"]["loss_50_digits"] == out["baseline"]["loss_50_digits"]
+    return out
+
+
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--k", type=int, default=100)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--row-queries", type=int, default=10)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     rng = np.random.default_rng(2026)
@@ -67,7 +95,8 @@ def main(argv: list[str] | None = None) -> dict:
            "search": {"variant": "sampcert-above-threshold", "domain": res.domain, "seconds": search_s,
                       "loss_50_digits": str(res.loss_confirmed)},
            "structured_search_5_queries": {"domain": res5.domain, "seconds": search5_s,
-                                           "loss_50_digits": str(res5.loss_confirmed), "target_seconds": 2}}
+                                           "loss_50_digits": str(res5.loss_confirmed), "target_seconds": 2},
+           "family_row_sampcert_1": _row_cpu(args.row_queries)}
     if args.json:
         print(json.dumps(out, indent=1))
     else:
@@ -77,6 +106,10 @@ def main(argv: list[str] | None = None) -> dict:
         print(f"worst ratio {out['worst_ratio']:.2f} (target <= 10)")
         print(f"search {res.domain}: {search_s:.2f} s, loss {float(res.loss_confirmed):.6f}")
         print(f"search {res5.domain}: {search5_s:.2f} s (target <= 2), loss {float(res5.loss_confirmed):.6f}")
+        row = out["family_row_sampcert_1"]
+        print(f"family row sampcert-above-threshold:1 (ε = 1/10, {args.row_queries} queries), CPU: baseline "
+              f"{row['baseline']['cpu_s']:.2f} s, current {row['current']['cpu_s']:.2f} s, ratio "
+              f"{row['ratio_current_over_baseline']:.2f}, same loss: {row['same_loss']}")
     return out
 
 

@@ -25,6 +25,7 @@ from fractions import Fraction
 from functools import cache
 from typing import Any
 
+from verify.mechanism import output_name
 from verify.verdicts import CertificateVerdict, MechanismVerdict
 
 
@@ -206,7 +207,7 @@ def checker_worst_case(family: str) -> EngineResult:
     w = r.witness
     note = (f"worst-case search (verify.worstcase, ε = 1, k <= 3): verdict {r.verdict}, loss {float(r.loss):.12g} "
             f"(loss/ε = {float(r.loss_over_epsilon):.12g}) at q(D) = {[str(x) for x in w.queries]}, "
-            f"q(D') = {[str(x) for x in w.neighbour_queries]}, output {w.output}")
+            f"q(D') = {[str(x) for x in w.neighbour_queries]}, output {output_name(w.output, len(w.queries))}")
     if MechanismVerdict(r.verdict) is MechanismVerdict.NOT_PRIVATE:
         return EngineResult(CheckerFinding.VIOLATION, note, float(r.loss), (Fraction(1), w.queries, w.neighbour_queries, w.output))
     return EngineResult(CheckerFinding.NONE, note, float(r.loss))

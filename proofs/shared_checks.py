@@ -32,6 +32,7 @@ from proofs.engines import INTEGRATION_BY_HAND, CheckerFinding, certification, c
 from proofs.numerics import confirm, fstr, nstr, point_from_params
 from proofs.sweeps import conditional_sweep, eps_mp, fmt_margin, mechanism, theorem_sweep
 from proofs.symbolic import sympy_engine
+from verify.mechanism import output_name
 
 
 # --- the event s_i = {M < t̂ <= q̂_i} ----------------------------------------------------------------------------------
@@ -314,7 +315,7 @@ def ratio_sweep_check(family: str, which: str, bound_factor: Fraction = Fraction
         w = sw.worst
         notes.append(
             f"worst point: ε = {w.eps}, D = {[str(v) for v in w.queries]}, D' = {[str(v) for v in w.neighbour]}, "
-            f"output {w.output}: ln ratio = {nstr(w.log_ratio, 25)} (mpmath, 40 digits)"
+            f"output {output_name(w.output, len(w.queries))}: ln ratio = {nstr(w.log_ratio, 25)} (mpmath, 40 digits)"
         )
     evidence = dict(
         points=sw.points,
@@ -395,6 +396,6 @@ def _ratio_point(family: str, which: str, eps: Any = 1, delta: Any = 1, t: Any =
             r = privacy_ratio(mech, q, qn, outputs=[worst.output], digits=mpmath.mp.dps - 5).outputs[0]
             return abs(r.log_ratio), eps_mp(e)
 
-        cx = confirm(evaluate, None, params, "|ln ratio| <= ε", lambda a, b: a > b, detail=f"output {worst.output}")
+        cx = confirm(evaluate, None, params, "|ln ratio| <= ε", lambda a, b: a > b, detail=f"output {output_name(worst.output, len(q))}")
         return refuted_or_undecided("exact ratio at the point (mpmath)", cx, ev)
     return Outcome(ClaimVerdict.CONSISTENT, "exact ratio at the point given (mpmath, 40 digits)", Evidence(**ev))

@@ -39,3 +39,14 @@ def test_text_reports_name_the_outcome_string_first(capsys):
     _, out = _run(capsys, "worst-case", "--max-queries", "2")
     assert "output BA (s_2)" in out or "output A (s_1)" in out or "output BB (⊤^k)" in out
     assert "output s_" not in out
+
+
+def test_ratio_and_certify_text_name_the_outcome_string_first(capsys):
+    """``ratio`` labels its rows ``A (s_1)``, ``BA (s_2)``, ``BB (⊤^k)``; the claim ``certify`` prints names the
+    outcome B^{i-1}A with the seed's s_i as its alias."""
+    from verify.certify.conditional import CLAIM
+
+    _, out = _run(capsys, "ratio", "--queries", "0,1", "--neighbour-queries", "1,0")
+    rows = [ln.split()[0:2] for ln in out.splitlines()[4:7]]
+    assert rows == [["A", "(s_1)"], ["BA", "(s_2)"], ["BB", "(⊤^k)"]], out
+    assert "Pr[A(D)=B^{i-1}A (s_i) | X_<i=x]" in CLAIM

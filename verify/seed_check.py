@@ -26,7 +26,7 @@ from fractions import Fraction
 import mpmath
 
 from verify.exact import fmt
-from verify.mechanism import AboveThreshold, SparseVector
+from verify.mechanism import AboveThreshold, SparseVector, output_name
 from verify.parallel import default_workers, sigint_deferred
 from verify.serialize import float_or_str
 from verify.sweep import ConditionalGridSpec, GridSpec, conditional_sweep, sweep
@@ -90,7 +90,7 @@ def _check_one(args: tuple[str, str, SparseVector, int]) -> SeedCheckRow:
             _num(c.max_abs_log_ratio_over_epsilon), c.violation_count, w.verdict, _num(w.loss_over_epsilon),
             None if w.upper_bound is None else fmt(w.upper_bound.value), w.unbounded, w.tightness,
             f"({', '.join(fmt(x) for x in wit.queries)}) vs ({', '.join(fmt(x) for x in wit.neighbour_queries)}), "
-            f"output {wit.output}, log ratio {lr}")
+            f"output {output_name(wit.output, len(wit.queries))}, log ratio {lr}")
 
 
 def check_seed_mechanisms(epsilon: object = 1, max_queries: int = 5, include_controls: bool = True,

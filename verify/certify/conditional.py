@@ -68,7 +68,7 @@ from verify.probabilities import mp_conditional
 from verify.verdicts import CertificateVerdict, Counterexample, StepStatus
 
 CONFIRM_DIGITS = 50
-CLAIM = ("e^{-ε} <= Pr[A(D)=s_i | X_<i=x] / Pr[A(D')=s_i | X_<i=x] <= e^{ε} for every real M(D,x)-t (or -∞), "
+CLAIM = ("e^{-ε} <= Pr[A(D)=B^{i-1}A (s_i) | X_<i=x] / Pr[A(D')=B^{i-1}A (s_i) | X_<i=x] <= e^{ε} for every real M(D,x)-t (or -∞), "
          "q_i(D)-t, every κ, δ in [-Δ, Δ] and every ε in the range")
 
 

@@ -90,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
     for name, cutoff in chosen:  # the search's limit on the noise scale (see limits.check_worst_case_scales)
         limits.check_worst_case_scales(row_mechanism(name, cutoff, config))
     with_discrete = _check_discrete(args)
+    _check_monotone(args, [name for name, cutoff in chosen if row_mechanism(name, cutoff, config).is_discrete], with_discrete)
     rows: list = []
     discrete = None
     shown: list[str] = []  # the sections printed
@@ -163,6 +164,19 @@ def _check_discrete(args: argparse.Namespace) -> bool:
             raise InputError(f"{flag} {fmt(value)}: the discrete rows need an integer (ties on the lattice ℤ); "
                              "give an integer or --no-discrete")
     return True
+
+
+def _check_monotone(args: argparse.Namespace, discrete_named: list[str], with_discrete: bool) -> None:
+    """--monotone is applied to the continuous rows or refused: the discrete search (every integer pair in a box,
+    every neighbour) has no monotone restriction, so a run with a discrete row refuses it before any row runs."""
+    if not args.monotone or not (discrete_named or with_discrete):
+        return
+    if discrete_named:
+        which, fix = f"--rows names {', '.join(sorted(set(discrete_named)))}", "name only continuous rows in --rows"
+    else:
+        which, fix = "the default table shows the discrete rows", "add --no-discrete"
+    raise InputError(f"--monotone: {which}, and the discrete search (every integer neighbour) has no monotone "
+                     f"restriction; {fix}")
 
 
 def _discrete_rows(args: argparse.Namespace):

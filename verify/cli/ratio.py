@@ -28,7 +28,7 @@ from verify.cli.variant import (
 )
 from verify.errors import InputError
 from verify.exact import fmt
-from verify.mechanism import output_label
+from verify.mechanism import output_name
 from verify.probabilities import MAX_DIGITS, MIN_DIGITS
 from verify.ratio import bound_status, log_ratio, privacy_ratio, ratio_of
 
@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(result)
         return code
-    _table(mech.describe(), result["queries"], result["neighbour_queries"], [output_label(o.output) for o in rep.outputs],
+    _table(mech.describe(), result["queries"], result["neighbour_queries"], [output_name(o.output, len(q)) for o in rep.outputs],
            [(o.log_ratio, o.ratio, o.within_bounds, o.at_bound) for o in rep.outputs], rep.max_abs_log_ratio, mech.epsilon, digits)
     return code
 

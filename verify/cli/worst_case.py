@@ -6,7 +6,8 @@ noise included, runs on the one search entry point and verdict rule
 mechanism of the seed's shape (cutoff 1, no release, Laplace / exponential /
 none noise) named without family flags, `search` returns it in the seed's
 terms (`verify.worstcase.worst_case`: outputs s_i and ⊤^k, a loss-by-k table
-and the push study that ``--plot`` draws).  The search is deterministic: it has
+and the push study that ``--plot`` draws).  Either result is shown by the one
+printer with the same JSON keys (`verify.cli.worst_case_view`).  The search is deterministic: it has
 no random starts, hence no ``--seed``.
 """
 
@@ -18,9 +19,8 @@ from verify.cli import flags, limits, selection
 from verify.cli.common import EXIT_CODES, add_fail_on, add_mechanism_flags, emit_json, exit_status
 from verify.cli.progress import Staged, add_progress_flag
 from verify.cli.variant import FAMILY_DESTS, add_variant_flags, variant_from_args
+from verify.cli.worst_case_view import json_of, print_view, view
 from verify.errors import InputError
-from verify.exact import fmt
-from verify.mechanism import output_name
 from verify.verdicts import MechanismVerdict
 
 #: Findings --fail-on can name (the verdict).
@@ -71,7 +71,6 @@ def run(args: argparse.Namespace) -> int:
         return selection.run_worst_case(args)
     mech = variant_from_args(args)
     limits.check_worst_case_scales(mech)
-    seed_path = uses_seed_search(args, mech)
     best: list = []  # the best pair so far, shown if Ctrl-C comes before the verdict
 
     def found(b) -> None:
@@ -88,16 +87,11 @@ def run(args: argparse.Namespace) -> int:
         from verify.plots import plot_worst_case
 
         plot_worst_case(res, args.plot)
+    v = view(res, mech, args.max_queries)
     if args.json:
-        j = res.to_json()
-        if not seed_path:
-            j["mechanism"] = mech.to_json()
-        emit_json(j)
+        emit_json(json_of(v))
         return code
-    if seed_path:
-        _print_seed(res, mech)
-    else:
-        _print_family(res, mech)
+    print_view(v)
     return code
 
 
@@ -114,50 +108,3 @@ def _partial(args: argparse.Namespace, mech, best, run) -> None:
         text = "none: the discrete search reports its pair only at the end" if mech.is_discrete else "no pair searched yet"
     run.section(f"{mech.describe()}\npartial result (interrupted before the verdict; not a verdict): best pair so far\n"
                 f"  {text}")
-
-
-def _print_seed(res, mech) -> None:
-    import mpmath
-
-    j = res.to_json()
-    w = res.witness
-    print(mech.describe())
-    with mpmath.workdps(40):
-        print(f"verdict: {res.verdict}")
-        print(f"loss found: {mpmath.nstr(res.loss, 20)} nats = {mpmath.nstr(res.loss_over_epsilon, 12)}·ε")
-    print(f"  witness: q(D) = ({', '.join(fmt(x) for x in w.queries)}), q(D') = ({', '.join(fmt(x) for x in w.neighbour_queries)}), "
-          f"output {output_name(w.output, len(w.queries))}, log ratio ({w.digits} digits) {j['witness']['log_ratio']}")
-    ub = res.upper_bound
-    print(f"proven upper bound: {'none' if ub is None else fmt(ub.value) + ' nats (' + ub.source + ')'}")
-    print(f"unbounded: {'yes: ' + res.unbounded_evidence if res.unbounded else 'no evidence'}")
-    print("loss by k (s_k, ⊤^k): " + "; ".join(f"{r['k']}: {_short(r['loss_s_k'])}, {_short(r['loss_top_k'])}" for r in j["loss_by_k"]))
-    if res.tightness:
-        print(f"tightness: {res.tightness}: {res.tightness_evidence}")
-    for note in res.notes:
-        print(f"note: {note}")
-
-
-def _print_family(res, mech) -> None:
-    j = res.to_json()
-    w = j["witness"]
-    print(mech.describe())
-    print(f"verdict: {j['verdict']}")
-    print(f"loss found: {j['loss']} nats = {j['loss_over_epsilon']}·ε")
-    print(f"  witness: {res.witness.describe()}, log ratio ({w['digits']} digits) {w['log_ratio']}")
-    if j["upper_bound"] is None:
-        print(f"proven upper bound: none ({j['no_bound_reason']})")
-    else:
-        print(f"proven upper bound: {j['upper_bound']} nats ({j['upper_bound_formula']}; {j['upper_bound_source']})")
-    print(f"unbounded: {'yes: ' + j['unbounded_evidence'] if j['unbounded'] else 'no evidence'}")
-    if j["search_domain"] is not None:
-        print(f"searched: {j['search_domain']}")
-    by_k = j["loss_by_k_float64_search"]
-    if by_k:
-        print("loss by k (float64 search): " + "; ".join(f"{k}: {_short(v)}" for k, v in by_k.items()))
-    print(f"tightness: {j['tightness']}: {j['tightness_evidence']}")
-    for note in j["notes"]:
-        print(f"note: {note}")
-
-
-def _short(x) -> str:
-    return x if isinstance(x, str) else f"{x:.6g}"

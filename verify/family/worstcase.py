@@ -183,6 +183,9 @@ def _refine_once(shape: SparseVector, p: _Point, scale: float, free_release: boo
 #: Gaussian noise has no closed form: its witnesses are confirmed by quadrature at this many digits
 #: (two panel layouts must agree), and `not_private` also rests on `bounds.gaussian_tail_growth`.
 GAUSSIAN_DIGITS = 20
+#: Nelder-Mead starts of the float search (the best grid points refined); the discrete search takes no
+#: ``starts`` other than this default (it searches every integer pair).
+DEFAULT_STARTS = 4
 
 
 def _witness(shape: SparseVector, p: _Point, unit: Fraction, digits: int | None = None) -> FamilyWitness:
@@ -192,7 +195,7 @@ def _witness(shape: SparseVector, p: _Point, unit: Fraction, digits: int | None 
     return confirm(shape, *p.pair(shape, unit), digits)
 
 
-def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, starts: int = 4,
+def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, starts: int = DEFAULT_STARTS,
                       tightness_study: bool = True, digits: int | None = None, rows: bool = False,
                       push_table: bool = False, progress: Callable[[int], None] | None = None,
                       on_best: Callable[[BestSoFar], None] | None = None) -> FamilyWorstCase:
@@ -213,7 +216,7 @@ def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, 
     t0 = time.perf_counter()
     shape = as_variant(mech)
     if shape.is_discrete:
-        asked = {"monotone": monotone, "starts": starts != 4, "digits": digits is not None, "rows": rows, "push_table": push_table}
+        asked = {"monotone": monotone, "starts": starts != DEFAULT_STARTS, "digits": digits is not None, "rows": rows, "push_table": push_table}
         for name, given in asked.items():
             if given:
                 raise InputError(f"{name}: the discrete search (integer pairs, every neighbour, 50 digits) has no such option")
