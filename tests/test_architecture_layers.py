@@ -73,9 +73,6 @@ LAZY_TARGETS: dict[str, str] = {
 }
 #: Loops left on purpose, each with its reason; a listed loop that disappears fails too (then delete its line).
 KNOWN_LOOPS: dict[frozenset[str], str] = {
-    frozenset({"verify.family.delta", "verify.family.delta_search"}):
-        "family.delta's worst_delta / worst_epsilon_for_delta forward to delta_search (public names of "
-        "verify.family.delta, called by cli/delta.py and tests), left to the δ work",
 }
 #: The engine room (and the front doors that call it), which the oracles must never reach.
 ENGINE = ("verify.engine.", "verify.probabilities", "verify.family.probability", "verify.family.fast_api",

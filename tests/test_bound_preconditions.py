@@ -42,7 +42,8 @@ from verify.family.bounds import (
     upper_bound_at,
     why_no_bound,
 )
-from verify.family.delta import exact_delta, worst_delta
+from verify.family.delta import exact_delta
+from verify.family.delta_search import worst_delta
 from verify.mechanism import SparseVector
 from verify.noise import Noise, NoiseSpec
 from verify.oracles.family import output_probability

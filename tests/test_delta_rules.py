@@ -122,7 +122,7 @@ class TestDeltaKills:
 
     def test_worst_delta_validates_max_queries_at_its_edges(self):
         """Rule: worst_delta's max_queries is an integer from 1 to 10 (booleans refused); releases are refused."""
-        from verify.family.delta import worst_delta
+        from verify.family.delta_search import worst_delta
 
         s = variant(z=("laplace", 2), x=("laplace", 3))
         for bad in (0, 11, True, 2.0):
@@ -401,28 +401,8 @@ class TestDeltaCompassKills4:
 
 
 class TestDeltaWrapperKills4:
-    """`verify.family.delta`'s re-export of the pair search."""
-
-    def test_the_delta_modules_worst_delta_has_the_searchs_defaults_and_passes_them(self, monkeypatch):
-        """Rule (`verify.family.delta.worst_delta`: "the largest exact δ(ε') the search finds
-        (`verify.family.delta_search.worst_delta`)"): the same function under a second name, so the same defaults
-        (max_queries, grid, digits), and every argument passed through unchanged (recorded from the search's side)."""
-        import inspect
-
-        from verify.family import delta, delta_search
-
-        def defaults(fn):
-            return {k: p.default for k, p in inspect.signature(fn).parameters.items()}
-
-        assert defaults(delta.worst_delta) == defaults(delta_search.worst_delta)
-        s = variant()
-        want = defaults(delta_search.worst_delta) | {"mech": s, "epsilon_prime": Fraction(1, 10)}
-        seen: list = []
-        monkeypatch.setattr(delta_search, "worst_delta", lambda *a, **k: seen.append((a, k)) or "result")
-        assert delta.worst_delta(s, Fraction(1, 10)) == "result"
-        (args, kw), = seen
-        assert dict(zip(("mech", "epsilon_prime"), args)) | kw == want
-
+    """`verify.family.delta`'s complete outputs (the class once also held the test of a forwarding wrapper of
+    the pair search, removed with the wrapper: `worst_delta` lives in `verify.family.delta_search` alone)."""
 
     def test_complete_outputs_up_to_the_limit_of_1024(self):
         """Rule (`complete_outputs`, MAX_OUTPUTS = 2^10: "at most this many outputs are summed exactly"): without a cutoff

@@ -107,10 +107,10 @@ _LAZY: dict[str, tuple[str, str]] = {
     "FamilyWorstCase": ("verify.family.worstcase", "FamilyWorstCase"),
     # approximate DP
     "exact_delta": ("verify.family.delta", "exact_delta"),
-    "worst_delta": ("verify.family.delta", "worst_delta"),
+    "worst_delta": ("verify.family.delta_search", "worst_delta"),
     "DeltaResult": ("verify.family.delta", "DeltaResult"),
     "epsilon_for_delta": ("verify.family.delta", "epsilon_for_delta"),
-    "worst_epsilon_for_delta": ("verify.family.delta", "worst_epsilon_for_delta"),
+    "worst_epsilon_for_delta": ("verify.family.delta_search", "worst_epsilon_for_delta"),
     "EpsilonResult": ("verify.family.delta", "EpsilonResult"),
     # auditing an implementation against the exact law
     "audit_implementation": ("verify.audit", "audit"),

@@ -47,6 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from verify.family import delta as fd
+    from verify.family import delta_search
 
     mech = variant_from_args(args)
     if (args.epsilon_prime is None) == (args.delta is None):
@@ -70,8 +71,8 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"--max-queries: {args.max_queries} is above {MAX_GAUSSIAN_DELTA_QUERIES} for Gaussian noise "
                              "(the exact confirmation runs on quadrature; give --queries/--neighbour-queries for an exact pair)")
         with staged.stage("search"):
-            res = fd.worst_delta(mech, args.epsilon_prime, max_queries=args.max_queries, digits=args.digits) if args.delta is None \
-                else fd.worst_epsilon_for_delta(mech, args.delta, max_queries=args.max_queries, digits=args.digits)
+            res = delta_search.worst_delta(mech, args.epsilon_prime, max_queries=args.max_queries, digits=args.digits) if args.delta is None \
+                else delta_search.worst_epsilon_for_delta(mech, args.delta, max_queries=args.max_queries, digits=args.digits)
         how = f"exact, the worst pair the search found with up to {args.max_queries} queries"
     if args.plot:
         with staged.stage("plot"):

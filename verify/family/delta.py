@@ -275,17 +275,3 @@ def rdp_epsilon(shape: SparseVector, k: int, delta: Fraction) -> mpmath.mpf | No
     if rdp_delta(shape, k, Fraction(0))[0] is None:
         return None
     return GaussianSVTRdp(shape.threshold_noise.scale, shape.query_noise.scale, shape.sensitivity, k).epsilon(delta)
-
-
-def worst_delta(mech: Any, epsilon_prime: object, max_queries: int = 3, grid: int = 13, digits: int = 20) -> DeltaResult:
-    """The largest exact δ(ε') the search finds (`verify.family.delta_search.worst_delta`)."""
-    from verify.family.delta_search import worst_delta as search
-
-    return search(mech, epsilon_prime, max_queries=max_queries, grid=grid, digits=digits)
-
-
-def worst_epsilon_for_delta(mech: Any, delta: object, max_queries: int = 3, grid: int = 13, digits: int = 20) -> EpsilonResult:
-    """The largest exact ε'(δ) the search finds (`verify.family.delta_search.worst_epsilon_for_delta`)."""
-    from verify.family.delta_search import worst_epsilon_for_delta as search
-
-    return search(mech, delta, max_queries=max_queries, grid=grid, digits=digits)
