@@ -108,3 +108,21 @@ def _global_state(queries, rng):
 def test_an_implementation_ignoring_the_generator_is_refused():
     with pytest.raises(ImplementationError, match="same seed"):
         audit(_global_state, LYU1, workers=1, **QUICK)
+
+
+def test_from_vector_refuses_a_float_index_and_more_answers_than_queries():
+    """`from_vector` neither truncates a float index (1.7 was read as 1) nor accepts more booleans than there
+    are queries (the extra ones were dropped): both are a one-line InputError naming the value."""
+    import numpy as np
+
+    from verify.audit.adapters import from_vector
+
+    q = np.array([1.0, -1.0, 2.0])
+    with pytest.raises(InputError, match=r"index 1\.7 is not an integer"):
+        from_vector(lambda qs, rng: [1.7], indices=True)(q, None)
+    with pytest.raises(InputError, match="4 answers for 3 queries"):
+        from_vector(lambda qs, rng: [True, False, True, True])(q, None)
+    with pytest.raises(InputError, match="is not a boolean"):
+        from_vector(lambda qs, rng: [1, 0, 1])(q, None)
+    assert from_vector(lambda qs, rng: [np.int64(1)], indices=True)(q, None) == ("BAB", ())
+    assert from_vector(lambda qs, rng: [True, False])(q, None) == ("AB", ())

@@ -103,7 +103,15 @@ class Vector:
             result, values = result
         answers = list(result)
         if not self.indices:
+            if len(answers) > len(queries):
+                raise InputError(f"implementation: {len(answers)} answers for {len(queries)} queries (at most one per query)")
+            if not all(isinstance(a, (bool, np.bool_)) for a in answers):
+                bad = next(a for a in answers if not isinstance(a, (bool, np.bool_)))
+                raise InputError(f"implementation: answer {bad!r} is not a boolean (True: above, False: below)")
             return "".join("A" if a else "B" for a in answers), tuple(float(v) for v in values)
+        if not all(isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_)) for i in answers):
+            bad = next(i for i in answers if not isinstance(i, (int, np.integer)) or isinstance(i, (bool, np.bool_)))
+            raise InputError(f"implementation: index {bad!r} is not an integer (indices of the above queries, 0-based)")
         ups = sorted(int(i) for i in answers)
         if ups and (ups[0] < 0 or ups[-1] >= len(queries) or len(set(ups)) != len(ups)):
             raise InputError(f"implementation: indices {ups[:10]} are not distinct indices 0..{len(queries) - 1}")
