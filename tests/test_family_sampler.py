@@ -16,6 +16,7 @@ from scipy import stats
 from verify.engine.fast_generic import log_probability
 from verify.family import NAMES, Release, preset
 from verify.family.fast_api import fast_log_distribution
+from verify.family.presets import DISCRETE_NAMES
 from verify.family.probability import mp_distribution
 from verify.family.sampler import sample
 
@@ -51,7 +52,12 @@ def _chi2_pvalue(counts: np.ndarray, probs: np.ndarray) -> float:
     return float(stats.chisquare(obs, exp).pvalue)
 
 
-@pytest.mark.parametrize("name", NAMES)
+#: the continuous presets: the discrete ones (sums over ℤ, their own sampler) are tested against their exact
+#: law in tests/test_discrete_probability.py
+CONTINUOUS = [n for n in NAMES if n not in DISCRETE_NAMES]
+
+
+@pytest.mark.parametrize("name", CONTINUOUS)
 def test_outcome_frequencies_match_the_exact_probabilities(name):
     m = preset(name, epsilon=1, **_options(name))
     letters = m.with_changes(release=Release.NONE, release_spec=None)  # the letters do not depend on the release

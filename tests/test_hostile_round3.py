@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 
 import verify
-from verify.discrete.presets import discrete_preset
 from verify.errors import InputError
+from verify.family.presets import preset as discrete_preset  # the one registry (discrete presets included)
 
 ROOT = Path(verify.__file__).resolve().parents[1]  # the checkout under test
 #: Address-space limit of the memory cases (the failure was a kill at several GB).
