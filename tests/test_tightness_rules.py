@@ -6,15 +6,13 @@ docs/mutation.md and `benchmarks/mutation_score.py` still find it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
 from fractions import Fraction as F
-from typing import Any
 
 import mpmath
 import numpy as np
 import pytest
-from family_variants import variant
+from family_variants import fixed, lay_of, mp, tightness, variant
 
 from verify.family import search_tuning as tune
 from verify.family import worstcase as wc
@@ -26,54 +24,6 @@ from verify.mechanism import AboveThreshold
 from verify.oracles.family import output_probability
 from verify.verdicts import MechanismVerdict, Tightness
 from verify.worstcase import worst_case
-
-
-def mp(x) -> mpmath.mpf:
-    x = Fraction(x)
-    return mpmath.mpf(x.numerator) / x.denominator
-
-
-@dataclass(frozen=True)
-class FixedLoss(FamilyWitness):
-    """A witness whose loss is the given mpf, or ``fixed()`` computed at the caller's working precision (a crafted
-    input for a decision edge that holds at any precision)."""
-
-    fixed: Any = None
-
-    @property
-    def loss(self) -> mpmath.mpf:
-        return self.fixed() if callable(self.fixed) else self.fixed
-
-
-def fixed(queries, loss, outcome="A") -> FixedLoss:
-    q = tuple(Fraction(x) for x in queries)
-    return FixedLoss(q, q, outcome, (), mpmath.mpf(1), mpmath.mpf(1), 50, loss)
-
-
-def lay_of(s, has_b: bool, has_a: bool, k: int = 2):
-    return next(lay for lay in layouts(s, k, every_k=True) if bool(lay.n_b) == has_b and bool(lay.n_a) == has_a)
-
-
-def tightness(monkeypatch, s, lay, bound: Fraction, lr, moderate_loss, search: FixedLoss, unit=Fraction(30)):
-    """Run `_tightness` on crafted inputs: the float64 loss of the moderate grid is ``lr(uu, vv, rr)``, a confirmed
-    moderate point has loss ``moderate_loss``; the search's witness is ``search``.  Returns (result, grid, confirmed)."""
-    grid, confirmed = [], []
-
-    def ratio(shape, la, uu, vv, rr, sb, sa):
-        grid.append((np.array(uu, float), np.array(vv, float), np.array(rr, float)))
-        return np.asarray(lr(*grid[-1]), dtype=float)
-
-    def witness(shape, p, unit_, digits=None):
-        confirmed.append(p)
-        q, qn, out, rel = p.pair(shape, unit_)
-        return FixedLoss(q, qn, out, rel, mpmath.mpf(1), mpmath.mpf(1), 50, moderate_loss)
-
-    monkeypatch.setattr(wc, "family_log_ratio", ratio)
-    monkeypatch.setattr(wc, "_witness", witness)
-    res = wc.FamilyWorstCase(s, False, 2, MechanismVerdict.PRIVATE, search, ProvenBound(bound, "crafted", "test"), None, False,
-                             None, Tightness.LOOSE, "no tightness study")
-    wc._tightness(s, res, wc._Point(0.0, lay, 0.0, 0.0, 0.0, 1.0, -1.0), unit, False, None)
-    return res, grid, confirmed
 
 
 def mp65(x) -> mpmath.mpf:
@@ -147,7 +97,6 @@ class TestTightnessKills2:
         queries at t + sign(v)·L, L = unit·2^j (sign(0) = +1), the neighbour shifted by the best point's shifts:
         recomputed here from the exact oracle for a best point in each quadrant (Mechanism One, t = 5, layout BA)."""
         from verify.family import worstcase as wc
-        from verify.family.structured import layouts
 
         s = variant(z=("laplace", 30), x=("laplace", 30), t=Fraction(5))
         r = family_worst_case(s, max_queries=2, tightness_study=False)
@@ -189,7 +138,6 @@ class TestTightnessKills3:
         """Rule (`_push`): sign(0) = +1 for the A queries too: a best point with v = 0 exactly pushes its A queries to
         t + L; row j = 0 recomputed with the exact oracle (Mechanism One, t = 5, layout BA, B's at t - L)."""
         from verify.family import worstcase as wc
-        from verify.family.structured import layouts
 
         s = variant(t=Fraction(5))
         r = family_worst_case(s, max_queries=2, tightness_study=False)
@@ -375,7 +323,6 @@ def test_attained_means_equal_to_the_bound_at_fifty_digits(monkeypatch):
     loss (1/3 + 2/(3(1+δ)))·ε ≈ ε(1 - 2δ/3) at q(D) = (t, t), q(D') = (t+Δ, t-Δ), s_2; with the bound taken as
     ε (a valid bound, stubbed): δ = 7.5e-46 (gap 5e-46) is attained, δ = 7.5e-45 (gap 5e-45) is not."""
     import verify.family.worstcase as W
-    from verify.family.bounds import ProvenBound
     from verify.verdicts import Tightness
     from verify.worstcase import worst_case
 

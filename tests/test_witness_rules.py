@@ -6,9 +6,7 @@ docs/mutation.md and `benchmarks/mutation_score.py` still find it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
 
 import mpmath
 import pytest
@@ -17,23 +15,6 @@ from family_variants import variant
 from verify.family.witness import BestSoFar, FamilyWitness, confirm
 from verify.family.worstcase import family_worst_case
 from verify.oracles.family import output_probability
-
-
-@dataclass(frozen=True)
-class FixedLoss(FamilyWitness):
-    """A witness whose loss is the given mpf, or ``fixed()`` computed at the caller's working precision (a crafted
-    input for a decision edge that holds at any precision)."""
-
-    fixed: Any = None
-
-    @property
-    def loss(self) -> mpmath.mpf:
-        return self.fixed() if callable(self.fixed) else self.fixed
-
-
-def fixed(queries, loss, outcome="A") -> FixedLoss:
-    q = tuple(Fraction(x) for x in queries)
-    return FixedLoss(q, q, outcome, (), mpmath.mpf(1), mpmath.mpf(1), 50, loss)
 
 
 # --- the witness ---------------------------------------------------------------------------------------------------------
