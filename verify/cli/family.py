@@ -156,13 +156,17 @@ def _discrete_config(args: argparse.Namespace) -> str:
 
 def _check_discrete(args: argparse.Namespace) -> bool:
     """Whether the discrete rows are shown (not with --no-discrete, nor when --rows names the continuous rows
-    to run); their integer flags are checked here, before any row runs."""
+    to run); their integer flags and their searches' size limits are checked here, before any row runs."""
     if args.no_discrete or args.rows is not None:
         return False
     for flag, value in (("--sensitivity", args.sensitivity), ("--threshold", args.threshold)):
         if value is not None and value.denominator != 1:
             raise InputError(f"{flag} {fmt(value)}: the discrete rows need an integer (ties on the lattice ℤ); "
                              "give an integer or --no-discrete")
+    from verify.discrete.table import check_table
+
+    check_table(epsilon=1 if args.epsilon is None else args.epsilon, sensitivity=1 if args.sensitivity is None else args.sensitivity,
+                threshold=0 if args.threshold is None else args.threshold, max_queries=args.max_queries)
     return True
 
 
