@@ -19,6 +19,11 @@ whose noise is Z.  Write E_1 = [t̂ is the max of (t̂, q̂_1..q̂_{i−1})], E_
   Pr[s_i | Z = z] = Π_{j<i} F(z + t − q_j) · S(z + t − q_i): the product structure holds conditionally on
   the shared noise, and integrating over z gives the difference above, not the product.
 
+* ``M2.noisy_max.budget``: the remark as a privacy budget.  Under the seed's neighbours (t fixed, every
+  |q_j(D) − q_j(D')| <= Δ) E_1 costs at most Δ/b = ε/3 (only the queries move; attained: for one query
+  q_1 >= t, Pr[E_1] = e^{−q_1/b}/2) and E_2 at most 2Δ/b = 2ε/3 (approached as q_1 → ∞); together the seed's
+  ε (Proof 2's e^{ε/3}·e^{2ε/3}).  Read with RNM's general bound 2Δ/b for each, the two would add to 4ε/3.
+
 The RNM probabilities come from the model (`verify.selection.probability.mp_index_probabilities`, mpmath,
 30 digits) at the points named below, and from its exact closed form for exponential noise (an independent
 oracle, cheap at any precision, checked against the model at those points):
@@ -234,6 +239,89 @@ def check_difference(**params: Any) -> Outcome:
                    "order type; additivity and the tie convention applied by hand", ev)
 
 
+# --- the budget: the two noisy-max events' costs -------------------------------------------------------------------------------
+BUDGET_SEED, BUDGET_PAIRS = 20261208, 48
+#: The family approaching E_2's supremum: q(D) = (c·b, 0), q(D') = (c·b + Δ, −Δ) (t = 0, Δ = 1).
+BUDGET_CS = (1, 2, 4, 8, 16)
+BUDGET_BY_HAND = ("the upper bounds: given the other noises, Pr[E_1 | X_{<i}] = S(M − t) with M = max_{j<i} q̂_j and "
+                  "Pr[E_2 | Z, X_{<i}] = S(m − q_i) with m = max(t̂, q̂_{<i}); log S is (1/b)-Lipschitz, t does not move, M and m "
+                  "move by <= Δ and q_i by <= Δ, so the losses are <= Δ/b and <= 2Δ/b (verify.selection.bounds' argument with t "
+                  "fixed): applied by hand")
+
+
+def event_loss(eps: Fraction, queries: tuple[Fraction, ...], moved: tuple[Fraction, ...], event: int) -> mpmath.mpf:
+    """ln Pr_D[E] − ln Pr_D'[E] (closed form, working precision): E_1 (``event = 1``: t̂ beats every query given) or
+    E_2 (``event = 2``: the last query beats t̂ and the others); t = 0, Δ = 1."""
+    b = 3 / eps
+    a, c = (Fraction(0), *queries), (Fraction(0), *moved)
+    idx = 0 if event == 1 else len(queries)
+    return mpmath.log(closed_index(a, idx, b)) - mpmath.log(closed_index(c, idx, b))
+
+
+@cache
+def budget_sweep() -> tuple[int, mpmath.mpf, mpmath.mpf, list[str]]:
+    """(pairs, max loss(E_1)/(ε/3), max loss(E_2)/(2ε/3), violations) over seeded bases, each with a random neighbour and
+    the two corners (others +Δ / the last −Δ, and the reverse), at 30 digits."""
+    rng = random.Random(BUDGET_SEED)
+    worst1 = worst2 = mpmath.mpf(0)
+    bad: list[str] = []
+    n = 0
+    with mpmath.workdps(DIGITS):
+        tol = mpmath.mpf(10) ** -(DIGITS - 5)
+        for m in range(BUDGET_PAIRS):
+            eps = GRID_EPSILONS[m % len(GRID_EPSILONS)]
+            b = 3 / eps
+            k = 1 + m % 4
+            q = tuple(Fraction(rng.randint(-12, 12), 4) * b for _ in range(k))
+            rand = tuple(rng.choice((Fraction(-1), Fraction(1), Fraction(rng.randint(-4, 4), 4))) for _ in range(k))
+            up = tuple(Fraction(1) for _ in range(k - 1)) + (Fraction(-1),)
+            for shift in (rand, up, tuple(-x for x in up)):
+                moved = tuple(x + d for x, d in zip(q, shift))
+                e = mpf(eps)
+                l2 = abs(event_loss(eps, q, moved, 2)) / (2 * e / 3)
+                worst2 = max(worst2, l2)
+                n += 1
+                if k > 1:
+                    l1 = abs(event_loss(eps, q[:-1], moved[:-1], 1)) / (e / 3)
+                    worst1 = max(worst1, l1)
+                    n += 1
+                    if l1 > 1 + tol:
+                        bad.append(f"E_1 at ε = {fstr(eps)}, q = {[fstr(x) for x in q[:-1]]}: loss/(ε/3) = {nstr(l1, 20)}")
+                if l2 > 1 + tol:
+                    bad.append(f"E_2 at ε = {fstr(eps)}, q = {[fstr(x) for x in q]}: loss/(2ε/3) = {nstr(l2, 20)}")
+    return n, worst1, worst2, bad
+
+
+def check_budget(**params: Any) -> Outcome:
+    """E_1 costs ε/3 (attained), E_2 costs 2ε/3 (approached), summing to the seed's ε."""
+    n, w1, w2, bad = budget_sweep()
+    notes = [f"seeded sweep ({BUDGET_PAIRS} bases, k = 1..4, q_j ∈ b·{{−3, −11/4, .., 3}}, ε ∈ {{1/10, 1, 5}}; a random neighbour "
+             f"and the two corners each; closed form at {DIGITS} digits): largest loss(E_1)/(ε/3) = {nstr(w1, 20)}, "
+             f"largest loss(E_2)/(2ε/3) = {nstr(w2, 20)}", *bad[:5]]
+    ok = not bad
+    with mpmath.workdps(DIGITS + 10):
+        for eps in GRID_EPSILONS:
+            gap1 = event_loss(eps, (Fraction(0),), (Fraction(1),), 1) - mpf(eps) / 3
+            ok &= abs(gap1) < mpmath.mpf(10) ** -(DIGITS - 2)
+            notes.append(f"E_1 witness at ε = {fstr(eps)}: q = (0) → (Δ): loss − ε/3 = {nstr(gap1, 3)} (Pr[E_1] = e^(−q_1/b)/2 "
+                         "for q_1 >= t: the ratio is exactly e^(Δ/b))")
+        for eps in (Fraction(1, 10), Fraction(1)):
+            b = 3 / eps
+            gaps = [2 * mpf(eps) / 3 - event_loss(eps, (c * b, Fraction(0)), (c * b + 1, Fraction(-1)), 2) for c in BUDGET_CS]
+            ok &= all(g > 0 for g in gaps) and all(x > y for x, y in zip(gaps, gaps[1:])) and gaps[-1] < mpf(eps) * mpmath.mpf(10) ** -5
+            notes.append(f"E_2 family at ε = {fstr(eps)}: q = (c·b, 0) → (c·b + Δ, −Δ): 2ε/3 − loss = "
+                         + ", ".join(f"{nstr(g, 3)} (c = {c})" for c, g in zip(BUDGET_CS, gaps)))
+    notes.append("ε/3 + 2ε/3 = ε: the seed's budget (Proof 2: exp(Δ·ε/3Δ)·exp(2Δ·ε/3Δ)), and Mechanism Two's exact worst loss "
+                 "(X.tightness.M2: attained); the general RNM bound 2Δ/b = 2ε/3 for each event would add to 4ε/3 — E_1 costs "
+                 "half of it because t does not move")
+    ev = Evidence(points=n + len(GRID_EPSILONS) + 2 * len(BUDGET_CS), grid="seeded sweep, witnesses and a family (notes)",
+                  digits=DIGITS, notes=tuple(notes), by_hand=(BUDGET_BY_HAND,))
+    if not ok:
+        return Outcome(ClaimVerdict.UNDECIDED, "a loss above its budget or a witness off its value (no confirmed counterexample)", ev)
+    return Outcome(ClaimVerdict.CONSISTENT, f"exponential RNM's closed form at {DIGITS} digits: no loss above ε/3 (E_1) or 2ε/3 "
+                   "(E_2) in the sweep, ε/3 attained, 2ε/3 approached; the upper bounds by the conditioning argument, by hand", ev)
+
+
 # --- the claims ---------------------------------------------------------------------------------------------------------------
 E1 = r"\Pr[\hat t = \max(\hat t, \hat q(D_1), \ldots, \hat q(D_{i - 1}))]"
 E2 = r"\Pr[\hat q(D_i) = \max(\hat t, \hat q(D_1), \ldots, \hat q(D_{i}))]"
@@ -271,4 +359,22 @@ claim(
     mechanism="M2",
     parameters=PARAMS,
     corrects="M2.noisy_max.product",
+)
+
+claim(
+    "M2.noisy_max.budget",
+    "the two noisy-max events cost ε/3 and 2ε/3, the seed's ε",
+    SECTION,
+    rf"\sup_{{D \sim D'}} \ln \frac{{{E1}}}{{\Pr_{{D'}}[\cdot]}} = \frac{{\epsilon}}{{3}},\quad "
+    rf"\sup_{{D \sim D'}} \ln \frac{{{E2}}}{{\Pr_{{D'}}[\cdot]}} = \frac{{2\epsilon}}{{3}},\quad "
+    r"\frac{\epsilon}{3} + \frac{2\epsilon}{3} = \epsilon",
+    (S.NOISY_MAX,),
+    "the remark's 'report noisy max twice' as a budget: the threshold's event moves only through the queries (Δ/b), the i-th "
+    "query's event through both sides (2Δ/b), b = 3Δ/ε",
+    check_budget,
+    explicit=False,
+    hypotheses=("Z, X_j i.i.d. Exp(3Δ/ε)", "t fixed, |q_j(D) − q_j(D')| <= Δ (the seed's neighbours)"),
+    quantifiers=("i ∈ ℕ⁺", "ε > 0"),
+    relation="=",
+    mechanism="M2",
 )

@@ -93,3 +93,20 @@ def test_closed_form_against_the_model_on_every_index(index: int) -> None:
     remark = _remark()
     with mpmath.workdps(40):
         assert _close(remark.closed_index(scores, index, Fraction(3, 2)), remark.model_index(Fraction(2), scores, index))
+
+
+def test_the_budget_reading_costs_a_third_and_two_thirds() -> None:
+    """E_1 = [t̂ beats q̂_1..q̂_{i-1}] costs exactly ε/3 (attained: Pr[E_1] = e^{-q_1/b}/2 for one query q_1 >= t), E_2 at
+    most 2ε/3 (approached, never reached in the sweep); a bound swapped between the two events would fail here."""
+    v = get_claim("M2.noisy_max.budget").check()
+    assert v.verdict is ClaimVerdict.CONSISTENT, v.method
+    assert v.evidence.by_hand
+    remark = _remark()
+    n, worst1, worst2, bad = remark.budget_sweep()
+    assert not bad and n >= 100
+    assert abs(worst1 - 1) < mpmath.mpf(10) ** -25  # ε/3 attained by E_1
+    assert mpmath.mpf("0.9") < worst2 < 1  # 2ε/3 approached by E_2, not attained at these bases
+    assert worst2 > mpmath.mpf(1) / 2  # E_2 costs more than ε/3: the two budgets are not interchangeable
+    with mpmath.workdps(40):
+        loss = remark.event_loss(ONE, (Fraction(0),), (ONE,), 1)
+        assert abs(loss - mpmath.mpf(1) / 3) < mpmath.mpf(10) ** -30
