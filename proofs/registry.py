@@ -17,6 +17,7 @@ MODULES: tuple[str, ...] = (
     "proofs.laplace_proof_1",
     "proofs.laplace_proof_2",
     "proofs.mechanism_two",
+    "proofs.noisy_max_twice",
     "proofs.utility",
     "proofs.beyond_seed",
 )
