@@ -39,6 +39,9 @@ from verify.precision import MPMATH_LOCK, check_digits
 
 #: Guard digits of the quadrature.
 GUARD = 10
+#: At most this many pieces between two kinks (each piece is analytic; the recheck at 10 more digits catches
+#: a piece the quadrature did not resolve): the cost stays bounded when the kinks are many scales apart.
+MAX_SPLIT = 4
 
 
 def _mpf(x: Any) -> Any:
@@ -71,7 +74,8 @@ def _piece(f: Callable[[Any], Any], a: Any, c: Any, dps: int) -> Any:
 
 
 def _integrate(f: Callable[[Any], Any], kinks: Sequence[Any], upper: Any, width: Any, dps: int) -> Any:
-    """∫_{-inf}^{upper} f, split at the kinks below ``upper`` and into pieces no longer than ``width``."""
+    """∫_{-inf}^{upper} f, split at the kinks below ``upper`` and into pieces no longer than ``width`` (at most
+    `MAX_SPLIT` between two kinks)."""
     ends = sorted({k for k in kinks if k < upper})
     if not ends:
         ends = [upper - width] if mpmath.isfinite(upper) else [mpmath.mpf(0)]
@@ -80,7 +84,7 @@ def _integrate(f: Callable[[Any], Any], kinks: Sequence[Any], upper: Any, width:
         last = pts[-1]
         if x <= last:
             continue
-        n = int(mpmath.ceil((x - last) / width))
+        n = min(int(mpmath.ceil((x - last) / width)), MAX_SPLIT)
         pts.extend(last + (x - last) * m / n for m in range(1, n + 1))
     if not mpmath.isfinite(upper):
         pts.append(mpmath.mpf("inf"))
