@@ -81,6 +81,8 @@ def test_worst_case_refuses_the_flags_a_preset_fixes():
     assert out.returncode == 2 and "fixes its noises" in out.stderr and "Traceback" not in out.stderr
     out = _cli("worst-case", "--variant", "checkdp-adaptive-svt", "--max-queries", "9")
     assert out.returncode == 2 and "at most 6" in out.stderr
+    out = _cli("worst-case", "--variant", "checkdp-adaptive-svt", "--progress", "always")
+    assert out.returncode == 2 and "no progress bar" in out.stderr
 
 
 def test_a_short_search_still_finds_the_growth_witness():

@@ -69,3 +69,9 @@ def test_the_whole_table():
         bound = j.bound.split(" ")[0]
         if bound not in ("none", "–"):
             assert all(x.value <= Fraction(bound) for x in p.published), p.program
+
+
+def test_suite_refuses_a_progress_bar_it_would_not_show():
+    out = subprocess.run([sys.executable, "-m", "verify", "family", "--suite", "peers", "--progress", "always"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 2 and "no progress bar" in out.stderr

@@ -44,6 +44,8 @@ def _model(args: argparse.Namespace):
     if refused:
         raise InputError(f"{refused[0]}: {args.variant} is an Adaptive SVT preset, which fixes its noises and release "
                          "(its flags: --epsilon, --sensitivity, --threshold, --cutoff K, --max-queries)")
+    if getattr(args, "progress", None) == "always":
+        raise InputError(f"--progress always: {args.variant}'s search shows no progress bar; use auto or never")
     k = getattr(args, "cutoff", None)
     if k == flags.UNLIMITED:
         raise InputError(f"--cutoff unlimited: {args.variant}'s budget is sized for k above answers; give an integer k")

@@ -211,6 +211,8 @@ def run_suite(args: argparse.Namespace) -> int:
         if on:
             raise InputError(f"{flag}: --suite peers fixes it per program (the svt-verify command of each row is printed "
                              "with --json); drop {flag}".replace("{flag}", flag))
+    if getattr(args, "progress", None) == "always":
+        raise InputError("--progress always: --suite peers shows no progress bar; use auto or never")
     t0 = time.perf_counter()
     rows = list(suite_rows(args.workers))
     seconds = time.perf_counter() - t0
