@@ -28,7 +28,7 @@ from verify.adaptive.bounds import AdaptiveBound, alignment_bound
 from verify.adaptive.model import AdaptiveSVT, Answer, Branch, TopRelease
 from verify.adaptive.probability import mp_log_ratio
 from verify.adaptive.search import AdaptiveCandidate, structured_search
-from verify.exact import exceeds, fmt
+from verify.exact import confirmation_tolerance, exceeds, fmt
 from verify.precision import MPMATH_LOCK
 from verify.verdicts import MechanismVerdict
 
@@ -89,14 +89,15 @@ def adaptive_verdict(mech: AdaptiveSVT, max_queries: int = 4) -> AdaptiveVerdict
     if cand is not None:
         with MPMATH_LOCK, mpmath.workdps(digits):
             loss = abs(mp_log_ratio(mech, cand.queries, cand.neighbour, cand.answers, digits))
-    violated = loss is not None and exceeds(loss, mech.epsilon)
+    tol = confirmation_tolerance(digits, mech.epsilon)  # a loss equal to ε (attained) is no witness
+    violated = loss is not None and exceeds(loss, mech.epsilon + tol)
     unbounded, evidence = growth(mech)
     if unbounded and not violated:  # the growth family's first member above ε, beyond the search's queries
         cand = growth_pair(mech)
         with MPMATH_LOCK, mpmath.workdps(digits):
             loss = abs(mp_log_ratio(mech, cand.queries, cand.neighbour, cand.answers, digits))
-        violated = exceeds(loss, mech.epsilon)
-    if loss is not None and bound.value is not None and exceeds(loss, bound.value + Fraction(1, 10**(digits - 5))):
+        violated = exceeds(loss, mech.epsilon + tol)
+    if loss is not None and bound.value is not None and exceeds(loss, bound.value + tol):
         raise AssertionError(f"{mech.name}: a confirmed loss {mpmath.nstr(loss, 20)} exceeds the proven bound "
                              f"{fmt(bound.value)}: a bug")
     if proven:
