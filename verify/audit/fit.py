@@ -133,6 +133,8 @@ def candidates(mech: SparseVector) -> list[tuple[Candidate, list[str]]]:
                     p = p.with_changes(cutoff=c)
             except InputError:
                 continue
+            if p.is_discrete and not mech.is_discrete:  # noise on ℤ has no law at a continuous claim's real-valued queries
+                continue
             out.append(Candidate(f"preset {name} (cutoff {'unlimited' if c is None else c})", p))
     merged: dict[tuple, tuple[Candidate, list[str]]] = {}
     for c in out:
