@@ -24,6 +24,9 @@
    fixtures audited at seeds 0..S-1 (seed j audits fixture j mod their number); the share of ``deviates`` (stated:
    at most α²/m) and of any first-round rejection (``undecided`` or ``deviates``; stated: at most α).
    ``--fixtures a,b,...`` restricts both to the named fixtures (e.g. the discrete ones).
+4. ``--batch-runs N``: a batch sampler's runs per second called directly and through the audit (target: ratio
+   >= 0.8).  ``--sequential``: the default audit's wall clock with sequential stopping against the full audit
+   (``sequential=False``) in the same run, on ``--fixtures``, the sampler's own seconds apart.
 
     python benchmarks/bench_audit.py [--samples N] [--skip-overhead] [--skip-efficiency]
                                      [--power-seeds S] [--false-alarm-seeds S] [--fixtures a,b,...] [--workers W]
@@ -33,6 +36,8 @@ from __future__ import annotations
 
 import argparse
 import time
+
+import numpy as np
 
 from verify.audit import audit
 from verify.audit.examples import FIXTURES, claimed_variant, lyu1
@@ -149,6 +154,45 @@ def false_alarms(seeds: int, workers: int, names: str | None = None) -> None:
           f"{rej}/{seeds} {_wilson(rej, seeds)} (stated: at most α = 0.001 per audit)")
 
 
+def batch_throughput(runs: int) -> None:
+    """Runs per second of the batch sampler `verify.audit.shaped_examples.lyu1_batch` called directly (chunks of
+    `verify.audit.sampling.CHUNK`) against the same runs through the audit's sampling (`run_jobs`, one process)."""
+    from verify.audit.sampling import CHUNK, Job, executor_mapper, run_jobs
+    from verify.audit.shaped_examples import lyu1_batch
+
+    q = np.array([0.0, 1.0, -1.0])
+    rng = np.random.default_rng(0)
+    t0 = time.perf_counter()
+    for start in range(0, runs, CHUNK):
+        lyu1_batch.runs(q, rng, min(CHUNK, runs - start))
+    direct = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    run_jobs(executor_mapper(lyu1_batch, None), [Job((0, 0, 0), tuple(q), runs, False)], 0, False)
+    through = time.perf_counter() - t0
+    print(f"batch sampler (shaped_examples.lyu1_batch, {runs:,} runs): direct {runs / direct:,.0f} runs/s, through the audit "
+          f"{runs / through:,.0f} runs/s: ratio {direct / through:.2f} (target >= 0.80)")
+
+
+def sequential_speed(names: str | None, workers: int) -> None:
+    """Wall clock of the default audit with sequential stopping against the full audit (``sequential=False``),
+    the baseline, in the same run; the sampler's own seconds apart."""
+    from verify.audit import fit, laws, pairs
+
+    print("default audit, sequential stopping against the full audit (baseline, same run, seed 0; the search and law caches "
+          "cleared before each audit, so both pay them):")
+    for f in _chosen(names):
+        row = []
+        for seq in (True, False):
+            for cached in (pairs.worst_case, fit.privacy_search, laws._family_laws):
+                cached.cache_clear()
+            t0 = time.perf_counter()
+            res = audit(f.implementation, claimed_variant(f), seed=0, workers=workers, sequential=seq)
+            row.append((time.perf_counter() - t0, res.sampling_seconds, res.verdict))
+        (ws, ss, v), (wf, sf, vf) = row
+        print(f"  {f.name:32s} {str(v):9s} sequential {ws:6.1f} s (sampler {ss:5.1f} s), full {wf:6.1f} s (sampler {sf:5.1f} s, "
+              f"{vf}): ratio {ws / wf:.2f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--samples", type=int, default=100_000, help="runs per side for the overhead measurement (default 10^5)")
@@ -157,6 +201,8 @@ def main() -> None:
     ap.add_argument("--power-seeds", type=int, default=0, help="seeds per broken fixture for the power table (0: skip)")
     ap.add_argument("--false-alarm-seeds", type=int, default=0, help="audits of correct fixtures for the false-alarm rate (0: skip)")
     ap.add_argument("--fixtures", default=None, help="comma-separated fixture names for the power and false-alarm audits (default all)")
+    ap.add_argument("--batch-runs", type=int, default=0, help="runs for the batch-sampler throughput ratio (0: skip)")
+    ap.add_argument("--sequential", action="store_true", help="time sequential stopping against the full audit on --fixtures")
     ap.add_argument("--workers", type=int, default=2, help="worker processes of the power and false-alarm audits")
     a = ap.parse_args()
     if not a.skip_overhead:
@@ -167,6 +213,10 @@ def main() -> None:
         power(a.power_seeds, a.workers, a.fixtures)
     if a.false_alarm_seeds:
         false_alarms(a.false_alarm_seeds, a.workers, a.fixtures)
+    if a.batch_runs:
+        batch_throughput(a.batch_runs)
+    if a.sequential:
+        sequential_speed(a.fixtures, a.workers)
 
 
 if __name__ == "__main__":
