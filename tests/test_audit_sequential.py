@@ -1,5 +1,5 @@
-"""Sequential stopping: the audit samples the general pairs, then the sensitive rows by size, and stops at
-the first confirmed deviation.  Stopping cannot change the verdict (``deviates`` needs one confirmed
+"""Sequential stopping: the audit samples the general pairs, then the sensitive rows, and stops at the
+first confirmed deviation.  Stopping cannot change the verdict (``deviates`` needs one confirmed
 rejection, whatever the rest show; every pair keeps its own seeds), so the error rates are those of the full
 audit: checked seed by seed against ``sequential=False``, at a large false-alarm rate (0.3) so that
 rejections, confirmed or not, occur among the seeds."""
@@ -32,11 +32,12 @@ def _lyu1_wide_threshold(queries, rng, n):
 wide_threshold = from_batch(_lyu1_wide_threshold)
 
 
-def test_stages_are_the_general_pairs_then_the_sensitive_rows_by_size():
+def test_stages_are_the_general_pairs_then_the_sensitive_rows():
     p = [Pair("w", PairKind.WORST, (0.0,), (1.0,)), Pair("s1", PairKind.SENSITIVE, (0.0,), (0.0,), 900),
          Pair("r", PairKind.RANDOM, (0.0,), (1.0,)), Pair("s2", PairKind.SENSITIVE, (1.0,), (1.0,), 300),
          Pair("s3", PairKind.SENSITIVE, (2.0,), (2.0,), 900)]
-    assert _stages(p, 500) == [[0, 2], [3], [1, 4]]
+    assert _stages(p, 500) == [[0, 2], [1, 3, 4]]
+    assert _stages(p[:1], 500) == [[0]]
 
 
 @pytest.mark.parametrize("impl", [lyu1_batch, wide_threshold], ids=["correct", "threshold-scale-1.3"])

@@ -162,16 +162,16 @@ def _same_seed_same_runs(mapper: Mapper, pair: Pair, seed: int, releases: bool) 
 
 
 def _stages(pairs: list[Pair], n: int) -> list[list[int]]:
-    """The pairs in stages: first the general pairs (worst, structured, random, release: ``n`` runs per side,
-    the data the fit ranks on), then the sensitive rows by runs per side, smallest first.  The audit stops
-    after the first stage with a confirmed deviation: the verdict ``deviates`` needs one confirmed rejection,
-    whatever the other tests show, so stopping there gives the verdict the full audit would give (the same
-    seeds per pair, the same tests) and keeps its error rates: a correct implementation confirms a rejection
-    with probability at most Σ (α/m)² over the tests run, fewer than m when it stops."""
+    """The pairs in two stages: the general pairs (worst, structured, random, release: ``n`` runs per side, the
+    data the fit ranks on), then the sensitive rows (up to `verify.audit.sensitive.MAX_SENSITIVE_SAMPLES` runs
+    each, together so that the workers stay busy).  The audit stops after the first stage with a confirmed
+    deviation: the verdict ``deviates`` needs one confirmed rejection, whatever the other tests show, so
+    stopping there gives the verdict the full audit would give (the same seeds per pair, the same tests) and
+    keeps its error rates: a correct implementation confirms a rejection with probability at most Σ (α/m)²
+    over the tests run, fewer than m when it stops."""
     general = [i for i, p in enumerate(pairs) if p.kind is not PairKind.SENSITIVE]
-    sizes = sorted({p.samples or n for p in pairs if p.kind is PairKind.SENSITIVE})
-    rows = [[i for i, p in enumerate(pairs) if p.kind is PairKind.SENSITIVE and (p.samples or n) == size] for size in sizes]
-    return [st for st in [general] + rows if st]
+    rows = [i for i, p in enumerate(pairs) if p.kind is PairKind.SENSITIVE]
+    return [st for st in (general, rows) if st]
 
 
 def _picklable(obj: Any) -> Exception | None:

@@ -84,9 +84,15 @@ def run_chunk(impl: Callable[..., Any], task: Task) -> ChunkResult:
         except Exception as exc:  # the implementation's own failure: a one-line report, not a finding
             raise ImplementationError(f"implementation {describe_failure(exc)} at queries {_short(q)}") from None
         in_impl += clock() - t0
+        strings = [r for r in batch if type(r) is str]
+        if len(strings) == n:  # all bare strings: counted at C speed, each distinct string checked once below
+            plain.update(Counter(strings))
+            batch, n_loop = None, 0
+        else:
+            n_loop = n
     else:
-        batch = None
-    for j in range(n):
+        batch, n_loop = None, n
+    for j in range(n_loop):
         if batch is not None:
             raw = batch[j]
         else:
