@@ -148,8 +148,8 @@ def plot_worst_case(res, path: str) -> None:
     ax = axes[0]
     finite = [x for x in halt + top if np.isfinite(x)]
     cap = max(finite + [eps]) * 1.15
-    ax.plot(ks, np.minimum(halt, cap), "o-", label="output B^{k-1}A (s_k)")
-    ax.plot(ks, np.minimum(top, cap), "s--", label="output B^k (⊤^k)")
+    ax.plot(ks, np.minimum(halt, cap), "o-", label=r"output $\mathrm{B}^{k-1}\mathrm{A}$ ($s_k$)")
+    ax.plot(ks, np.minimum(top, cap), "s--", label=r"output $\mathrm{B}^k$ ($\top^k$)")
     for k, h in zip(ks, halt):
         if not np.isfinite(h):
             ax.annotate("∞", (k, cap), ha="center", va="bottom", color="C3", fontsize=12)
