@@ -37,7 +37,7 @@ from verify.precision import MPMATH_LOCK
 
 DEFAULT_DIGITS = 30
 METHODS = ("auto", "closed", "direct")
-_ENGINES = {"auto": "auto", "closed": GeometricEngine.name, "direct": DirectSumEngine.name}
+_ENGINES = {"auto": "auto", "closed": GeometricEngine.name, "direct": DirectSumEngine.name}  # method -> the exact door's engine
 
 
 def _is_laplace(plan: Plan) -> bool:
@@ -99,9 +99,10 @@ def mp_probability(mech: Any, queries: Sequence[object], outcome: str, digits: i
     _check_digits(digits)
     if method not in METHODS:
         raise InputError(f"method: {method!r} is not one of {', '.join(METHODS)}")
-    plan = build_plan(mech, queries, outcome)  # the queries' and outcome's checks, before the engine's
-    _check_method(method, plan)
-    return exact_probability(mech, queries, outcome, None, digits, _ENGINES[method])
+    engine = _ENGINES[method]
+    if engine == "auto":  # sums over ℤ only: the geometric series where it applies, else the direct sum
+        engine = GeometricEngine.name if GeometricEngine().supports(mech) else DirectSumEngine.name
+    return exact_probability(mech, queries, outcome, None, digits, engine)
 
 
 def oracle_probability(mech: Any, queries: Sequence[object], outcome: str, digits: int = 50) -> tuple[mpmath.mpf, mpmath.mpf]:
