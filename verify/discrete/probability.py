@@ -26,13 +26,12 @@ from typing import Any
 import mpmath
 import sympy
 
-from verify.doors.exact import DirectSumEngine, GeometricEngine, exact_probability, mp_direct
+from verify.doors.exact import DirectSumEngine, GeometricEngine, engine_for, exact_probability, mp_direct
 from verify.engine import discrete_closed_form as closed_form
 from verify.engine.backends import ArbBackend, SympyBackend
 from verify.engine.discrete_direct import direct_sum
-from verify.engine.discrete_plan import Plan, build_plan
+from verify.engine.discrete_plan import build_plan
 from verify.errors import InputError
-from verify.noise.discrete_laplace import DiscreteLaplace
 from verify.precision import MPMATH_LOCK
 
 DEFAULT_DIGITS = 30
@@ -40,23 +39,15 @@ METHODS = ("auto", "closed", "direct")
 _ENGINES = {"auto": "auto", "closed": GeometricEngine.name, "direct": DirectSumEngine.name}  # method -> the exact door's engine
 
 
-def _is_laplace(plan: Plan) -> bool:
-    return all(n.is_none or isinstance(n.law, DiscreteLaplace) for n in (plan.threshold_noise, plan.query_noise))
-
-
-def evaluation_method(method: str, plan: Plan) -> str:
-    """``closed`` (discrete Laplace noise, or none) or ``direct`` for ``auto``; ``closed`` checked where asked."""
-    return _check_method(method, plan)
-
-
-def _check_method(method: str, plan: Plan) -> str:
+def _engine(mech: Any, method: str) -> str:
+    """The exact door's engine that ``method`` names (``auto``: the geometric series where it applies, else
+    the direct sum), refused in one line (the engine's declaration) where it does not take ``mech``."""
     if method not in METHODS:
         raise InputError(f"method: {method!r} is not one of {', '.join(METHODS)}")
-    if method == "closed" and not _is_laplace(plan):
-        raise InputError("method 'closed': the closed form covers discrete Laplace noise only; the discrete Gaussian is summed ('direct')")
-    if method == "auto":
-        return "closed" if _is_laplace(plan) else "direct"
-    return method
+    name = _ENGINES[method]
+    if name == "auto":
+        name = GeometricEngine.name if GeometricEngine().supports(mech) else DirectSumEngine.name
+    return engine_for(mech, name).name
 
 
 def _check_digits(digits: int) -> int:
@@ -75,8 +66,8 @@ def symbolic_probability(mech: Any, queries: Sequence[object], outcome: str, sym
     >>> sympy.N(expr.subs(sympy.Symbol("epsilon", positive=True), 1), 15)
     0.542411003978083
     """
+    _engine(mech, "closed")
     plan = build_plan(mech, queries, outcome)
-    _check_method("closed", plan)
     eps_sym = sympy.Symbol("epsilon", positive=True)
     be = SympyBackend()
     mults = (mech.threshold_spec.multiplier, mech.query_spec.multiplier)
@@ -97,12 +88,7 @@ def mp_probability(mech: Any, queries: Sequence[object], outcome: str, digits: i
     '0.542411003978083'
     """
     _check_digits(digits)
-    if method not in METHODS:
-        raise InputError(f"method: {method!r} is not one of {', '.join(METHODS)}")
-    engine = _ENGINES[method]
-    if engine == "auto":  # sums over ℤ only: the geometric series where it applies, else the direct sum
-        engine = GeometricEngine.name if GeometricEngine().supports(mech) else DirectSumEngine.name
-    return exact_probability(mech, queries, outcome, None, digits, engine)
+    return exact_probability(mech, queries, outcome, None, digits, _engine(mech, method))
 
 
 def oracle_probability(mech: Any, queries: Sequence[object], outcome: str, digits: int = 50) -> tuple[mpmath.mpf, mpmath.mpf]:
@@ -117,8 +103,8 @@ def arb_probability(mech: Any, queries: Sequence[object], outcome: str, prec: in
 
     if isinstance(prec, bool) or not isinstance(prec, int) or not 30 <= prec <= 10000:
         raise InputError(f"prec: {prec!r} must be an integer number of bits from 30 to 10000")
+    how = "closed" if _engine(mech, method) == GeometricEngine.name else "direct"
     plan = build_plan(mech, queries, outcome)
-    how = _check_method(method, plan)
     with MPMATH_LOCK:  # flint's precision is global to the process as well
         old = flint.ctx.prec
         try:
