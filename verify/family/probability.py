@@ -1,4 +1,8 @@
-"""Exact output probabilities (and densities) of every SVT variant.
+"""Exact output probabilities (and densities) of every SVT variant: the family's names.
+
+`evaluate`, `mp_probability` and `mp_distribution` are views over the exact front door
+(`verify.doors.exact`, which picks the engine that supports the variant); `symbolic_probability`
+and `arb_probability` give the sympy and arb forms.
 
 The output is an outcome string (`model`) with, when the variant releases
 values, one released value per A; its probability (or density) is the
