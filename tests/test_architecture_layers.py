@@ -51,7 +51,7 @@ LAYER_RULES: dict[str, str] = {
     # the engine room and the independent oracles (a room of their own: test_oracles_import_no_engine)
     "verify.engine.*": "engine", "verify.oracles.*": "engine",
     # front doors
-    "verify.probabilities": "probabilities", "verify.family.probability": "probabilities",
+    "verify.doors.*": "probabilities", "verify.probabilities": "probabilities", "verify.family.probability": "probabilities",
     "verify.family.fast_api": "probabilities", "verify.discrete.probability": "probabilities",
     "verify.selection.probability": "probabilities", "verify.selection.fast": "probabilities",
     "verify.adaptive.probability": "probabilities", "verify.adaptive.fast": "probabilities",
@@ -78,7 +78,7 @@ LAZY_TARGETS: dict[str, str] = {
 KNOWN_LOOPS: dict[frozenset[str], str] = {
 }
 #: The engine room (and the front doors that call it), which the oracles must never reach.
-ENGINE = ("verify.engine.", "verify.probabilities", "verify.family.probability", "verify.family.fast_api",
+ENGINE = ("verify.engine.", "verify.doors", "verify.probabilities", "verify.family.probability", "verify.family.fast_api",
           "verify.discrete.probability")
 
 

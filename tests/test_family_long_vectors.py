@@ -16,6 +16,7 @@ import mpmath
 import numpy as np
 import pytest
 
+import verify.doors.fast as door
 import verify.engine.fast_halting as fh
 import verify.probabilities as probs
 from verify.engine.fast_halting import halting_distribution
@@ -91,7 +92,7 @@ def test_escalation_finishes_and_refuses_a_long_outcome_in_one_line(monkeypatch)
     hours).  The limit is lowered to 3 here so that the test stays short."""
     monkeypatch.setattr(fh, "MP_FALLBACK_MAX_LETTERS", 3)
     served = []
-    monkeypatch.setattr(probs, "_mp_log_outcome", lambda mech, row, outcome, digits: served.append(outcome) or 0.0)
+    monkeypatch.setattr(door, "_mp_log_outcome", lambda mech, row, outcome, digits: served.append(outcome) or 0.0)
     m = preset("lyu-2", cutoff=1)  # a halting variant of the seed's shape: the seed's front door serves it
     q = np.round(np.random.default_rng(5).uniform(-6, 6, (1, 30)), 3)  # above SEED_FAST_MAX_K: the halting path
     with pytest.raises(InputError) as exc:
@@ -115,7 +116,7 @@ def test_escalation_long_double_step_serves_a_flagged_row(monkeypatch):
             return type(res)(res.log_value, np.full_like(res.error_estimate, np.inf))
         return res
 
-    monkeypatch.setattr(probs, "halting_distribution", spy)  # the float64 pass
+    monkeypatch.setattr(door, "halting_distribution", spy)  # the float64 pass (the float64 door's closed-form engine)
     monkeypatch.setattr(fh, "halting_distribution", spy)  # the escalation's steps (verify.engine.fast_halting.escalate_row)
     logp, _, refined = fast_log_distribution(m, q)
     assert refined == 1 and seen[1] == {"extended_upto": 30} and len(seen) == 2
@@ -152,7 +153,7 @@ def test_the_seed_front_door_escalates_a_flagged_row(monkeypatch):
         res = real(mech, rows, **options)
         return type(res)(res.log_value, np.full_like(res.error_estimate, np.inf))
 
-    monkeypatch.setattr(probs, "halting_distribution", flag_all)
+    monkeypatch.setattr(door, "halting_distribution", flag_all)
     logp, refined = probs.fast_log_distribution(m, q)
     assert refined == 1
     assert np.abs(np.expm1(logp - plain)).max() <= 2 * FAST_TOLERANCE

@@ -16,7 +16,7 @@ from typing import Any
 import mpmath
 
 from verify.exact import fmt
-from verify.mechanism import output_label
+from verify.mechanism import output_name
 
 #: Significant digits of the numbers shown (the results keep all of theirs).
 SHOWN_DIGITS = 8
@@ -73,7 +73,7 @@ def worst_case_markdown(res: Any) -> str:
         where = w.describe()
     else:
 
-        where = f"{_pair(w.queries, w.neighbour_queries)}, output {output_label(w.output)}"
+        where = f"{_pair(w.queries, w.neighbour_queries)}, output {output_name(w.output, len(w.queries))}"
     row = [number(res.loss), number(res.loss_over_epsilon), "none" if bound is None else fmt(bound.value),
            "yes" if res.unbounded else "no", res.tightness or "not studied"]
     return (f"**Worst case** of `{cell(mech.describe())}`: **{res.verdict}**\n\n"
@@ -144,7 +144,7 @@ def claim_verdict_markdown(v: Any) -> str:
 def ratio_markdown(rep: Any) -> str:
     """`verify.ratio.RatioReport`: both probabilities of each output, the ratio's log and the bound ε."""
 
-    rows = [[output_label(o.output), number(o.probability), number(o.neighbour_probability), number(o.log_ratio),
+    rows = [[output_name(o.output, len(rep.queries)), number(o.probability), number(o.neighbour_probability), number(o.log_ratio),
              "= ε (at the bound)" if o.at_bound else "yes" if o.within_bounds else "**NO**"] for o in rep.outputs]
     return (f"**Privacy ratio** of `{cell(rep.mechanism.describe())}` at {_pair(rep.queries, rep.neighbour_queries)} "
             f"({rep.digits} digits; ε = {fmt(rep.mechanism.epsilon)})\n\n"

@@ -20,7 +20,7 @@ from matplotlib.ticker import MaxNLocator
 
 from verify.errors import InputError
 from verify.exact import fmt
-from verify.mechanism import NO_HALT, output_label
+from verify.mechanism import NO_HALT, output_name
 from verify.probabilities import fast_log_conditional
 from verify.ratio import fast_log_ratios
 
@@ -97,7 +97,7 @@ def plot_sweep(result, path: str, n: int = 121) -> None:
         ylabel = f"v = q_{hi + 1}(D) (query units)"
         mark = (float(q[0]) if hi > 0 else float(g[0]), float(q[hi]))
         shift_txt = ", ".join(fmt(b - a) for a, b in zip(w.queries, w.neighbour_queries))
-        title = f"log Pr[A(D)={output_label(w.output)}]/Pr[A(D')={output_label(w.output)}] (nats), shifts ({shift_txt})"
+        title = f"log Pr[A(D)=o]/Pr[A(D')=o] (nats), o = {output_name(w.output, k)}, shifts ({shift_txt})"
         im = _landscape(axes[0], g, g, lr, eps, xlabel, ylabel, title, mark)
         # slice through the witness along v
         Q1 = np.repeat(q[None, :], n, axis=0)
@@ -134,7 +134,7 @@ def plot_sweep(result, path: str, n: int = 121) -> None:
 
 
 def plot_worst_case(res, path: str) -> None:
-    """Loss against k (s_k and ⊤^k) and against the push L (tightness study)."""
+    """Loss against k (B^{k-1}A = s_k and B^k = ⊤^k) and against the push L (tightness study)."""
     eps = float(res.mechanism.epsilon)
 
     def val(x):
@@ -148,8 +148,8 @@ def plot_worst_case(res, path: str) -> None:
     ax = axes[0]
     finite = [x for x in halt + top if np.isfinite(x)]
     cap = max(finite + [eps]) * 1.15
-    ax.plot(ks, np.minimum(halt, cap), "o-", label="output s_k = ⊤^{k-1}⊥")
-    ax.plot(ks, np.minimum(top, cap), "s--", label="output ⊤^k")
+    ax.plot(ks, np.minimum(halt, cap), "o-", label=r"output $\mathrm{B}^{k-1}\mathrm{A}$ ($s_k$)")
+    ax.plot(ks, np.minimum(top, cap), "s--", label=r"output $\mathrm{B}^k$ ($\top^k$)")
     for k, h in zip(ks, halt):
         if not np.isfinite(h):
             ax.annotate("∞", (k, cap), ha="center", va="bottom", color="C3", fontsize=12)
@@ -168,7 +168,7 @@ def plot_worst_case(res, path: str) -> None:
             with mpmath.workdps(80):  # the gap can be far below float64's resolution of ε
                 pts = [(float(p), float(e - v)) for kk, p, v in res.push if kk == k]
             pts = [(p, g) for p, g in pts if g > 0]
-            ax.plot([p for p, _ in pts], [g for _, g in pts], "o-", label=f"s_{k} family")
+            ax.plot([p for p, _ in pts], [g for _, g in pts], "o-", label=f"{output_name(k, k)} family")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("push L (query units): earlier queries at t ± L, halting query at t ∓ L")

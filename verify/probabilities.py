@@ -36,11 +36,12 @@ import mpmath
 import numpy as np
 import sympy
 
+from verify.doors import fast as fast_door
+from verify.doors.exact import ClosedFormEngine, closed_form_values, exact_distribution
+from verify.doors.fast import SEED_FAST_MAX_K, ClosedFormFast, closed_form_log_distribution  # noqa: F401 (re-exported)
 from verify.engine import integrand as outcome
 from verify.engine.backends import ArbBackend, SympyBackend
-from verify.engine.fast_closed_form import FastIntegrator
-from verify.engine.fast_halting import escalate_row, halting_distribution, halting_refusal
-from verify.engine.piecewise import ClosedForm, mp_closed_form
+from verify.engine.piecewise import ClosedForm
 from verify.errors import InputError
 from verify.mechanism import AboveThreshold, Output, SparseVector, output_column, parse_queries  # noqa: F401  (AboveThreshold: doctests)
 from verify.precision import FAST_TOLERANCE, MAX_DIGITS, MIN_DIGITS, MPMATH_LOCK, check_digits  # noqa: F401 (re-exported)
@@ -49,14 +50,6 @@ from verify.validate import float_rows, sequence, to_number
 Method = Literal["symbolic", "mpmath", "fast"]
 METHODS: tuple[str, ...] = ("symbolic", "mpmath", "fast")
 DEFAULT_DIGITS = 30
-#: Up to this many queries `fast_log_distribution` uses the vectorised closed form
-#: (`verify.engine.fast_closed_form`, the fastest mode at small k: benchmarks/bench_probabilities.py);
-#: above it the Gauss–Legendre halting path, whose cost is O(k·N) where the closed form's grows as k³
-#: (one row of 64 spread queries: 4 s of CPU and an estimate of 5e-5, so every row went to mpmath).
-#: 24, not the family door's former 12: the halting path's panel-rule estimate was low for exponential
-#: query noise in the deep tail until its panels were graded at a kink shared by many queries
-#: (tests/test_family_long_vectors.py), and the seed's tests at k = 20 hold the closed form to 1e-10 there.
-SEED_FAST_MAX_K = 24
 
 
 def require_closed_form(mech: SparseVector) -> None:
@@ -92,11 +85,6 @@ def _pieces(outcomes: Sequence[outcome.Integrand]) -> list[outcome.Piece]:
 
 
 # --- path 2: mpmath ---------------------------------------------------------------------------------
-def _mp_integrals(mech: SparseVector, outcomes: Sequence[outcome.Integrand], floor: Fraction | None, digits: int) -> list[mpmath.mpf]:
-    """`verify.engine.piecewise.mp_closed_form`, each probability clamped to 1 (a value above is rounding)."""
-    return [min(v, mpmath.mpf(1)) for v in mp_closed_form(mech, outcomes, digits, floor)]
-
-
 def mp_distribution(mech: SparseVector, queries: Sequence[object], digits: int = DEFAULT_DIGITS) -> list[mpmath.mpf]:
     """Pr of s_1..s_k and ⊤^k as mpf, each correct to ``digits`` significant digits.
 
@@ -105,7 +93,8 @@ def mp_distribution(mech: SparseVector, queries: Sequence[object], digits: int =
     ['0.5', '0.5']
     """
     check_digits(digits)
-    return _mp_integrals(mech, _outcomes(mech, queries), None, digits)
+    require_closed_form(mech)
+    return list(exact_distribution(mech, parse_queries(queries), digits, engine=ClosedFormEngine.name).values())
 
 
 def mp_conditional(mech: SparseVector, gap_max: object | None, gap_query: object, digits: int = DEFAULT_DIGITS) -> mpmath.mpf:
@@ -113,7 +102,8 @@ def mp_conditional(mech: SparseVector, gap_max: object | None, gap_query: object
     check_digits(digits)
     d = _exact(gap_query, "q_i(D) - t")
     m = None if gap_max is None else _exact(gap_max, "M(D,x) - t")
-    return _mp_integrals(mech, _outcomes(mech, [d + mech.threshold], ["A"]), m, digits)[0]
+    require_closed_form(mech)
+    return closed_form_values(mech, [d + mech.threshold], ["A"], digits, m)[0]
 
 
 def _exact(value: object, name: str) -> Fraction:
@@ -203,7 +193,8 @@ def fast_log_distribution(
     tolerance: float = FAST_TOLERANCE,
     cutoff: np.ndarray | None = None,
 ) -> tuple[np.ndarray, int]:
-    """log Pr of s_1..s_k and ⊤^k for each row of ``queries`` (n, k), float64.
+    """log Pr of s_1..s_k and ⊤^k for each row of ``queries`` (n, k), float64: the seed's view of the
+    float64 door (`verify.doors.fast.fast_log_distribution`, its engine ``closed form float64``).
 
     Returns (array (n, k+1), number of rows re-evaluated by mpmath).  Rows whose
     float64 error estimate exceeds ``tolerance`` are re-evaluated in extended
@@ -213,52 +204,10 @@ def fast_log_distribution(
     """
     require_closed_form(mech)
     q = float_rows(queries)
-    if cutoff is None and q.shape[1] > SEED_FAST_MAX_K and not mech.threshold_noise.is_none and halting_refusal(mech) is None:
-        return _halting_log_distribution(mech, q, tolerance)
-    res = FastIntegrator(mech).events(q, cutoff)
-    logp = res.log_probability.copy()
-    bad = np.nonzero((res.error_estimate > tolerance).any(axis=1))[0]
-    if len(bad) and np.finfo(np.longdouble).eps < 1e-17:
-        # extended precision first (3 more digits on x86-64), mpmath only where even that is not enough
-        ext = FastIntegrator(mech, np.longdouble).events(q[bad], None if cutoff is None else np.asarray(cutoff)[bad])
-        ok = ~(ext.error_estimate > tolerance).any(axis=1)
-        logp[bad[ok]] = ext.log_probability[ok]
-        bad = bad[~ok]
-    for row in bad:
-        digits = max(20, int(-math.log10(tolerance)) + 5)
-        exact_row = [Fraction(float(x)) for x in q[row]]
-        if cutoff is None:
-            vals = _mp_integrals(mech, _outcomes(mech, exact_row), None, digits)
-        else:
-            c = float(cutoff[row])
-            cut = None if c == -math.inf else Fraction(c) - mech.threshold
-            vals = _mp_integrals(mech, _outcomes(mech, exact_row), cut, digits)
-        with MPMATH_LOCK, mpmath.workdps(digits):
-            logp[row] = [float(mpmath.log(v)) if v > 0 else -math.inf for v in vals]
-    # a probability is at most 1: a log above 0 is rounding (within the tolerance, or the row was recomputed)
-    return np.minimum(logp, 0.0), len(bad)
-
-
-def _mp_log_outcome(mech: SparseVector, row: np.ndarray, s: str, digits: int) -> float:
-    """log Pr[s] at the float64 queries of ``row``, on the mpmath closed form (the escalation's last step)."""
-    (v,) = _mp_integrals(mech, _outcomes(mech, [Fraction(float(x)) for x in row], [s]), None, digits)
-    with MPMATH_LOCK, mpmath.workdps(digits):
-        return float(mpmath.log(v)) if v > 0 else -math.inf
-
-
-def _halting_log_distribution(mech: SparseVector, q: np.ndarray, tolerance: float) -> tuple[np.ndarray, int]:
-    """Above `SEED_FAST_MAX_K` queries: the Gauss–Legendre halting path (`verify.engine.fast_halting`),
-    O(k·N) and without cancellation, where the closed form's cost grows as k³; every output whose
-    estimate is above ``tolerance`` finishes on `escalate_row`, whose last step is this module's mpmath path."""
-    res = halting_distribution(mech, q)
-    logp = res.log_value.copy()
-    outs = mech.outputs(q.shape[1])
-    bad_rows = np.nonzero((res.error_estimate > tolerance).any(axis=1))[0]
-    digits = max(20, int(-math.log10(tolerance)) + 5)
-    for r in bad_rows:
-        escalate_row(mech, q[r], outs, logp[r], res.error_estimate[r], tolerance,
-                     lambda row, s: _mp_log_outcome(mech, row, s, digits))
-    return np.minimum(logp, 0.0), len(bad_rows)
+    if cutoff is not None:
+        return closed_form_log_distribution(mech, q, tolerance, cutoff)
+    res = fast_door.fast_log_distribution(mech, q, tolerance, engine=ClosedFormFast.name)
+    return res.log_values, res.refined
 
 
 def fast_log_conditional(mech: SparseVector, gap_max: np.ndarray, gap_query: np.ndarray, tolerance: float = FAST_TOLERANCE) -> np.ndarray:

@@ -22,7 +22,7 @@ from verify.cli.variant import (
 )
 from verify.engine.integrand import Kind
 from verify.mechanism import NO_HALT, output_column, output_label
-from verify.probabilities import MAX_DIGITS, MIN_DIGITS, mp_distribution, symbolic_distribution
+from verify.probabilities import MAX_DIGITS, MIN_DIGITS, symbolic_distribution
 from verify.serialize import FLOAT64_DIGITS
 
 
@@ -73,19 +73,23 @@ def _evaluate(mech, q, col: int, method: str, digits: int):
     elif method == "fast":
         import numpy as np
 
-        from verify.family.fast_api import fast_log_distribution as family_fast
+        from verify.doors.exact import exact_distribution
+        from verify.doors.fast import fast_log_distribution
 
-        # the family's front door: the seed's closed-form fast path up to 12 queries, the Gauss–Legendre
+        # the float64 door: the seed's closed-form fast path up to 24 queries, the Gauss–Legendre
         # halting path (no cancellation, about 0.1 s at k = 1000) above, escalating rows over 1e-12
-        logp, _, refined = family_fast(mech, np.array([[float(x) for x in q]]))
+        res = fast_log_distribution(mech, np.array([[float(x) for x in q]]))
+        logp, refined = res.log_values, res.refined
         digits = min(digits, FLOAT64_DIGITS)  # a float64 is known to 17 significant digits at most
         if refined:  # recomputed by mpmath: at the exact queries, not their float64 roundings (1e23 is not a float)
-            exact = mp_distribution(mech, q, 20)[col]
+            exact = list(exact_distribution(mech, q, 20).values())[col]
             logp[0, col] = float(mpmath.log(exact)) if exact > 0 else -np.inf
         with mpmath.workdps(FLOAT64_DIGITS + 10):
             value = mpmath.exp(mpmath.mpf(float(logp[0, col])))
     else:
-        value = mp_distribution(mech, q, digits)[col]
+        from verify.doors.exact import exact_distribution
+
+        value = list(exact_distribution(mech, q, digits).values())[col]  # the exact door: the closed form
     return value, expression, digits
 
 
@@ -151,9 +155,10 @@ def run_family(args: argparse.Namespace, mech) -> int:
     """``prob`` for a member of the SVT family: one outcome string (and released values)."""
     import numpy as np
 
+    from verify.doors.exact import closed_form_applies, exact_evaluation
+    from verify.doors.fast import fast_log_probability
     from verify.engine.discrete_fast import fast_log_probability as discrete_fast
-    from verify.family.fast_api import fast_log_probability
-    from verify.family.probability import closed_form_applies, evaluate, symbolic_probability
+    from verify.family.probability import symbolic_probability
 
     q = args.queries
     k = len(q)
@@ -173,19 +178,20 @@ def run_family(args: argparse.Namespace, mech) -> int:
         elif args.method == "fast":
             if not mech.is_discrete and not closed_form_applies(mech):
                 limits.check_queries(k, limits.PROB_FAST_GAUSSIAN_MAX_QUERIES, "--method fast with Gaussian noise")
-            logv, refined = fast_log_probability(mech, np.array([[float(x) for x in q]]), outcome,
-                                                 [float(v) for v in released] if released else None)
+            res = fast_log_probability(mech, np.array([[float(x) for x in q]]), outcome,
+                                       [float(v) for v in released] if released else None)
+            logv, refined = res.log_values, res.refined
             digits = min(digits, FLOAT64_DIGITS)
             with mpmath.workdps(FLOAT64_DIGITS + 10):
                 value = mpmath.exp(mpmath.mpf(float(logv[0])))
             if refined:  # recomputed by mpmath: at the exact queries, not their float64 roundings
-                value = evaluate(mech, q, outcome, released, 20).value
+                value = exact_evaluation(mech, q, outcome, released, 20).value
             elif mech.is_discrete:  # print only the digits its error estimate supports (about 14 in far tails)
                 digits = min(digits, supported_digits(discrete_fast(mech, q, outcome).error_estimate))
         else:
             if not mech.is_discrete and not closed_form_applies(mech):
                 limits.check_quadrature(len(outcome), digits, "prob")
-            ev = evaluate(mech, q, outcome, released, digits)
+            ev = exact_evaluation(mech, q, outcome, released, digits)
             value, detail = ev.value, f"mpmath ({ev.method})"
         bar.update(1)
     return _print_result(args, mech, q, outcome, released, kind, detail, digits, value, expression)

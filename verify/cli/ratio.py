@@ -106,8 +106,8 @@ def run(args: argparse.Namespace) -> int:
 
 def run_family(args: argparse.Namespace, mech) -> int:
     """``ratio`` for a member of the SVT family: Pr (or density) on D and D' for outcome strings."""
+    from verify.doors.exact import closed_form_applies, exact_evaluation
     from verify.engine.integrand import Kind
-    from verify.family.probability import closed_form_applies, evaluate
 
     q, qn = args.queries, args.neighbour_queries
     limits.check_queries(len(q), limits.RATIO_MAX_QUERIES, "ratio")
@@ -133,8 +133,8 @@ def run_family(args: argparse.Namespace, mech) -> int:
     with stages(f"ratio (k = {k}, {len(outcomes)} outputs)", len(outcomes)) as bar:
         for s in outcomes:
             rel = mech.check_released(s, released)
-            a = evaluate(mech, q, s, rel, digits)
-            b = evaluate(mech, qn, s, rel, digits)
+            a = exact_evaluation(mech, q, s, rel, digits)
+            b = exact_evaluation(mech, qn, s, rel, digits)
             with mpmath.workdps(digits + 10):
                 lr = log_ratio(a.value, b.value)
                 ratio = ratio_of(lr)

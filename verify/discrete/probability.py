@@ -20,42 +20,34 @@ Paths (``Pr[outcome | queries]``, integer queries, `verify.engine.discrete_plan`
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
 import mpmath
 import sympy
 
+from verify.doors.exact import DirectSumEngine, GeometricEngine, engine_for, exact_probability, mp_direct
 from verify.engine import discrete_closed_form as closed_form
-from verify.engine.backends import ArbBackend, MpmathBackend, SympyBackend
+from verify.engine.backends import ArbBackend, SympyBackend
 from verify.engine.discrete_direct import direct_sum
-from verify.engine.discrete_plan import Plan, build_plan
+from verify.engine.discrete_plan import build_plan
 from verify.errors import InputError
-from verify.noise.discrete_laplace import DiscreteLaplace
 from verify.precision import MPMATH_LOCK
 
 DEFAULT_DIGITS = 30
 METHODS = ("auto", "closed", "direct")
+_ENGINES = {"auto": "auto", "closed": GeometricEngine.name, "direct": DirectSumEngine.name}  # method -> the exact door's engine
 
 
-def _is_laplace(plan: Plan) -> bool:
-    return all(n.is_none or isinstance(n.law, DiscreteLaplace) for n in (plan.threshold_noise, plan.query_noise))
-
-
-def evaluation_method(method: str, plan: Plan) -> str:
-    """``closed`` (discrete Laplace noise, or none) or ``direct`` for ``auto``; ``closed`` checked where asked."""
-    return _check_method(method, plan)
-
-
-def _check_method(method: str, plan: Plan) -> str:
+def _engine(mech: Any, method: str) -> str:
+    """The exact door's engine that ``method`` names (``auto``: the geometric series where it applies, else
+    the direct sum), refused in one line (the engine's declaration) where it does not take ``mech``."""
     if method not in METHODS:
         raise InputError(f"method: {method!r} is not one of {', '.join(METHODS)}")
-    if method == "closed" and not _is_laplace(plan):
-        raise InputError("method 'closed': the closed form covers discrete Laplace noise only; the discrete Gaussian is summed ('direct')")
-    if method == "auto":
-        return "closed" if _is_laplace(plan) else "direct"
-    return method
+    name = _ENGINES[method]
+    if name == "auto":
+        name = GeometricEngine.name if GeometricEngine().supports(mech) else DirectSumEngine.name
+    return engine_for(mech, name).name
 
 
 def _check_digits(digits: int) -> int:
@@ -74,8 +66,8 @@ def symbolic_probability(mech: Any, queries: Sequence[object], outcome: str, sym
     >>> sympy.N(expr.subs(sympy.Symbol("epsilon", positive=True), 1), 15)
     0.542411003978083
     """
+    _engine(mech, "closed")
     plan = build_plan(mech, queries, outcome)
-    _check_method("closed", plan)
     eps_sym = sympy.Symbol("epsilon", positive=True)
     be = SympyBackend()
     mults = (mech.threshold_spec.multiplier, mech.query_spec.multiplier)
@@ -85,50 +77,24 @@ def symbolic_probability(mech: Any, queries: Sequence[object], outcome: str, sym
     return sympy.Integer(0) if ev.zero else ev.value
 
 
-def _mp_closed(mech: Any, plan: Plan, digits: int) -> mpmath.mpf:
-    dps = digits + 10
-    for _ in range(8):
-        with MPMATH_LOCK, mpmath.workdps(dps):
-            ev = closed_form.make(plan, mech, MpmathBackend(), mpmath.mpf(mech.epsilon.numerator) / mech.epsilon.denominator,
-                                  track=True).evaluate(plan)
-            if ev.zero:
-                return mpmath.mpf(0)
-            lost = math.inf if ev.value <= 0 else float(mpmath.log10(ev.magnitude / ev.value))
-            if dps - lost >= digits + 8:
-                return +ev.value
-        dps = dps * 2 if math.isinf(lost) else int(digits + lost + 20)
-    raise ArithmeticError(f"discrete closed form: could not reach {digits} digits (cancellation)")  # pragma: no cover
-
-
-def _mp_direct(plan: Plan, digits: int) -> tuple[mpmath.mpf, mpmath.mpf]:
-    bits = int(digits * 3.33) + 20
-    with MPMATH_LOCK, mpmath.workdps(digits + 15):
-        value, err = direct_sum(plan, "mp", bits)
-        return +value, +err
-
-
 def mp_probability(mech: Any, queries: Sequence[object], outcome: str, digits: int = DEFAULT_DIGITS,
                    method: str = "auto") -> mpmath.mpf:
-    """Pr[outcome] as an mpf correct to about ``digits`` significant digits (module docstring).
+    """Pr[outcome] as an mpf correct to about ``digits`` significant digits (module docstring): a view of
+    the exact door (`verify.doors.exact.exact_probability`; ``closed`` is its engine
+    ``closed form (geometric series)``, ``direct`` its ``direct sum``).
 
     >>> from verify.family.presets import preset
     >>> mpmath.nstr(mp_probability(preset("dlap-seed-m1"), [0], "A", digits=20), 15)
     '0.542411003978083'
     """
     _check_digits(digits)
-    plan = build_plan(mech, queries, outcome)
-    if _check_method(method, plan) == "closed":
-        return _mp_closed(mech, plan, digits)
-    value, err = _mp_direct(plan, digits)
-    if value > 0 and err > value * mpmath.mpf(10) ** -digits:
-        raise ArithmeticError(f"direct sum: the left-out mass {mpmath.nstr(err, 3)} exceeds 10^-{digits} of the value")
-    return value
+    return exact_probability(mech, queries, outcome, None, digits, _engine(mech, method))
 
 
 def oracle_probability(mech: Any, queries: Sequence[object], outcome: str, digits: int = 50) -> tuple[mpmath.mpf, mpmath.mpf]:
     """The direct sum (value, bound on the left-out mass) at ``digits`` digits: the cross-check of the closed form."""
     _check_digits(digits)
-    return _mp_direct(build_plan(mech, queries, outcome), digits)
+    return mp_direct(build_plan(mech, queries, outcome), digits)
 
 
 def arb_probability(mech: Any, queries: Sequence[object], outcome: str, prec: int = 128, method: str = "auto") -> Any:
@@ -137,8 +103,8 @@ def arb_probability(mech: Any, queries: Sequence[object], outcome: str, prec: in
 
     if isinstance(prec, bool) or not isinstance(prec, int) or not 30 <= prec <= 10000:
         raise InputError(f"prec: {prec!r} must be an integer number of bits from 30 to 10000")
+    how = "closed" if _engine(mech, method) == GeometricEngine.name else "direct"
     plan = build_plan(mech, queries, outcome)
-    how = _check_method(method, plan)
     with MPMATH_LOCK:  # flint's precision is global to the process as well
         old = flint.ctx.prec
         try:

@@ -46,7 +46,11 @@ NEAR = 5.0  # queries within NEAR/λ of a segment count fully in the variation b
 
 @lru_cache(maxsize=8)
 def gauss_legendre(m: int) -> tuple[np.ndarray, np.ndarray]:
-    """Nodes on [0, 1] and weights summing to 1."""
+    """The m-point Gauss–Legendre rule moved to [0, 1]: nodes (x + 1)/2 and weights w/2 (summing to 1).
+
+    The one float64 builder of Gauss–Legendre nodes (cached): the engine's panels, the family search's
+    panel rule (`verify.family.structured`).  The oracles' room builds its own mpmath rule
+    (`verify.oracles.rule`, arb's roots) on purpose: it imports nothing of the engine."""
     x, w = np.polynomial.legendre.leggauss(m)
     return (x + 1) / 2, w / 2
 

@@ -1,4 +1,8 @@
-"""Exact output probabilities (and densities) of every SVT variant.
+"""Exact output probabilities (and densities) of every SVT variant: the family's names.
+
+`evaluate`, `mp_probability` and `mp_distribution` are views over the exact front door
+(`verify.doors.exact`, which picks the engine that supports the variant); `symbolic_probability`
+and `arb_probability` give the sympy and arb forms.
 
 The output is an outcome string (`model`) with, when the variant releases
 values, one released value per A; its probability (or density) is the
@@ -23,98 +27,71 @@ product of one-dimensional integrals described in `integrand`.  Paths:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import mpmath
 import sympy
 
-from verify.discrete import probability as discrete
 from verify.discrete.probability import arb_probability as discrete_arb
 from verify.discrete.probability import symbolic_probability as discrete_symbolic
+from verify.doors.exact import (  # noqa: F401 (closed_form_applies, Evaluation, CLOSED_FORM_MAX_LETTERS re-exported)
+    CLOSED_FORM_MAX_LETTERS,
+    ClosedFormEngine,
+    Evaluation,
+    GeometricEngine,
+    QuadratureEngine,
+    closed_form_applies,
+    exact_distribution,
+    exact_evaluation,
+    exact_probability,
+)
 from verify.engine import integrand as integrand_mod
 from verify.engine.backends import ArbBackend, SympyBackend
-from verify.engine.discrete_plan import build_plan
-from verify.engine.integrand import Kind
-from verify.engine.piecewise import ClosedForm, mp_closed_form
-from verify.engine.quadrature import acb_enclosure, mp_quad
+from verify.engine.piecewise import ClosedForm
+from verify.engine.quadrature import acb_enclosure
 from verify.errors import InputError
 from verify.mechanism import SparseVector, as_variant
 from verify.precision import MAX_DIGITS, MIN_DIGITS, MPMATH_LOCK, check_digits  # noqa: F401 (re-exported)
 
 DEFAULT_DIGITS = 30
-#: Longer outcome strings are integrated by quadrature on the mpmath path.
-CLOSED_FORM_MAX_LETTERS = 60
-
-
-
-
-def closed_form_applies(mech: SparseVector) -> bool:
-    """Threshold and query noise Laplace, exponential or none (a fresh release noise may be anything:
-    it only enters as a constant density)."""
-    return mech.threshold_noise.is_piecewise and mech.query_noise.is_piecewise
-
-
-@dataclass(frozen=True)
-class Evaluation:
-    """One output's value on the mpmath path and how it was obtained."""
-
-    value: mpmath.mpf
-    kind: Kind
-    method: str  # "closed form" or "quadrature"
-    digits: int
-    #: None for the closed form (correct to ``digits``); mpmath's relative error estimate for quadrature.
-    error_estimate: mpmath.mpf | None
+#: ``method`` of `evaluate` -> the exact door's engine, for continuous and for discrete noise.
+_CONTINUOUS = {"auto": "auto", "closed": ClosedFormEngine.name, "quadrature": QuadratureEngine.name}
+_DISCRETE = {"auto": "auto", "closed": GeometricEngine.name}
 
 
 def evaluate(mech: SparseVector, queries: Sequence[object], outcome: str, released: Sequence[object] | None = None,
              digits: int = DEFAULT_DIGITS, method: str = "auto") -> Evaluation:
-    """Pr[outcome] (or its density at the released values) on the mpmath path.
+    """Pr[outcome] (or its density at the released values) on the mpmath path: a view of the exact door
+    (`verify.doors.exact.exact_evaluation`).
 
     ``method``: ``auto`` (closed form where it applies and the string has at most
-    `CLOSED_FORM_MAX_LETTERS` letters, else quadrature), ``closed`` or ``quadrature``."""
+    `CLOSED_FORM_MAX_LETTERS` letters, else quadrature; sums over ℤ for discrete noise), ``closed`` or
+    ``quadrature``."""
     check_digits(digits)
     mech = as_variant(mech)
-    if mech.is_discrete:  # sums over ℤ (`verify.discrete`): geometric series or a direct sum with a proven tail
-        return _discrete_evaluation(mech, queries, outcome, released, digits, method)
-    integ = integrand_mod.build(mech, queries, outcome, released)
-    if method not in ("auto", "closed", "quadrature"):
+    if mech.is_discrete:  # sums over ℤ: geometric series or a direct sum with a proven tail
+        if released:
+            raise InputError(f"released: {mech.name} has discrete noise and releases nothing")
+        if method not in _DISCRETE:
+            raise InputError(f"method: {method!r} does not apply to discrete noise (sums over the integers): use auto or closed")
+        return exact_evaluation(mech, queries, outcome, None, digits, _DISCRETE[method])
+    if method not in _CONTINUOUS:
         raise InputError(f"method: {method!r} is not one of auto, closed, quadrature")
-    closed = closed_form_applies(mech) and (method == "closed" or (method == "auto" and len(outcome) <= CLOSED_FORM_MAX_LETTERS))
     if method == "closed" and not closed_form_applies(mech):
         raise InputError(f"closed form: {mech.name} has Gaussian noise; no closed form exists, use quadrature")
-    if closed:
-        return Evaluation(mp_closed_form(mech, [integ], digits)[0], integ.kind, "closed form", digits, None)
-    value, err = mp_quad(mech, integ, digits)
-    return Evaluation(value, integ.kind, "quadrature", digits, err)
-
-
-def _discrete_evaluation(mech: SparseVector, queries: Sequence[object], outcome: str, released: Sequence[object] | None,
-                         digits: int, method: str) -> Evaluation:
-    """`evaluate` for a discrete variant: the closed form (discrete Laplace) or the direct sum, to ``digits``."""
-
-    if released:
-        raise InputError(f"released: {mech.name} has discrete noise and releases nothing")
-    if method not in ("auto", "closed"):
-        raise InputError(f"method: {method!r} does not apply to discrete noise (sums over the integers): use auto or closed")
-    how = discrete.evaluation_method("closed" if method == "closed" else "auto", build_plan(mech, queries, outcome))
-    value = discrete.mp_probability(mech, queries, outcome, digits, how)
-    return Evaluation(value, Kind.PROBABILITY, "closed form (geometric series)" if how == "closed" else "direct sum", digits, None)
+    return exact_evaluation(mech, queries, outcome, released, digits, _CONTINUOUS[method])
 
 
 def mp_probability(mech: SparseVector, queries: Sequence[object], outcome: str, released: Sequence[object] | None = None,
                    digits: int = DEFAULT_DIGITS) -> mpmath.mpf:
-    """Pr[outcome] (density where values are released) as an mpf (`evaluate`, method auto).
+    """Pr[outcome] (density where values are released) as an mpf: a view of the exact door
+    (`verify.doors.exact.exact_probability`, engine auto).
 
     >>> from verify.family.presets import preset
     >>> mpmath.nstr(mp_probability(preset("lyu-1", cutoff=2), [0, 0], "AA", digits=20), 15)
     '0.266666666666667'
     """
-    e = evaluate(mech, queries, outcome, released, digits)
-    if e.error_estimate is not None and e.error_estimate > mpmath.mpf(10) ** -digits:
-        raise ArithmeticError(f"quadrature: estimated relative error {mpmath.nstr(e.error_estimate, 3)} exceeds "
-                              f"10^-{digits}; use evaluate() to see it, or arb_probability for a rigorous ball")
-    return e.value
+    return exact_probability(as_variant(mech), queries, outcome, released, digits)
 
 
 def symbolic_probability(mech: SparseVector, queries: Sequence[object], outcome: str,
@@ -156,8 +133,9 @@ def arb_probability(mech: SparseVector, queries: Sequence[object], outcome: str,
 
 
 def mp_distribution(mech: SparseVector, queries: Sequence[object], digits: int = DEFAULT_DIGITS) -> dict[str, mpmath.mpf]:
-    """Pr of every outcome string (`SparseVector.outputs`) for a variant that releases nothing."""
+    """Pr of every outcome string (`SparseVector.outputs`) for a variant that releases nothing: the exact
+    door's distribution (`verify.doors.exact.exact_distribution`)."""
+    mech = as_variant(mech)
     if mech.releases_values:
         raise InputError(f"distribution: {mech.name} releases values; its outputs have densities, give them one at a time")
-    k = len(queries)
-    return {s: mp_probability(mech, queries, s, None, digits) for s in mech.outputs(k)}
+    return exact_distribution(mech, queries, digits)

@@ -42,11 +42,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from verify.engine.fast_plan import gauss_legendre
 from verify.mechanism import SparseVector
 from verify.ratio import log_ratio_from_logs
 from verify.release.protocol import TermKind
 
-GL_NODES, GL_WEIGHTS = np.polynomial.legendre.leggauss(16)
+#: Gauss-Legendre points per panel (the nodes and weights from the engine room's one builder, `gauss_legendre`).
+GL_POINTS = 16
 #: Consecutive ranges [a, b) of the points of one call, each integrated as if it were a call of its own.
 Groups = tuple[tuple[int, int], ...]
 
@@ -158,8 +160,9 @@ def clear_memo() -> None:
 @functools.lru_cache(maxsize=64)
 def _panel_rule(sub: int) -> tuple[np.ndarray, np.ndarray]:
     """Nodes t in (0, 1) and log weights of Gauss-Legendre on ``sub`` equal sub-panels of [0, 1] (read-only)."""
-    t = (np.arange(sub)[:, None] + (GL_NODES[None, :] + 1) / 2).reshape(-1) / sub
-    wq = np.tile(GL_WEIGHTS / 2, sub) / sub
+    nodes, weights = gauss_legendre(GL_POINTS)  # on [0, 1], weights summing to 1
+    t = (np.arange(sub)[:, None] + nodes[None, :]).reshape(-1) / sub
+    wq = np.tile(weights, sub) / sub
     log_wq = np.log(wq)
     t.flags.writeable = log_wq.flags.writeable = False
     return t, log_wq
