@@ -44,6 +44,7 @@ LAYER_RULES: dict[str, str] = {
     "verify.family": "mechanism", "verify.discrete": "mechanism", "verify.family.presets": "mechanism", "verify.family.sampler": "mechanism",
     "verify.discrete.presets": "mechanism", "verify.discrete.sampler": "mechanism",
     "verify.selection": "mechanism", "verify.selection.model": "mechanism", "verify.selection.presets": "mechanism",
+    "verify.selection.sampler": "mechanism",
     # text of a mechanism and of results (JSON, Markdown)
     "verify.serialize": "text", "verify.notebook": "text",
     # the engine room and the independent oracles (a room of their own: test_oracles_import_no_engine)
