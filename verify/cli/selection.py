@@ -33,7 +33,12 @@ def extend_variant_choices(parser: argparse.ArgumentParser) -> None:
         if action.dest == "variant" and action.choices is not None:
             action.choices = [*action.choices, *SELECTION_NAMES]
             action.help = (action.help or "") + "; or a Report Noisy Max preset (docs/selection.md)"
-    # every flag's default, so that a flag left at it is not refused (verify.cli.selection_commands.refuse_others)
+    record_defaults(parser)
+
+
+def record_defaults(parser: argparse.ArgumentParser) -> None:
+    """Every flag's default, so that a flag left at it is not refused (`verify.cli.selection_commands.refuse_others`);
+    call it again after adding flags."""
     parser.set_defaults(selection_defaults={a.dest: a.default for a in parser._actions if a.dest != "help"})
 
 
