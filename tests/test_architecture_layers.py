@@ -53,6 +53,7 @@ LAYER_RULES: dict[str, str] = {
     "verify.probabilities": "probabilities", "verify.family.probability": "probabilities",
     "verify.family.fast_api": "probabilities", "verify.discrete.probability": "probabilities",
     "verify.selection.probability": "probabilities", "verify.selection.fast": "probabilities",
+    "verify.selection.discrete": "probabilities",
     "verify.ratio": "ratio",
     # screens, sweeps, searches, bounds, verdicts, δ, tables, certification, audit, plots
     "verify.family.*": "checker", "verify.discrete.*": "checker", "verify.worstcase.*": "checker",

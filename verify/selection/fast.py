@@ -21,7 +21,8 @@ import numpy as np
 from scipy.special import logsumexp
 
 from verify.noise.gumbel import Gumbel
-from verify.selection.model import ReportNoisyMax
+from verify.selection.discrete import fast_discrete_index_logs
+from verify.selection.model import ReportNoisyMax, TieRule
 
 _RULES = {n: np.polynomial.legendre.leggauss(n) for n in (12, 16)}
 
@@ -68,6 +69,8 @@ def fast_index_log_probabilities(mech: ReportNoisyMax, queries: Sequence[object]
         return s / b - logsumexp(s / b), 4e-16 * (1 + math.log(len(s)) + float(np.abs(s).max()) / b)
     if len(s) == 1:
         return np.zeros(1), 0.0
+    if mech.law.discrete:  # a sum over ℤ with the tie rule (verify.selection.discrete)
+        return fast_discrete_index_logs(mech.law, s, b, mech.ties is TieRule.FIRST)
     coarse, fine = _index_logs(mech, s, b, 12), _index_logs(mech, s, b, 16)
     return fine, float(np.max(np.abs(np.expm1(coarse - fine))))
 

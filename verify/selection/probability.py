@@ -28,7 +28,8 @@ from verify.errors import InputError
 from verify.exact import to_fraction
 from verify.noise.gumbel import Gumbel
 from verify.precision import MPMATH_LOCK, check_digits
-from verify.selection.model import ReportNoisyMax, SelectionOutput
+from verify.selection.discrete import mp_discrete_index_probabilities
+from verify.selection.model import ReportNoisyMax, SelectionOutput, TieRule
 
 #: Guard digits of the quadrature.
 GUARD = 10
@@ -142,6 +143,9 @@ def mp_index_probabilities(mech: ReportNoisyMax, queries: Sequence[object], digi
     qs = mech.check_queries(queries)
     which = range(len(qs)) if only is None else [_index(only, len(qs))]
     law = mech.law
+    if law.discrete:  # a sum over ℤ with the tie rule (verify.selection.discrete)
+        s_int = [int(x) for x in mech.effective_scores(qs)]
+        return mp_discrete_index_probabilities(law, s_int, mech.b, digits, list(which), mech.ties is TieRule.FIRST)
     with MPMATH_LOCK, mpmath.workdps(digits + GUARD):
         dps = digits + GUARD
         b = _mpf(mech.b)

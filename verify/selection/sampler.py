@@ -2,8 +2,8 @@
 
 ``sample_indices(mech, queries, rng, n)`` draws n runs of argmax_j (s_j + X_j) (s = q, or −q for ``min``)
 with X_j i.i.d. from the model's noise family at scale b, all from the numpy Generator given.  A tie
-(discrete noise only; probability 0 otherwise) goes to the smallest index: ``numpy.argmax`` returns the
-first maximum, the rule of every discrete source modelled (`ReportNoisyMax.tie_rule`).  ``run`` is one run
+(discrete noise only; probability 0 otherwise) follows ``mech.ties``: ``first`` is ``numpy.argmax`` (the
+first maximum), ``last`` the argmax of the reversed row (`verify.selection.model.TieRule`).  ``run`` is one run
 in the audit's form (`verify.audit.adapters`): the index i (1-based) of k written as the outcome string
 ``B^{i−1}A`` (`index_outcome`).
 """
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from verify.errors import InputError
-from verify.selection.model import ReportNoisyMax, SelectionOutput
+from verify.selection.model import ReportNoisyMax, SelectionOutput, TieRule
 
 
 def index_outcome(index: int, k: int) -> str:
@@ -33,12 +33,15 @@ def outcome_index(outcome: str) -> int:
 
 
 def sample_indices(mech: ReportNoisyMax, queries: Sequence[object], rng: np.random.Generator, n: int) -> np.ndarray:
-    """n seeded draws of the reported index (0-based); ties to the smallest index."""
+    """n seeded draws of the reported index (0-based); ties by ``mech.ties``."""
     if mech.output is not SelectionOutput.INDEX:
         raise InputError(f"{mech.name}: releases the {mech.output.value}; the sampler draws the index only")
     s = np.array([float(x) for x in mech.effective_scores(mech.check_queries(queries))])
     noise = mech.law.sample(rng, float(mech.b), (n, len(s)))
-    return np.argmax(s[None, :] + noise, axis=1)
+    noisy = s[None, :] + noise
+    if mech.ties is TieRule.FIRST:
+        return np.argmax(noisy, axis=1)
+    return len(s) - 1 - np.argmax(noisy[:, ::-1], axis=1)  # the last maximum
 
 
 def run(mech: ReportNoisyMax, queries: Sequence[float], rng: np.random.Generator) -> str:
