@@ -69,6 +69,10 @@ def _quad(f: Callable[[Any], Any], points: Sequence[Any], dps: int, width: Any) 
     ends = sorted(set(points))
     if len(ends) < 2:
         return mpmath.mpf(0)
+    if mpmath.isinf(ends[-1]) and mpmath.isfinite(ends[-2]):
+        # a finite piece before +inf: the last finite end can be a zero of the integrand (exponential noise at max s),
+        # and `_piece` scales by the values at its finite ends and midpoint: [e, e + width] has a midpoint
+        ends.insert(-1, ends[-2] + width)
     pts = [ends[0]]
     for x in ends[1:]:
         last = pts[-1]
