@@ -121,3 +121,10 @@ def test_family_monotone_is_applied(capsys):
     _, out, _ = _run(capsys, "family", "--rows", V1A, "--max-queries", "2", "--monotone", "--json")
     r = json.loads(out)["selection_rows"][0]
     assert r["mechanism"]["monotone"] and r["upper_bound"]["value"] == "0.05"  # Δ/b with b = 2Δ/ε, ε = 1/10
+
+
+@pytest.mark.parametrize("spec,code", [("verify.selection.sampler:preset_run", 0), ("verify.selection.sampler:preset_run?scale=1", 1)])
+def test_audit_command_on_rnm(capsys, spec, code):
+    got, out, _ = _run(capsys, "audit", "--variant", V1A, "--implementation", spec, "--samples", "3000", "--random-pairs", "1",
+                       "--no-worst-pair", "--workers", "1", "--json")
+    assert got == code and json.loads(out)["verdict"] == ("matches" if code == 0 else "deviates")

@@ -16,6 +16,7 @@ import numpy as np
 
 from verify.errors import InputError
 from verify.selection.model import ReportNoisyMax, SelectionOutput, TieRule
+from verify.selection.presets import selection_preset
 
 
 def index_outcome(index: int, k: int) -> str:
@@ -47,3 +48,13 @@ def sample_indices(mech: ReportNoisyMax, queries: Sequence[object], rng: np.rand
 def run(mech: ReportNoisyMax, queries: Sequence[float], rng: np.random.Generator) -> str:
     """One run, as the audit calls an implementation: the index as ``B^{i−1}A``."""
     return index_outcome(int(sample_indices(mech, queries, rng, 1)[0]), len(queries))
+
+
+def preset_run(queries: Sequence[float], rng: np.random.Generator, preset: str = "statdp-noisy-max-v1a",
+               epsilon: float = 1, sensitivity: float = 1, scale: float | None = None) -> str:
+    """One run of a preset (`verify.selection.presets`), optionally at another noise ``scale`` (a multiple of Δ/ε):
+    the audit's implementation form, e.g. ``--implementation verify.selection.sampler:preset_run?scale=1``."""
+    mech = selection_preset(preset, str(epsilon), str(sensitivity))
+    if scale is not None:
+        mech = mech.with_changes(scale=str(scale))
+    return run(mech, queries, rng)
