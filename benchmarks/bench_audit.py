@@ -21,17 +21,23 @@
 3. Power and false alarms of the default audit (no --samples, no --target-tv).  ``--power-seeds S``:
    every broken fixture audited at seeds 0..S-1; the share that says ``deviates``, beside the verdict's
    predicted power against that bug (`verify.audit.sensitive`).  ``--false-alarm-seeds S``: the correct
-   fixtures audited at seeds 0..S-1 (seed j audits fixture j mod 10); the share of ``deviates`` (stated:
+   fixtures audited at seeds 0..S-1 (seed j audits fixture j mod their number); the share of ``deviates`` (stated:
    at most α²/m) and of any first-round rejection (``undecided`` or ``deviates``; stated: at most α).
+   ``--fixtures a,b,...`` restricts both to the named fixtures (e.g. the discrete ones).
+4. ``--batch-runs N``: a batch sampler's runs per second called directly and through the audit (target: ratio
+   >= 0.8).  ``--sequential``: the default audit's wall clock with sequential stopping against the full audit
+   (``sequential=False``) in the same run, on ``--fixtures``, the sampler's own seconds apart.
 
     python benchmarks/bench_audit.py [--samples N] [--skip-overhead] [--skip-efficiency]
-                                     [--power-seeds S] [--false-alarm-seeds S] [--workers W]
+                                     [--power-seeds S] [--false-alarm-seeds S] [--fixtures a,b,...] [--workers W]
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+
+import numpy as np
 
 from verify.audit import audit
 from verify.audit.examples import FIXTURES, claimed_variant, lyu1
@@ -104,13 +110,25 @@ def _wilson(k: int, n: int) -> str:
 BUG_OF = {"lyu1_half_noise": "query noise scale × 9/10", "lyu1_reused_noise": "one query noise draw reused",
           "lyu1_cutoff_off_by_one": "cutoff 3", "lyu2_threshold_not_resampled": "threshold shared",
           "lyu1_c3_fresh_threshold": "threshold drawn afresh per query", "lyu1_c3_threshold_scale_110": "threshold noise scale × 11/10",
-          "lyu1_query_scale_90": "query noise scale × 9/10", "lyu3_unnoised_release": ""}
+          "lyu1_query_scale_90": "query noise scale × 9/10", "lyu3_unnoised_release": "",
+          "sampcert_gt": "compare gt (> where the claim has >=)", "sampcert_threshold_off_by_one": "threshold t - 1 (off by one)",
+          "sampcert_rounded_laplace": "continuous Laplace rounded to the integers"}
 
 
-def power(seeds: int, workers: int) -> None:
+def _chosen(names: str | None) -> list:
+    """The fixtures named in ``--fixtures`` (comma-separated), or all."""
+    if not names:
+        return list(FIXTURES.values())
+    unknown = [n for n in names.split(",") if n not in FIXTURES]
+    if unknown:
+        raise SystemExit(f"--fixtures: {', '.join(unknown)} not in verify.audit.examples.FIXTURES")
+    return [FIXTURES[n] for n in names.split(",")]
+
+
+def power(seeds: int, workers: int, names: str | None = None) -> None:
     print(f"power of the default audit (seeds 0..{seeds - 1}, false-alarm rate 1e-3): share of deviates")
     print(f"  {'fixture':32s} {'claims':12s} {'deviates':>9s} {'95% Wilson':>12s}  predicted (bug at its row)")
-    for f in FIXTURES.values():
+    for f in _chosen(names):
         if f.correct:
             continue
         hits, pred = 0, ""
@@ -122,17 +140,57 @@ def power(seeds: int, workers: int) -> None:
         print(f"  {f.name:32s} {f.variant + ' c=' + str(f.cutoff):12s} {hits:>4}/{seeds:<4} {_wilson(hits, seeds):>12s}  {pred}")
 
 
-def false_alarms(seeds: int, workers: int) -> None:
-    correct = [f for f in FIXTURES.values() if f.correct]
+def false_alarms(seeds: int, workers: int, names: str | None = None) -> None:
+    correct = [f for f in _chosen(names) if f.correct]
     dev = rej = 0
     for seed in range(seeds):
         f = correct[seed % len(correct)]
         res = audit(f.implementation, claimed_variant(f), seed=seed, workers=workers, identify=False)
         dev += res.verdict is AuditVerdict.DEVIATES
         rej += res.verdict is not AuditVerdict.MATCHES
-    print(f"false alarms of the default audit on the {len(correct)} correct fixtures, seeds 0..{seeds - 1} (seed j: fixture j mod "
+    which = f"the {len(correct)} correct fixtures" if len(correct) > 1 else f"the correct fixture {correct[0].name}"
+    print(f"false alarms of the default audit on {which}, seeds 0..{seeds - 1} (seed j: fixture j mod "
           f"{len(correct)}): deviates {dev}/{seeds} (stated: at most α²/m < 1e-6 per audit), any first-round rejection "
           f"{rej}/{seeds} {_wilson(rej, seeds)} (stated: at most α = 0.001 per audit)")
+
+
+def batch_throughput(runs: int) -> None:
+    """Runs per second of the batch sampler `verify.audit.shaped_examples.lyu1_batch` called directly (chunks of
+    `verify.audit.sampling.CHUNK`) against the same runs through the audit's sampling (`run_jobs`, one process)."""
+    from verify.audit.sampling import CHUNK, Job, executor_mapper, run_jobs
+    from verify.audit.shaped_examples import lyu1_batch
+
+    q = np.array([0.0, 1.0, -1.0])
+    rng = np.random.default_rng(0)
+    t0 = time.perf_counter()
+    for start in range(0, runs, CHUNK):
+        lyu1_batch.runs(q, rng, min(CHUNK, runs - start))
+    direct = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    run_jobs(executor_mapper(lyu1_batch, None), [Job((0, 0, 0), tuple(q), runs, False)], 0, False)
+    through = time.perf_counter() - t0
+    print(f"batch sampler (shaped_examples.lyu1_batch, {runs:,} runs): direct {runs / direct:,.0f} runs/s, through the audit "
+          f"{runs / through:,.0f} runs/s: ratio {direct / through:.2f} (target >= 0.80)")
+
+
+def sequential_speed(names: str | None, workers: int) -> None:
+    """Wall clock of the default audit with sequential stopping against the full audit (``sequential=False``),
+    the baseline, in the same run; the sampler's own seconds apart."""
+    from verify.audit import fit, laws, pairs
+
+    print("default audit, sequential stopping against the full audit (baseline, same run, seed 0; the search and law caches "
+          "cleared before each audit, so both pay them):")
+    for f in _chosen(names):
+        row = []
+        for seq in (True, False):
+            for cached in (pairs.worst_case, fit.privacy_search, laws._family_laws):
+                cached.cache_clear()
+            t0 = time.perf_counter()
+            res = audit(f.implementation, claimed_variant(f), seed=0, workers=workers, sequential=seq)
+            row.append((time.perf_counter() - t0, res.sampling_seconds, res.verdict))
+        (ws, ss, v), (wf, sf, vf) = row
+        print(f"  {f.name:32s} {str(v):9s} sequential {ws:6.1f} s (sampler {ss:5.1f} s), full {wf:6.1f} s (sampler {sf:5.1f} s, "
+              f"{vf}): ratio {ws / wf:.2f}")
 
 
 def main() -> None:
@@ -142,6 +200,9 @@ def main() -> None:
     ap.add_argument("--skip-efficiency", action="store_true")
     ap.add_argument("--power-seeds", type=int, default=0, help="seeds per broken fixture for the power table (0: skip)")
     ap.add_argument("--false-alarm-seeds", type=int, default=0, help="audits of correct fixtures for the false-alarm rate (0: skip)")
+    ap.add_argument("--fixtures", default=None, help="comma-separated fixture names for the power and false-alarm audits (default all)")
+    ap.add_argument("--batch-runs", type=int, default=0, help="runs for the batch-sampler throughput ratio (0: skip)")
+    ap.add_argument("--sequential", action="store_true", help="time sequential stopping against the full audit on --fixtures")
     ap.add_argument("--workers", type=int, default=2, help="worker processes of the power and false-alarm audits")
     a = ap.parse_args()
     if not a.skip_overhead:
@@ -149,9 +210,13 @@ def main() -> None:
     if not a.skip_efficiency:
         efficiency()
     if a.power_seeds:
-        power(a.power_seeds, a.workers)
+        power(a.power_seeds, a.workers, a.fixtures)
     if a.false_alarm_seeds:
-        false_alarms(a.false_alarm_seeds, a.workers)
+        false_alarms(a.false_alarm_seeds, a.workers, a.fixtures)
+    if a.batch_runs:
+        batch_throughput(a.batch_runs)
+    if a.sequential:
+        sequential_speed(a.fixtures, a.workers)
 
 
 if __name__ == "__main__":

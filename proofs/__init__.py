@@ -17,9 +17,37 @@ Modules: `proofs.mechanism_one` (M1.*), `proofs.laplace_proof_1` (P1.*),
 live beside them (`proofs.shared_checks`, `proofs.proof2_checks`,
 `proofs.mechanism_two_checks`, `proofs.utility_checks`,
 `proofs.case_analysis`).
+
+Every name is imported on first use (PEP 562 module ``__getattr__``), so the command line's
+``proofs`` and ``report`` commands register their flags without loading sympy.
 """
 
-from proofs.claim import Claim, ClaimVerdict, Counterexample, Evidence, Outcome, Verdict
-from proofs.registry import all_claims, get_claim
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the names of _LAZY, for type checkers and documentation tools
+    from proofs.claim import Claim, ClaimVerdict, Counterexample, Evidence, Outcome, Verdict
+    from proofs.registry import all_claims, get_claim
+
+_LAZY = {name: "proofs.claim" for name in ("Claim", "ClaimVerdict", "Counterexample", "Evidence", "Outcome", "Verdict")}
+_LAZY |= {"all_claims": "proofs.registry", "get_claim": "proofs.registry"}
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name of `_LAZY` on first use (PEP 562)."""
+    try:
+        module = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'proofs' has no attribute {name!r}") from None
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = ["Claim", "ClaimVerdict", "Counterexample", "Evidence", "Outcome", "Verdict", "all_claims", "get_claim"]

@@ -9,6 +9,7 @@ that conclusions can consult their links without recomputing them.
 from __future__ import annotations
 
 import importlib
+import sys
 
 from proofs.claim import Claim, ClaimVerdict, clear_verdict_cache
 
@@ -17,19 +18,31 @@ MODULES: tuple[str, ...] = (
     "proofs.laplace_proof_1",
     "proofs.laplace_proof_2",
     "proofs.mechanism_two",
+    "proofs.noisy_max_twice",
     "proofs.utility",
     "proofs.beyond_seed",
 )
 
 _CLAIMS: dict[str, Claim] = {}
+#: The module that registered each claim: `all_claims` orders by `MODULES`, whichever module was imported first.
+_MODULE_OF: dict[str, str] = {}
 
 
 def register(claim: Claim) -> Claim:
-    """Add a claim (IDs are unique)."""
+    """Add a claim (IDs are unique), remembering the claim module (of `MODULES`) whose import registers it."""
     if claim.id in _CLAIMS and _CLAIMS[claim.id] is not claim:
         raise ValueError(f"claim id {claim.id!r} is registered twice")
     _CLAIMS[claim.id] = claim
+    frame = sys._getframe(1)  # the claim module importing itself, maybe through a builder (proofs.build)
+    while frame is not None and frame.f_globals.get("__name__") not in MODULES:
+        frame = frame.f_back
+    _MODULE_OF[claim.id] = "" if frame is None else frame.f_globals["__name__"]
     return claim
+
+
+def _rank(claim_id: str) -> int:
+    module = _MODULE_OF.get(claim_id, "")
+    return MODULES.index(module) if module in MODULES else len(MODULES)
 
 
 def _load() -> None:
@@ -40,7 +53,7 @@ def _load() -> None:
 def all_claims() -> list[Claim]:
     """Every claim, in the order of the seed (modules in `MODULES` order)."""
     _load()
-    return list(_CLAIMS.values())
+    return sorted(_CLAIMS.values(), key=lambda c: _rank(c.id))  # stable: a module's claims keep their order
 
 
 def get_claim(claim_id: str) -> Claim:

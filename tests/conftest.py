@@ -33,7 +33,7 @@ settings.load_profile("svt")
 #: Test files whose tests check the seed's claims (all of them, or conclusions that check their links).
 CLAIM_FILES = frozenset({
     "test_proofs.py", "test_claim_graph.py", "test_claims_decisions.py", "test_claims_engines.py",
-    "test_claims_roundtrip.py", "test_docs_proofs_show.py", "test_readme.py",
+    "test_claims_roundtrip.py", "test_docs_proofs_show.py", "test_readme.py", "test_noisy_max_twice.py",
 })
 
 

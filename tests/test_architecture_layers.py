@@ -45,6 +45,8 @@ LAYER_RULES: dict[str, str] = {
     "verify.discrete.presets": "mechanism", "verify.discrete.sampler": "mechanism",
     "verify.selection": "mechanism", "verify.selection.model": "mechanism", "verify.selection.presets": "mechanism",
     "verify.selection.sampler": "mechanism",
+    "verify.adaptive": "mechanism", "verify.adaptive.model": "mechanism", "verify.adaptive.presets": "mechanism",
+    "verify.adaptive.sampler": "mechanism",
     # text of a mechanism and of results (JSON, Markdown)
     "verify.serialize": "text", "verify.notebook": "text",
     # the engine room and the independent oracles (a room of their own: test_oracles_import_no_engine)
@@ -54,11 +56,12 @@ LAYER_RULES: dict[str, str] = {
     "verify.family.fast_api": "probabilities", "verify.discrete.probability": "probabilities",
     "verify.selection.probability": "probabilities", "verify.selection.fast": "probabilities",
     "verify.selection.discrete": "probabilities",
+    "verify.adaptive.probability": "probabilities", "verify.adaptive.fast": "probabilities",
     "verify.ratio": "ratio",
     # screens, sweeps, searches, bounds, verdicts, δ, tables, certification, audit, plots
     "verify.family.*": "checker", "verify.discrete.*": "checker", "verify.worstcase.*": "checker",
     "verify.sweep.*": "checker", "verify.certify.*": "checker", "verify.audit.*": "checker",
-    "verify.selection.*": "checker", "verify.screen": "checker", "verify.seed_check": "checker", "verify.plots": "checker",
+    "verify.selection.*": "checker", "verify.adaptive.*": "checker", "verify.peers.*": "checker", "verify.screen": "checker", "verify.seed_check": "checker", "verify.plots": "checker",
     # the public API and the command line
     "verify": "interface", "verify.__main__": "interface", "verify.cli.*": "interface",
 }

@@ -156,7 +156,8 @@ def test_ctrl_c_stops_an_implementation_that_never_returns(tmp_path, workers):
                             f"        while True:\n            time.sleep(1)\n    return lyu1(queries, rng)\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([sys.executable, "-m", "verify", "audit", "--implementation", f"{path}:f", *CLAIM, *QUICK,
-                             "--workers", workers], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--workers", workers], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # not SIG_IGN from a background parent
     try:
         deadline = time.monotonic() + 120
         while not flag.exists() and proc.poll() is None and time.monotonic() < deadline:

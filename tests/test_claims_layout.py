@@ -82,3 +82,17 @@ def test_sides_are_declared_with_the_claims() -> None:
     with_sides = [c for c in all_claims() if c.lhs is not None]
     assert len(with_sides) >= 60
     assert all(c.rhs is not None for c in with_sides)
+
+
+def test_the_registry_orders_claims_by_module_whatever_was_imported_first():
+    """`all_claims()` follows `proofs.registry.MODULES`, not the import order: a fresh process that imports a
+    later claim module first (as a test or a notebook may) gets the same order as one that does not."""
+    import subprocess
+    import sys
+
+    code = "import {first}\nfrom proofs.registry import all_claims\nprint(' '.join(c.id for c in all_claims()))"
+    root = PROOFS.parent
+    orders = [subprocess.run([sys.executable, "-c", code.format(first=m)], capture_output=True, text=True, cwd=root,
+                             check=True).stdout.split() for m in ("proofs", "proofs.noisy_max_twice", "proofs.beyond_seed")]
+    assert orders[0] == orders[1] == orders[2]
+    assert orders[0][0].startswith("M1.")

@@ -240,3 +240,39 @@ def test_the_rdp_line_says_for_how_many_queries_it_holds():
     line = next(x for x in r.stdout.splitlines() if "Rényi-DP" in x)
     assert "at most k = 3 queries" in line
     assert exact_delta(g, [5, -10, 0], [6, -11, 1], 1, digits=10).to_json()["rdp_queries"] == 3
+
+
+# --- the search for the worst pair, discrete noise (verify.family.delta_search) ---------------------------------
+
+@pytest.mark.parametrize("family", ["discrete-laplace", "discrete-gaussian"])
+def test_the_discrete_delta_search_reports_an_integer_pair_and_its_direct_sum(family):
+    """The search walks the integer grid: the pair it reports has integer queries within Δ, its δ is the
+    independent direct sum's, and it is at least δ of the hand-picked start (0, 0) -> (1, -1) (a move never
+    lowers the score, and that start is always scored)."""
+    from verify.family.delta_search import worst_delta
+
+    eps = Fraction(1, 2)
+    r = worst_delta(mech(family), eps, max_queries=2, grid=5, digits=25)
+    q, qn = [int(x) for x in r.queries], [int(x) for x in r.neighbour]
+    assert [Fraction(x) for x in q] == list(r.queries) and [Fraction(x) for x in qn] == list(r.neighbour)
+    assert all(abs(a - b) <= 1 for a, b in zip(q, qn))
+    want = direct_delta(family, "ge", q, qn, eps)
+    assert abs(r.delta - want) <= mpmath.mpf(10) ** -22 * max(1, want), (q, qn, r.delta, want)
+    assert r.delta >= direct_delta(family, "ge", [0, 0], [1, -1], eps) - mpmath.mpf(10) ** -22
+
+
+def test_the_discrete_epsilon_search_meets_its_definition_at_the_pair_it_reports():
+    from verify.family.delta_search import worst_epsilon_for_delta
+
+    r = worst_epsilon_for_delta(mech("discrete-laplace"), "1/1000", max_queries=2, grid=5, digits=25)
+    q, qn = [int(x) for x in r.queries], [int(x) for x in r.neighbour]
+    with mpmath.workdps(DPS):
+        assert direct_delta("discrete-laplace", "ge", q, qn, r.epsilon_prime) <= mpmath.mpf("0.001") + mpmath.mpf(10) ** -18
+        assert direct_delta("discrete-laplace", "ge", q, qn, r.epsilon_prime - mpmath.mpf(10) ** -12) > mpmath.mpf("0.001")
+
+
+def test_cli_delta_searches_a_discrete_variant_without_queries():
+    r = cli("delta", "--variant", "sampcert-above-threshold", "--epsilon-prime", "1/10", "--max-queries", "2")
+    assert r.returncode == 0, r.stderr
+    assert "the worst pair the search found with up to 2 queries" in r.stdout
+    assert value_after(r.stdout, "δ = ") > 0

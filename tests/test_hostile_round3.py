@@ -66,10 +66,14 @@ def test_quoted_commands_are_refused_in_one_line_fast(argv, words):
     assert took < 60
 
 
-def test_family_with_a_huge_sensitivity_is_refused_not_killed_for_memory():
-    r, took = run("family", "--sensitivity", "1e50", "--max-queries", "1", memory=True, timeout=300)
-    assert_refused(r, "levels per query")
-    assert took < 120
+@pytest.mark.parametrize("flag, value, words", [("--sensitivity", "1e50", ["levels per query", "--no-discrete"]),
+                                                ("--epsilon", "1e-50", ["200,000", "--no-discrete"])])
+def test_family_refuses_a_discrete_row_it_cannot_compute_before_any_row_runs(flag, value, words):
+    """Up front: no row of the table is computed (nothing on standard output), not killed for memory."""
+    r, took = run("family", flag, value, memory=True, timeout=300)
+    assert_refused(r, *words)
+    assert r.stdout == "", r.stdout[:500]
+    assert took < 60
 
 
 @pytest.mark.parametrize("epsilon, loss", [("300", "99.9753"), ("200", "66.642")])

@@ -56,3 +56,19 @@ def test_cli_worst_case_statdp_v1a(capsys):
 def test_cli_refuses_svt_flags(capsys):
     code, out, err = _run(capsys, "worst-case", "--variant", "checkdp-noisymax", "--cutoff", "2")
     assert code == 2 and out == "" and "--cutoff" in err and "Traceback" not in err
+
+
+def test_an_attained_bound_is_neither_a_witness_nor_a_broken_bound():
+    """RNM2 (exponential noise, index) attains its bound 2Δ/b = ε exactly: at ε = 1/10 the 50-digit loss is
+    ε give or take the last digits, and the verdict is `private` (it raised 'exceeds ε under a proven bound: a
+    bug' when the witness test had no slack; `verify.exact.confirmation_tolerance`)."""
+    import mpmath
+
+    from verify.exact import confirmation_tolerance
+    from verify.selection.presets import selection_preset
+    from verify.selection.verdict import selection_verdict
+
+    v = selection_verdict(selection_preset("dpsniper-rnm2", epsilon="1/10"), max_queries=3)
+    assert v.verdict.value == "private"
+    with mpmath.workdps(60):
+        assert abs(v.loss - mpmath.mpf(1) / 10) < mpmath.mpf(confirmation_tolerance(50, 1).numerator) / confirmation_tolerance(50, 1).denominator

@@ -63,13 +63,24 @@ def _script(body: str) -> str:
 
 @pytest.mark.parametrize("pool", sorted(POOLS))
 def test_ctrl_c_during_the_fork_is_delivered_not_ignored(pool):
+    # the child gets Ctrl-C's default disposition: a parent that ignores SIGINT (a shell's background job, as
+    # some CI runners start the suite) would hand SIG_IGN down, the raised signal would vanish, and exit 0
     p = subprocess.run([sys.executable, "-c", _script(POOLS[pool])], cwd=ROOT, capture_output=True, text=True,
-                       timeout=120)
+                       timeout=120, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert "Exception ignored" not in p.stderr, p.stderr
     assert p.returncode == 130, (p.returncode, p.stderr)
 
 
-def test_deferred_sigint_is_raised_on_leaving_the_block():
+@pytest.fixture
+def ctrl_c_handled():
+    """Python's own Ctrl-C handler for the test: a suite started where SIGINT is ignored (a shell's background
+    job) would otherwise test the deferral against SIG_IGN."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_deferred_sigint_is_raised_on_leaving_the_block(ctrl_c_handled):
     reached_end_of_block = False
     with pytest.raises(KeyboardInterrupt):
         with sigint_deferred():
@@ -80,7 +91,7 @@ def test_deferred_sigint_is_raised_on_leaving_the_block():
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
-def test_no_sigint_no_interrupt():
+def test_no_sigint_no_interrupt(ctrl_c_handled):
     with sigint_deferred():
         pass
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

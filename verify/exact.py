@@ -115,6 +115,19 @@ def mpf_fraction(x: mpmath.mpf) -> Fraction:
     return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
 
 
+def confirmation_tolerance(digits: int, epsilon: Fraction) -> Fraction:
+    """The slack of a loss confirmed at ``digits`` digits, exactly: 10^-(digits-5)·max(1, ε).
+
+    A confirmed loss counts as above a limit (ε, or a proven bound) only past ``limit + tolerance``: a loss
+    that equals ε (a bound attained) computes as ε give or take a few units in the last digit, and must
+    be neither a witness nor a broken bound.  Every verdict rule uses this one slack.
+
+    >>> confirmation_tolerance(50, Fraction(1, 10)) == Fraction(1, 10**45), confirmation_tolerance(50, Fraction(3))
+    (True, Fraction(3, 1000000000000000000000000000000000000000000000))
+    """
+    return Fraction(1, 10 ** (digits - 5)) * max(Fraction(1), Fraction(epsilon))
+
+
 def exceeds(x: mpmath.mpf, limit: Fraction) -> bool:
     """x > limit, decided exactly (no working precision): +inf exceeds every limit, -inf none; NaN is refused.
 

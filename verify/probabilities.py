@@ -53,9 +53,9 @@ DEFAULT_DIGITS = 30
 #: (`verify.engine.fast_closed_form`, the fastest mode at small k: benchmarks/bench_probabilities.py);
 #: above it the Gauss–Legendre halting path, whose cost is O(k·N) where the closed form's grows as k³
 #: (one row of 64 spread queries: 4 s of CPU and an estimate of 5e-5, so every row went to mpmath).
-#: 24, not the family door's former 12: the halting path's panel-rule estimate is low for exponential
-#: query noise in the deep tail (tests/test_family_long_vectors.py, the strict xfail), and the seed's
-#: tests at k = 20 hold the closed form to 1e-10 there.
+#: 24, not the family door's former 12: the halting path's panel-rule estimate was low for exponential
+#: query noise in the deep tail until its panels were graded at a kink shared by many queries
+#: (tests/test_family_long_vectors.py), and the seed's tests at k = 20 hold the closed form to 1e-10 there.
 SEED_FAST_MAX_K = 24
 
 

@@ -9,7 +9,9 @@ shapes of implementations.
 
 from verify.audit.adapters import from_stream, from_vector, load
 from verify.audit.core import audit
+from verify.audit.decoders import from_batch, from_decoder, from_sentinels
 from verify.audit.result import AuditResult
 from verify.audit.testing import assert_implements
 
-__all__ = ["AuditResult", "assert_implements", "audit", "from_stream", "from_vector", "load"]
+__all__ = ["AuditResult", "assert_implements", "audit", "from_batch", "from_decoder", "from_sentinels", "from_stream", "from_vector",
+           "load"]

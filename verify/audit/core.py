@@ -163,6 +163,19 @@ def _same_seed_same_runs(mapper: Mapper, pair: Pair, seed: int, releases: bool) 
                                   "own generator), so its runs are not reproducible and the audit refuses to judge them")
 
 
+def _stages(pairs: list[Pair], n: int) -> list[list[int]]:
+    """The pairs in two stages: the general pairs (worst, structured, random, release: ``n`` runs per side, the
+    data the fit ranks on), then the sensitive rows (up to `verify.audit.sensitive.MAX_SENSITIVE_SAMPLES` runs
+    each, together so that the workers stay busy).  The audit stops after the first stage with a confirmed
+    deviation: the verdict ``deviates`` needs one confirmed rejection, whatever the other tests show, so
+    stopping there gives the verdict the full audit would give (the same seeds per pair, the same tests) and
+    keeps its error rates: a correct implementation confirms a rejection with probability at most Σ (α/m)²
+    over the tests run, fewer than m when it stops."""
+    general = [i for i, p in enumerate(pairs) if p.kind is not PairKind.SENSITIVE]
+    rows = [i for i, p in enumerate(pairs) if p.kind is PairKind.SENSITIVE]
+    return [st for st in (general, rows) if st]
+
+
 def _picklable(obj: Any) -> Exception | None:
     try:
         pickle.dumps(obj)
@@ -198,12 +211,14 @@ def audit(implementation: Callable[..., Any] | str, claimed: SparseVector | Repo
           random_pairs: int = DEFAULT_RANDOM_PAIRS, queries_per_pair: int | None = None, seed: int = 0,
           workers: int | None = 1, scheduler: str | None = None, executor: Executor | None = None,
           progress: bool = False, identify: bool = True, confidence: float = 0.95, worst_pair: bool = True,
-          structured_pairs: bool = True, name: str | None = None, max_runs: int = MAX_RUNS, sensitive: bool = True) -> AuditResult:
+          structured_pairs: bool = True, name: str | None = None, max_runs: int = MAX_RUNS, sensitive: bool = True,
+          sequential: bool = True) -> AuditResult:
     """Audit ``implementation`` against ``claimed`` (module docstring): a callable ``impl(queries, rng)``
     (`verify.audit.adapters`), run in this process or in worker processes, or a spec
     ``MODULE:CALLABLE[?key=value&...]`` / ``file.py:CALLABLE``, imported and run in isolated child processes
     (`verify.audit.sandbox`).  ``samples`` (runs per side) or ``target_tv`` (default `DEFAULT_TARGET_TV`),
-    not both.  ``progress`` draws a tqdm bar of the runs on stderr.  A failure of the implementation raises
+    not both.  ``progress`` draws a tqdm bar of the runs on stderr.  ``sequential``: sample the pairs in stages
+    of increasing size and stop at the first confirmed deviation (`_stages`); False samples every pair.  A failure of the implementation raises
     `ImplementationError` (one line)."""
     if not isinstance(claimed, SparseVector | ReportNoisyMax):
         raise InputError(f"claimed variant: {claimed!r} is not a verify.family.SparseVector nor a verify.selection ReportNoisyMax")
@@ -281,40 +296,55 @@ def audit(implementation: Callable[..., Any] | str, claimed: SparseVector | Repo
     try:
         with _runner(implementation, workers, scheduler, executor, notes) as (mapper, boxes):
             _same_seed_same_runs(mapper, pairs[0], seed, claimed.releases_values)
-            jobs = [Job((0, i, s), (p.queries, p.neighbour)[s], p.samples or n, p.kind is PairKind.RELEASE)
-                    for i, p in enumerate(pairs) for s in p.sides]
-            t_sampling = time.perf_counter()
-            tallies, interrupted, sampling, bookkeeping = run_jobs(mapper, jobs, seed, claimed.releases_values,
-                                                                   None if bar is None else bar.update)
-            wall_sampling = time.perf_counter() - t_sampling
-            t1 = time.perf_counter()
-            for (i, s), law in laws.items():
-                tally = tallies[(0, i, s)]
-                inner = edges.get(i, {}).get(s)
-                observed[(i, s)] = _side_counts(pairs[i], tally, inner)
-                letters[(i, s)] = Counter(tally.counts)
-                wrong_runs += sum(tally.wrong_values.values())
-                if tally.runs == (pairs[i].samples or n):
-                    tests[(i, s)] = g_test(observed[(i, s)][0], law)
-            rejected = [key for key, t in tests.items() if rejects(t.p_value, level)]
-            stats_time = stats_before + bookkeeping + time.perf_counter() - t1
-            if rejected and not interrupted:
-                jobs = [Job((1, i, s), (pairs[i].queries, pairs[i].neighbour)[s], pairs[i].samples or n, pairs[i].kind is PairKind.RELEASE)
-                        for i, s in rejected]
-                if bar is not None:
-                    bar.total += sum(j.runs for j in jobs)
-                t_more = time.perf_counter()
-                more, interrupted, extra, more_bookkeeping = run_jobs(mapper, jobs, seed, claimed.releases_values,
-                                                                      None if bar is None else bar.update)
-                wall_sampling += time.perf_counter() - t_more
+            wall_sampling = sampling = 0.0
+            stats_time = stats_before
+            stages = _stages(pairs, n) if sequential else [list(range(len(pairs)))]
+            for done, stage in enumerate(stages):
+                jobs = [Job((0, i, s), (pairs[i].queries, pairs[i].neighbour)[s], pairs[i].samples or n,
+                            pairs[i].kind is PairKind.RELEASE) for i in stage for s in pairs[i].sides]
+                t_sampling = time.perf_counter()
+                tallies, interrupted, extra, bookkeeping = run_jobs(mapper, jobs, seed, claimed.releases_values,
+                                                                    None if bar is None else bar.update)
+                wall_sampling += time.perf_counter() - t_sampling
                 sampling += extra
-                stats_time += more_bookkeeping
-                t2 = time.perf_counter()
-                for i, s in rejected:
-                    tally = more[(1, i, s)]
-                    if tally.runs == (pairs[i].samples or n):
-                        reruns[(i, s)] = g_test(_side_counts(pairs[i], tally, edges.get(i, {}).get(s))[0], laws[(i, s)])
-                stats_time += time.perf_counter() - t2
+                t1 = time.perf_counter()
+                fresh: list[tuple[int, int]] = []
+                for i in stage:
+                    for s in pairs[i].sides:
+                        tally = tallies[(0, i, s)]
+                        observed[(i, s)] = _side_counts(pairs[i], tally, edges.get(i, {}).get(s))
+                        letters[(i, s)] = Counter(tally.counts)
+                        wrong_runs += sum(tally.wrong_values.values())
+                        if tally.runs == (pairs[i].samples or n):
+                            tests[(i, s)] = g_test(observed[(i, s)][0], laws[(i, s)])
+                            if rejects(tests[(i, s)].p_value, level):
+                                fresh.append((i, s))
+                rejected += fresh
+                stats_time += bookkeeping + time.perf_counter() - t1
+                if fresh and not interrupted:
+                    jobs = [Job((1, i, s), (pairs[i].queries, pairs[i].neighbour)[s], pairs[i].samples or n,
+                                pairs[i].kind is PairKind.RELEASE) for i, s in fresh]
+                    if bar is not None:
+                        bar.total += sum(j.runs for j in jobs)
+                    t_more = time.perf_counter()
+                    more, interrupted, extra, more_bookkeeping = run_jobs(mapper, jobs, seed, claimed.releases_values,
+                                                                          None if bar is None else bar.update)
+                    wall_sampling += time.perf_counter() - t_more
+                    sampling += extra
+                    stats_time += more_bookkeeping
+                    t2 = time.perf_counter()
+                    for i, s in fresh:
+                        tally = more[(1, i, s)]
+                        if tally.runs == (pairs[i].samples or n):
+                            reruns[(i, s)] = g_test(_side_counts(pairs[i], tally, edges.get(i, {}).get(s))[0], laws[(i, s)])
+                    stats_time += time.perf_counter() - t2
+                if interrupted:
+                    break
+                if done + 1 < len(stages) and any(key in reruns and rejects(reruns[key].p_value, level) for key in fresh):
+                    left = sum(len(st) for st in stages[done + 1:])
+                    notes.append(f"stopped at the first confirmed deviation: {left} of {len(pairs)} pairs not sampled (the "
+                                 "verdict is deviates whatever they show, so the error rates are those of the full audit)")
+                    break
             if boxes is not None and boxes.printed:
                 notes.append(f"the implementation wrote {boxes.printed:,} bytes to standard output; they were discarded "
                              "(the report and --json are the audit's own)")

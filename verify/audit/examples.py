@@ -15,15 +15,17 @@ incorrect SVT variants):
 * `lyu1_c3_fresh_threshold`: lyu-1 at c = 3 drawing the threshold noise afresh per query;
 * `lyu1_c3_threshold_scale_110`, `lyu1_query_scale_90`: a noise scale 10 % off.
 
-``>`` written for ``>=`` is not among them: with continuous noise a tie has
-probability 0, so the two laws are equal; it matters for discrete noise, which
-the family does not model yet.
+``>`` written for ``>=`` is not among the continuous ones: with continuous noise a tie
+has probability 0, so the two laws are equal.  It matters for noise on ℤ: the discrete
+fixtures (`verify.audit.discrete_examples`: SampCert's AboveThreshold, dlap-lyu-1, and
+``>`` for ``>=``, the threshold off by one, Laplace rounded to ℤ) are listed here too.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from verify.audit import discrete_examples
 from verify.audit.adapters import from_stream, from_vector
 from verify.family.presets import PRESETS, preset
 
@@ -225,6 +227,14 @@ FIXTURES: dict[str, Fixture] = {f.name: f for f in (
     Fixture("lyu1_c3_threshold_scale_110", lyu1_c3_threshold_scale_110, "lyu-1", 3, False,
             "threshold noise Lap(2.2Δ/ε) (the claim's scale × 11/10)"),
     Fixture("lyu1_query_scale_90", lyu1_query_scale_90, "lyu-1", 2, False, "query noise Lap(7.2Δ/ε) (the claim's scale × 9/10)"),
+    Fixture("sampcert", discrete_examples.sampcert, "sampcert-above-threshold", 1, True),
+    Fixture("dlap_lyu1", discrete_examples.dlap_lyu1, "dlap-lyu-1", 2, True),
+    Fixture("sampcert_gt", discrete_examples.sampcert_gt, "sampcert-above-threshold", 1, False,
+            "compare gt (> where the claim has >=)"),
+    Fixture("sampcert_threshold_off_by_one", discrete_examples.sampcert_threshold_off_by_one, "sampcert-above-threshold", 1, False,
+            "threshold t - 1 (off by one)"),
+    Fixture("sampcert_rounded_laplace", discrete_examples.sampcert_rounded_laplace, "sampcert-above-threshold", 1, False,
+            "continuous Laplace rounded to the integers"),
 )}
 
 

@@ -10,7 +10,11 @@ Candidates (`candidates`), built from the claimed variant M:
   noise), and q_i released without noise (`Law.UNNOISED`);
 * for a shared threshold, Laplace noise and no release: one query-noise draw
   reused for every query (`Law.REUSED`);
-* every preset (`verify.family.presets`) at M's ε, Δ, t and cutoff.
+* for noise on ℤ: the other comparison (``gt``/``ge``), the threshold t ± 1, and
+  continuous Laplace rounded to the integers (`Law.ROUNDED`,
+  `verify.audit.sensitive.discrete_bugs`);
+* every preset (`verify.family.presets`) at M's ε, Δ, t and cutoff (the discrete
+  presets, on ℤ, included).
 
 Candidates with the same law (`Candidate.key`) are merged, their labels kept as
 aliases.  The fit is the multinomial log-likelihood (the letters' probabilities by
@@ -52,6 +56,7 @@ from verify.audit.laws import (
     reuse_supported,
 )
 from verify.audit.pairs import Pair, PairKind
+from verify.audit.sensitive import discrete_bugs
 from verify.errors import InputError
 from verify.exact import fmt
 from verify.family.presets import NAMES, PRESETS, preset
@@ -117,6 +122,8 @@ def candidates(mech: SparseVector) -> list[tuple[Candidate, list[str]]]:
         out.append(Candidate("releases q_i without noise", mech, Law.UNNOISED))
     if reuse_supported(mech):
         out.append(Candidate(f"one query noise {mech.query_noise.describe()} reused for every query", mech, Law.REUSED))
+    if mech.is_discrete:  # the other comparison, the threshold off by one, Laplace rounded to ℤ
+        out += discrete_bugs(letters_only(mech)) if not mech.releases_values else []
     for name in NAMES:
         for c in _cutoffs(mech.cutoff):
             options = {"cutoff": c} if PRESETS[name].scales_with_cutoff and c is not None else {}
@@ -125,6 +132,8 @@ def candidates(mech: SparseVector) -> list[tuple[Candidate, list[str]]]:
                 if not PRESETS[name].scales_with_cutoff or c is None:
                     p = p.with_changes(cutoff=c)
             except InputError:
+                continue
+            if p.is_discrete and not mech.is_discrete:  # noise on ℤ has no law at a continuous claim's real-valued queries
                 continue
             out.append(Candidate(f"preset {name} (cutoff {'unlimited' if c is None else c})", p))
     merged: dict[tuple, tuple[Candidate, list[str]]] = {}
@@ -208,6 +217,9 @@ def outside_family_verdict(cand: Candidate) -> Privacy:
         return Privacy(MechanismVerdict.NOT_PRIVATE, f"{float(loss):.6g} at {k} queries, growing without bound",
                        f"the answers are independent, so k B's at q(D) = (t, ..., t), q(D') = (t + Δ, ..., t + Δ) have loss "
                        f"k·log(Pr[B | t]/Pr[B | t + Δ]) = k·{float(per):.6g} (50 digits): {float(loss):.6g} > ε at k = {k}")
+    if cand.law is Law.ROUNDED:
+        return Privacy(MechanismVerdict.UNDECIDED, "not computed",
+                       "continuous Laplace rounded to ℤ is outside the family: no exact worst-case search covers it")
     if cand.law is Law.UNNOISED:
         return Privacy(MechanismVerdict.NOT_PRIVATE, "inf",
                        "an above releases q_i exactly: at q(D) = (t), q(D') = (t + Δ) the output (A, t) has probability "

@@ -30,6 +30,7 @@ every kink as a node, then scaled so that the bins sum to the fast path's Pr[A]
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -37,6 +38,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from verify.audit.discrete_laws import engine_laws, rounded_laws, window_laws
 from verify.family.fast_api import fast_log_distribution
 from verify.mechanism import Release, SparseVector, ThresholdPolicy
 from verify.noise import Laplace
@@ -58,6 +60,7 @@ class Law(StrEnum):
     REUSED = "reused query noise"
     UNNOISED = "release without noise"
     FRESH = "threshold drawn afresh per query"
+    ROUNDED = "continuous Laplace rounded to the integers"
 
 
 @dataclass(frozen=True)
@@ -73,12 +76,18 @@ class Candidate:
         base = (f"threshold {m.threshold_noise.describe()}, queries {m.query_noise.describe()}, "
                 f"cutoff {'unlimited' if m.cutoff is None else m.cutoff}, threshold {m.threshold_policy.value}, "
                 f"release {m.release.value}" + (f" {m.release_noise.describe()}" if m.release_noise is not None else ""))
+        if m.is_discrete:  # the threshold is one of the integer-code bugs (off by one)
+            base = f"t = {m.threshold}, " + base
         if self.law is Law.REUSED:
             return base.replace(f"queries {m.query_noise.describe()}", f"one query noise {m.query_noise.describe()} reused for every query")
         if self.law is Law.UNNOISED:
             return base.replace(f"release {m.release.value}", "release q_i without noise")
         if self.law is Law.FRESH:
             return base.replace(f"threshold {m.threshold_policy.value}", "threshold drawn afresh for every query")
+        if m.compare.value != "ge":
+            base += f", compare {m.compare.value}"
+        if self.law is Law.ROUNDED:
+            return re.sub(r"DLap\(([^)]*)\)", r"round(Lap(\1))", base)
         return base
 
     def key(self) -> tuple:
@@ -86,7 +95,7 @@ class Candidate:
         m = self.mech
         policy = ThresholdPolicy.SHARED if m.cutoff == 1 or self.law is Law.FRESH else m.threshold_policy
         rel = m.release if self.law is not Law.UNNOISED else "unnoised"
-        return (self.law, m.threshold_noise, m.query_noise, m.cutoff, policy, rel, m.release_noise)
+        return (self.law, m.threshold_noise, m.query_noise, m.cutoff, policy, rel, m.release_noise, m.compare, m.threshold)
 
 
 def letters_only(mech: SparseVector) -> SparseVector:
@@ -150,7 +159,10 @@ def _fresh_laws(mech: SparseVector, rows: tuple[tuple[float, ...], ...]) -> list
 
 @lru_cache(maxsize=1024)
 def _family_laws(mech: SparseVector, rows: tuple[tuple[float, ...], ...]) -> tuple[dict[str, float], ...]:
-    """One fast-path call per query length (the path is vectorised over rows)."""
+    """One fast-path call per query length (the path is vectorised over rows); noise on ℤ: the exact
+    discrete engine (`verify.audit.discrete_laws.engine_laws`)."""
+    if mech.is_discrete:
+        return tuple(engine_laws(mech, rows))
     out: list[dict[str, float] | None] = [None] * len(rows)
     for k in sorted({len(r) for r in rows}):
         idx = [i for i, r in enumerate(rows) if len(r) == k]
@@ -167,6 +179,8 @@ def letter_laws(cand: Candidate, rows: Sequence[Sequence[float]]) -> list[dict[s
         return [_reused_law(cand.mech, q) for q in qs]
     if cand.law is Law.FRESH:
         return _fresh_laws(cand.mech, qs)
+    if cand.law is Law.ROUNDED:
+        return rounded_laws(letters_only(cand.mech), qs)
     return [dict(d) for d in _family_laws(letters_only(cand.mech), qs)]
 
 
@@ -183,8 +197,10 @@ def grid_letter_laws(cand: Candidate, rows: Sequence[Sequence[float]]) -> list[d
     z = q_i - t.  An estimate (about 1e-4 relative for continuous noise, 1e-2 without query noise, tested
     against the fast path),
     used only to rank candidates; the claimed law's tests use the fast path."""
-    if cand.law in (Law.REUSED, Law.FRESH):
+    if cand.law in (Law.REUSED, Law.FRESH, Law.ROUNDED):
         return letter_laws(cand, rows)  # exact already
+    if cand.mech.is_discrete:  # a sum over the integers, no quadrature: one vectorised window per row
+        return window_laws(letters_only(cand.mech), rows)
     mech = cand.mech
     t = float(mech.threshold)
     zn, xn = mech.threshold_noise, mech.query_noise

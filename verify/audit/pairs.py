@@ -14,6 +14,9 @@
   not needed: the exact law is evaluated at the float64 queries used).
 * ``sensitive``: one query vector per bug people make, where the exact laws of the claim and
   of the bug differ most, with its own sample size (`verify.audit.sensitive`; added by the audit).
+* noise on ℤ (a discrete variant): every query is an integer (the engine's law is defined
+  there): the structured queries rounded to the nearest integer, the random ones uniform
+  integers on [t - 2b, t + 2b] shifted by a uniform integer in [-Δ, Δ] (Δ is an integer).
 * ``release``: for variants that release values, the one-query pair q = t, q' = t - Δ,
   where the released value is tested against its exact law (`verify.audit.laws`).
 """
@@ -76,6 +79,8 @@ def noise_scale(mech: SparseVector) -> float:
 def select_pairs(mech: SparseVector, k: int, random_pairs: int, seed: int, worst: bool = True, structured: bool = True) -> list[Pair]:
     """The pairs of the module docstring, in that order (``worst``/``structured`` False leave those out)."""
     t, d, b = float(mech.threshold), float(mech.sensitivity), noise_scale(mech)
+    if mech.is_discrete:
+        b = float(max(round(b), 1))
     pairs: list[Pair] = []
     if worst:
         w = worst_case(mech).witness
@@ -91,6 +96,11 @@ def select_pairs(mech: SparseVector, k: int, random_pairs: int, seed: int, worst
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0x5A1,)))
     step = b / 1000
     for j in range(random_pairs):
+        if mech.is_discrete:
+            q = rng.integers(round(t - 2 * b), round(t + 2 * b), k, endpoint=True).astype(float)
+            shift = rng.integers(-round(d), round(d), k, endpoint=True).astype(float)
+            pairs.append(Pair(f"random pair {j + 1}", PairKind.RANDOM, tuple(q.tolist()), tuple((q + shift).tolist())))
+            continue
         q = np.round(rng.uniform(t - 2 * b, t + 2 * b, k) / step) * step
         shift = np.round(rng.uniform(-d, d, k) / step) * step
         shift = np.clip(shift, -d, d)

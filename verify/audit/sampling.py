@@ -5,7 +5,9 @@ gets its own generator ``default_rng(SeedSequence(seed, spawn_key=(round, pair,
 side, j)))``.  The chunks' boundaries and seeds depend only on the audit's
 parameters, never on the number of workers, so the counts are the same bit for
 bit however they are run (`verify.parallel.ordered_results`).  Round 0 is the
-audit; round 1 the re-run, on fresh seeds, of the tests that rejected.
+audit; round 1 the re-run, on fresh seeds, of the tests that rejected.  A batch sampler
+(`verify.audit.decoders.from_batch`) is called once per chunk for its n runs, with the
+chunk's generator, so its counts are as reproducible as a per-run implementation's.
 
 A Ctrl-C (KeyboardInterrupt) stops the loop: the chunks finished so far are
 returned with ``interrupted`` set, and the audit reports on them.
@@ -73,13 +75,33 @@ def run_chunk(impl: Callable[..., Any], task: Task) -> ChunkResult:
     wrong: Counter = Counter()
     in_impl = 0.0
     clock = time.perf_counter
-    for _ in range(n):
+    if getattr(impl, "batch", False) is True:  # a batch sampler (`verify.audit.decoders.from_batch`): one call for the chunk
         t0 = clock()
         try:
-            raw = impl(q, rng)
+            batch = impl.runs(q, rng, n)
+        except ImplementationError:
+            raise
         except Exception as exc:  # the implementation's own failure: a one-line report, not a finding
             raise ImplementationError(f"implementation {describe_failure(exc)} at queries {_short(q)}") from None
         in_impl += clock() - t0
+        strings = [r for r in batch if type(r) is str]
+        if len(strings) == n:  # all bare strings: counted at C speed, each distinct string checked once below
+            plain.update(Counter(strings))
+            batch, n_loop = None, 0
+        else:
+            n_loop = n
+    else:
+        batch, n_loop = None, n
+    for j in range(n_loop):
+        if batch is not None:
+            raw = batch[j]
+        else:
+            t0 = clock()
+            try:
+                raw = impl(q, rng)
+            except Exception as exc:  # the implementation's own failure: a one-line report, not a finding
+                raise ImplementationError(f"implementation {describe_failure(exc)} at queries {_short(q)}") from None
+            in_impl += clock() - t0
         if type(raw) is str:
             plain[raw] = plain.get(raw, 0) + 1
             continue

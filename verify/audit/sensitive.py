@@ -5,7 +5,9 @@ audit must catch by default: the threshold or query noise scale off by 10 %
 (× 11/10 and × 9/10), the cutoff off by one, the threshold drawn afresh for
 every query (`verify.audit.laws.Law.FRESH`), the other threshold policy (shared /
 resampled after each above), one query-noise draw reused for every query
-(`Law.REUSED`).  (An unnoised release is caught at the release pair, and outputs
+(`Law.REUSED`); for noise on ℤ also the other comparison (``>`` for ``>=`` or the
+reverse: a tie has mass), the threshold off by one (t ± 1), and for discrete Laplace
+noise continuous Laplace rounded to the integers (`Law.ROUNDED`).  (An unnoised release is caught at the release pair, and outputs
 the claim cannot produce reject outright.)
 
 For each bug B and each query vector q of a small grid (`grid_rows`: equal
@@ -34,11 +36,13 @@ from scipy import stats
 
 from verify.audit.laws import Candidate, Law, grid_letter_laws, letters_only, reuse_supported
 from verify.audit.power import noncentrality
+from verify.comparison import Comparison
 from verify.mechanism import SparseVector, ThresholdPolicy
 from verify.noise import NoiseSpec
+from verify.noise.discrete_laplace import DiscreteLaplace
 
 #: Largest number of runs per side of a sensitive pair (bounds the default audit's time).
-MAX_SENSITIVE_SAMPLES = 300_000
+MAX_SENSITIVE_SAMPLES = 450_000
 #: Smallest number of runs per side of a sensitive pair.
 MIN_SENSITIVE_SAMPLES = 200
 #: How far off a noise scale may be and still be caught by default.
@@ -73,6 +77,20 @@ def bugs(mech: SparseVector) -> list[Candidate]:
         out.append(Candidate(f"threshold {other.value}", m.with_changes(threshold_policy=other)))
     if reuse_supported(m) and not m.query_noise.is_none:
         out.append(Candidate("one query noise draw reused", m, Law.REUSED))
+    if m.is_discrete:
+        out += discrete_bugs(m)
+    return out
+
+
+def discrete_bugs(m: SparseVector) -> list[Candidate]:
+    """The integer-code bugs: the other comparison, the threshold off by one, Laplace rounded to ℤ (module docstring)."""
+    other = Comparison.GT if m.compare is Comparison.GE else Comparison.GE
+    sign = {Comparison.GT: ">", Comparison.GE: ">="}
+    out = [Candidate(f"compare {other.value} ({sign[other]} where the claim has {sign[m.compare]})", m.with_changes(compare=other))]
+    for off in (1, -1):
+        out.append(Candidate(f"threshold t {'+' if off > 0 else '-'} 1 (off by one)", m.with_changes(threshold=m.threshold + off)))
+    if all(not n.is_none and isinstance(n.law, DiscreteLaplace) for n in (m.threshold_noise, m.query_noise)):
+        out.append(Candidate("continuous Laplace rounded to the integers", m, Law.ROUNDED))
     return out
 
 
@@ -89,6 +107,8 @@ def grid_rows(mech: SparseVector, k: int, scale: float) -> list[tuple[float, ...
         rows += [(t + u * scale,) * n for u in (-2.0, -1.0, -0.5, -0.25, 0.0, 0.25, 0.5, 1.0, 2.0)]
         h = n // 2
         rows += [(t - u * scale,) * h + (t + u * scale,) * (n - h) for u in (0.5, 1.0, 2.0)] if h else []
+    if mech.is_discrete:  # integer rows: the grid's points rounded, duplicates dropped
+        rows = list(dict.fromkeys(tuple(float(round(x)) for x in r) for r in rows))
     return rows
 
 

@@ -40,6 +40,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=flags.integer(1, limits.MAX_WORKERS), metavar="N",
                    help="processes running the rows, longest first (default: all cores; 1 = serial); "
                         "each row's seconds are its own search's wall time in its worker")
+    p.add_argument("--suite", choices=["peers"],
+                   help="peers: every SVT and Report Noisy Max program of DP-Sniper, StatDP and CheckDP (13 CheckDP "
+                        "programs), each at its peer's configuration, with our verdict, loss and bound beside the lower "
+                        "bounds the peers published and CheckDP's verdict (docs/adaptive.md); takes --workers, --json, --fail-on")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_fail_on(p, FINDINGS, "the verdict of any row")
     add_progress_flag(p)
@@ -78,6 +82,9 @@ def parse_rows(text: str | None):
 
 def run(args: argparse.Namespace) -> int:
     import time
+
+    if args.suite is not None:
+        return run_suite(args)
 
     from verify.family.table import DP_SNIPER, TableConfig, TableRun, render
 
@@ -160,13 +167,17 @@ def _discrete_config(args: argparse.Namespace) -> str:
 
 def _check_discrete(args: argparse.Namespace) -> bool:
     """Whether the discrete rows are shown (not with --no-discrete, nor when --rows names the continuous rows
-    to run); their integer flags are checked here, before any row runs."""
+    to run); their integer flags and their searches' size limits are checked here, before any row runs."""
     if args.no_discrete or args.rows is not None:
         return False
     for flag, value in (("--sensitivity", args.sensitivity), ("--threshold", args.threshold)):
         if value is not None and value.denominator != 1:
             raise InputError(f"{flag} {fmt(value)}: the discrete rows need an integer (ties on the lattice ℤ); "
                              "give an integer or --no-discrete")
+    from verify.discrete.table import check_table
+
+    check_table(epsilon=1 if args.epsilon is None else args.epsilon, sensitivity=1 if args.sensitivity is None else args.sensitivity,
+                threshold=0 if args.threshold is None else args.threshold, max_queries=args.max_queries)
     return True
 
 
@@ -190,3 +201,33 @@ def _discrete_rows(args: argparse.Namespace):
     return discrete_table(epsilon=1 if args.epsilon is None else args.epsilon,
                           sensitivity=1 if args.sensitivity is None else args.sensitivity,
                           threshold=0 if args.threshold is None else args.threshold, max_queries=args.max_queries)
+
+
+def run_suite(args: argparse.Namespace) -> int:
+    """``family --suite peers`` (`verify.peers.suite`): each program at its own peer's configuration, so the
+    flags that set one configuration for every row are refused."""
+    import time
+
+    from verify.peers.suite import render
+    from verify.peers.suite import run_suite as suite_rows
+
+    for flag, dest in (("--epsilon", "epsilon"), ("--sensitivity", "sensitivity"), ("--threshold", "threshold"),
+                       ("--rows", "rows")):
+        if getattr(args, dest) is not None:
+            raise InputError(f"{flag}: --suite peers runs every program at its peer's own configuration; drop {flag}")
+    for flag, on in (("--monotone", args.monotone), ("--no-discrete", args.no_discrete), ("--max-queries", args.max_queries != 10)):
+        if on:
+            raise InputError(f"{flag}: --suite peers fixes it per program (the svt-verify command of each row is printed "
+                             "with --json); drop {flag}".replace("{flag}", flag))
+    if getattr(args, "progress", None) == "always":
+        raise InputError("--progress always: --suite peers shows no progress bar; use auto or never")
+    t0 = time.perf_counter()
+    rows = list(suite_rows(args.workers))
+    seconds = time.perf_counter() - t0
+    code = exit_status(args, [r.judgement.verdict for r in rows if r.judgement is not None])
+    if args.json:
+        emit_json({"suite": "peers", "rows": [r.to_json() for r in rows], "seconds": round(seconds, 3)})
+        return code
+    print(render(rows))
+    print(f"whole table: {seconds:.1f} s")
+    return code

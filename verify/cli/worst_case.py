@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 
-from verify.cli import flags, limits, selection
+from verify.cli import adaptive, flags, limits, selection
 from verify.cli.common import EXIT_CODES, add_fail_on, add_mechanism_flags, emit_json, exit_status
 from verify.cli.progress import Staged, add_progress_flag
 from verify.cli.variant import FAMILY_DESTS, add_variant_flags, variant_from_args
@@ -36,6 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_mechanism_flags(p)
     add_variant_flags(p)
     selection.extend_variant_choices(p)  # Report Noisy Max presets (verify/cli/selection.py)
+    adaptive.extend_variant_choices(p)  # Adaptive SVT presets (verify/cli/adaptive.py)
     p.add_argument("--max-queries", type=flags.integer(1, limits.WORST_CASE_MAX_QUERIES), default="10", metavar="K",
                    help=f"largest number of queries searched (1..{limits.WORST_CASE_MAX_QUERIES}, default 10)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -70,6 +71,8 @@ def search(args: argparse.Namespace, mech, progress, on_best=None):
 def run(args: argparse.Namespace) -> int:
     if selection.is_selection(args):
         return selection.run_worst_case(args)
+    if adaptive.is_adaptive(args):
+        return adaptive.run_worst_case(args)
     mech = variant_from_args(args)
     limits.check_worst_case_scales(mech)
     best: list = []  # the best pair so far, shown if Ctrl-C comes before the verdict

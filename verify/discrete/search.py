@@ -93,9 +93,7 @@ def search_worst_case(mech: Any, max_queries: int = 2, width: int = 8, digits: i
     best: tuple[float, tuple, tuple, str] = (-math.inf, (), (), "")
     total = 0
     by_k: dict[int, float] = {}
-    count = (2 * reach + 1) ** max_queries
-    if count > MAX_VECTORS:
-        raise InputError(f"search box: {count} query vectors for k = {max_queries} exceed {MAX_VECTORS}; lower the width or k")
+    _check_box(width, delta, max_queries)
     for k in range(1, max_queries + 1):
         vectors = [tuple(t + c for c in v) for v in itertools.product(range(-reach, reach + 1), repeat=k)]
         index = {v: i for i, v in enumerate(vectors)}
@@ -126,6 +124,20 @@ def search_worst_case(mech: Any, max_queries: int = 2, width: int = 8, digits: i
 MAX_LEVELS = 201
 
 
+def _check_levels(width: int, delta: int) -> None:
+    """Refuse a structured search of more than `MAX_LEVELS` levels per query (one `InputError` line)."""
+    if 2 * (width + delta) + 1 > MAX_LEVELS:
+        raise InputError(f"discrete search: 2·(width {width} + Δ {delta}) + 1 = {float(2 * (width + delta) + 1):.4g} levels per "
+                         f"query is above the limit of {MAX_LEVELS} (the search screens levels² vectors for each k)")
+
+
+def _check_box(width: int, delta: int, max_queries: int) -> None:
+    """Refuse a box of more than `MAX_VECTORS` query vectors (one `InputError` line)."""
+    count = (2 * (width + delta) + 1) ** max_queries
+    if count > MAX_VECTORS:
+        raise InputError(f"search box: {count} query vectors for k = {max_queries} exceed {MAX_VECTORS}; lower the width or k")
+
+
 def structured_search(mech: Any, max_queries: int = 5, width: int = 10, digits: int = 50) -> SearchResult:
     """A structured (not exhaustive) search for AboveThreshold (cutoff 1, shared threshold) up to
     ``max_queries`` queries: every pair ``q = (a, ..., a, c)``, ``q' = q + (s·Δ, ..., s·Δ, s'·Δ)`` with
@@ -139,9 +151,7 @@ def structured_search(mech: Any, max_queries: int = 5, width: int = 10, digits: 
         raise InputError(f"max queries: {max_queries!r} must be an integer from 1 to 50")
     t, delta = mech.threshold.numerator, mech.sensitivity.numerator
     reach = width + delta
-    if 2 * reach + 1 > MAX_LEVELS:  # the input's size, checked before any list is built
-        raise InputError(f"discrete search: 2·(width {width} + Δ {delta}) + 1 = {float(2 * reach + 1):.4g} levels per query is above the limit of "
-                         f"{MAX_LEVELS} (the search screens levels² vectors for each k)")
+    _check_levels(width, delta)  # the input's size, checked before any list is built
     levels = range(t - reach, t + reach + 1)
     best: tuple[float, tuple, tuple, str] = (-math.inf, (), (), "")
     total = 0
@@ -295,6 +305,20 @@ def layout_search(mech: Any, max_queries: int, digits: int = 50) -> SearchResult
 BOX_QUERIES = 2
 #: The widths of the structured AboveThreshold search and of the box.
 STRUCTURED_WIDTH, BOX_WIDTH = 10, 4
+
+
+def check_search_for(mech: Any, max_queries: int) -> None:
+    """The size limits of the searches `search_for` would run, checked before any of them starts (a table
+    refuses a row it cannot compute before computing the others): the levels of the structured search or the
+    box's vectors, and the sums over ℤ's own limit on the terms one probability needs, by one float64
+    probability at the threshold (`verify.engine.discrete_fast`, which refuses an oversized sum before summing)."""
+    delta = mech.sensitivity.numerator
+    both = not (mech.threshold_noise.is_none or mech.query_noise.is_none)
+    if mech.cutoff == 1 and mech.threshold_policy.value == "shared" and both:
+        _check_levels(STRUCTURED_WIDTH, delta)
+    else:
+        _check_box(BOX_WIDTH, delta, min(max_queries, BOX_QUERIES))
+    fast_log_probability(mech, [mech.threshold.numerator], mech.outputs(1)[-1])
 
 
 def search_for(mech: Any, max_queries: int, digits: int = 50) -> list[SearchResult]:

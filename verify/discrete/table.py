@@ -16,6 +16,8 @@ from fractions import Fraction
 
 import mpmath
 
+from verify.discrete.search import check_search_for
+from verify.errors import InputError
 from verify.exact import fmt
 from verify.family.presets import preset
 from verify.family.table import FamilyRow, TableConfig
@@ -35,6 +37,19 @@ MAX_STRUCTURED_QUERIES, MAX_BOX_QUERIES = 5, 2
 def row_mechanism(name: str, cutoff: int, compare: str, epsilon: object = 1, sensitivity: object = 1, threshold: object = 0):
     """The row's variant (`verify.family.presets.preset`, the one registry)."""
     return preset(name, epsilon, sensitivity, threshold, cutoff=cutoff, compare=compare)
+
+
+def check_table(rows=ROWS, epsilon: object = 1, sensitivity: object = 1, threshold: object = 0,
+                max_queries: int = MAX_STRUCTURED_QUERIES) -> None:
+    """Every row's variant and the size limits of its searches (`verify.discrete.search.check_search_for`), checked
+    before any row of the whole `family` table runs: a row it cannot compute is refused in one line up front."""
+    for name, cutoff, compare in rows:
+        most = MAX_STRUCTURED_QUERIES if cutoff == 1 else MAX_BOX_QUERIES
+        try:
+            check_search_for(row_mechanism(name, cutoff, compare, epsilon, sensitivity, threshold), min(max_queries, most))
+        except InputError as exc:
+            raise InputError(f"discrete row {name} (c = {cutoff}, {compare}): {exc} (or leave the discrete rows out: "
+                             "--no-discrete)") from None
 
 
 def discrete_table(rows=ROWS, epsilon: object = 1, sensitivity: object = 1, threshold: object = 0,

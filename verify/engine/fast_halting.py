@@ -66,7 +66,7 @@ from verify.engine.fast_plan import (
     outer_factors,
     panels,
     tail_edges,
-    variation_bound,
+    variation_parts,
 )
 from verify.engine.integrand import TermKind
 from verify.engine.piecewise import column_plan
@@ -165,10 +165,11 @@ def halting_distribution(mech: SparseVector, q: np.ndarray, per_panel: float = P
     edges = tail_edges(mech, points)
     rz, lx = noise_rates(mech)
     a_sorted = np.sort(a, axis=1)
-    var = variation_bound(mech, edges, a_sorted, extra=lx)
+    var, front = variation_parts(mech, edges, a_sorted, extra=lx)
     h = edges[:, 1:] - edges[:, :-1]
-    var = np.where(left_tail_mask(edges, points), h * (rz + lx), var)
-    z, w, largest = panels(edges, var, per_panel)
+    tail = left_tail_mask(edges, points)
+    var = np.where(tail, h * (rz + lx), var)
+    z, w, largest = panels(edges, var, per_panel, np.where(tail, 0.0, front), lx)
     panel_err = gl_relative_error(largest)
     count = np.count_nonzero(w > 0, axis=1)  # panels() pads each row's end with weight 0
     omega = zn.pdf(z) * w  # (n, N)

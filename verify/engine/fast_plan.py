@@ -131,10 +131,14 @@ class FastResult:
     error_estimate: np.ndarray
 
 
-def panels(edges: np.ndarray, variation: np.ndarray, per_panel: float = PANEL_VARIATION) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def panels(edges: np.ndarray, variation: np.ndarray, per_panel: float = PANEL_VARIATION, front: np.ndarray | None = None,
+           lam: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Cut each segment [edges[:, s], edges[:, s+1]] of positive width into
-    clip(ceil(variation/per_panel), 1, 10 000) equal panels of GL_NODES nodes
-    (`verify.engine.nodes.panels_rows`; ``per_panel`` smaller: more panels, a smaller rule error).
+    clip(ceil(variation/per_panel), 1, 10 000) panels of GL_NODES nodes
+    (`verify.engine.nodes.panels_rows`; ``per_panel`` smaller: more panels, a smaller rule error):
+    equal panels, or, where ``front`` (`variation_parts`: the share of the variation that sits at a
+    segment's left end, decaying at rate ``lam``) is positive, panels graded towards that end so that
+    each carries at most variation/count.
 
     Returns nodes z (n, N), ascending within each row, weights w (n, N) (padding at each row's
     end: weight 0) and the largest per-panel variation of each row (for the error estimate)."""
@@ -142,7 +146,9 @@ def panels(edges: np.ndarray, variation: np.ndarray, per_panel: float = PANEL_VA
 
     x, wq = gauss_legendre(GL_NODES)
     z, w, per, _ = panels_rows(np.ascontiguousarray(edges, dtype=float), np.ascontiguousarray(variation, dtype=float),
-                               per_panel, 10_000, x, wq)
+                               per_panel, 10_000, x, wq,
+                               np.zeros_like(variation, dtype=float) if front is None else np.ascontiguousarray(front, dtype=float),
+                               float(lam))
     return z, w, per
 
 
@@ -179,6 +185,13 @@ def variation_bound(mech: SparseVector, edges: np.ndarray, a_sorted: np.ndarray,
     c = 1 for Laplace, 1.6 for the exponential family, whose 1 - e^{-λy} vanishes at its kink and
     is integrated as the polynomial it is there).  The sums over the sorted a_j are prefix sums:
     O(k) per row."""
+    return variation_parts(mech, edges, a_sorted, extra)[0]
+
+
+def variation_parts(mech: SparseVector, edges: np.ndarray, a_sorted: np.ndarray, extra: float) -> tuple[np.ndarray, np.ndarray]:
+    """`variation_bound` and each segment's front D = c·Σ_{a_j <= lo} e^{-λ(lo - a_j)}: the last sum's
+    share of the variation over [lo, lo + x] is D(1 - e^{-λx}), concentrated at the segment's left end
+    (`panels` grades the panels there with it)."""
     from verify.engine.nodes import variation_rows  # numba: imported when first needed
 
     rz, lx = noise_rates(mech)

@@ -26,12 +26,17 @@ def _logaddexp(x: float, y: float) -> float:
 
 
 @numba.njit(cache=True, nogil=True)
-def variation_rows(edges: np.ndarray, a_sorted: np.ndarray, rate: float, lx: float, c: float) -> np.ndarray:
+def variation_rows(edges: np.ndarray, a_sorted: np.ndarray, rate: float, lx: float, c: float) -> tuple[np.ndarray, np.ndarray]:
     """Per segment [lo, hi]: h·rate + λh·#{a_j >= hi} + c·Σ_{a_j <= lo} (e^{-λ(lo - a_j)} - e^{-λ(hi - a_j)})
-    (`verify.engine.fast_plan.variation_bound`), the sum from a running log-sum over the sorted a_j."""
+    (`verify.engine.fast_plan.variation_bound`), the sum from a running log-sum over the sorted a_j.
+
+    Returns (the variation of each segment, its front D = c·Σ_{a_j <= lo} e^{-λ(lo - a_j)}): the variation
+    over [lo, lo + x] is at most ρx + D(1 - e^{-λx}), ρ the linear part, so the last term's share sits
+    at the segment's left end (`panels_rows` grades the panels there)."""
     n, s1 = edges.shape
     k = a_sorted.shape[1]
     out = np.empty((n, s1 - 1))
+    front = np.zeros((n, s1 - 1))
     for r in range(n):
         a = a_sorted[r]
         pre = np.empty(k + 1)  # pre[J] = log Σ_{j<J} e^{λ a_j}
@@ -55,14 +60,41 @@ def variation_rows(edges: np.ndarray, a_sorted: np.ndarray, rate: float, lx: flo
             if not math.isfinite(decay) or decay > below:
                 decay = float(below)
             out[r, s] = v + lx * h * (k - above_idx) + c * decay * -math.expm1(-lx * h)
-    return out
+            front[r, s] = c * decay
+    return out, front
+
+
+@numba.njit(cache=True, nogil=True)
+def _graded_edge(rho: float, front: float, lam: float, target: float, width: float) -> float:
+    """The x in [0, width] with ρx + D(1 - e^{-λx}) = target (D = ``front``): Newton from
+    target/(ρ + Dλ), below the root, for this increasing concave function each step stays below it."""
+    slope0 = rho + front * lam
+    x = target / slope0 if slope0 > 0 else width
+    for _ in range(60):
+        if x >= width:
+            return width
+        f = rho * x - front * math.expm1(-lam * x) - target
+        d = rho + front * lam * math.exp(-lam * x)
+        step = -f / d if d > 0 else 0.0
+        x += step
+        if not step > 1e-15 * (abs(x) + 1e-300):
+            break
+    return min(x, width)
 
 
 @numba.njit(cache=True, nogil=True)
 def panels_rows(edges: np.ndarray, variation: np.ndarray, per_panel_max: float, max_count: int,
-                x: np.ndarray, wq: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                x: np.ndarray, wq: np.ndarray, front: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Each segment of positive width cut into c = clip(ceil(variation/per_panel_max), 1, max_count)
-    equal panels with the Gauss–Legendre nodes x and weights wq on [0, 1].
+    panels with the Gauss–Legendre nodes x and weights wq on [0, 1].
+
+    The panels are equal where the segment's ``front`` D is 0.  Otherwise its variation over
+    [lo, lo + y] is bounded by V(y) = ρy + D(1 - e^{-λy}) (ρ = (V(H) - D(1 - e^{-λH}))/H, H the
+    width; `variation_rows`), concave in y, so equal panels would put most of D's share in the first
+    one; the panels are cut where V takes the values V(H)·p/c instead, so that every panel's
+    variation is at most V(H)/c (the figure the error estimate uses), as equal panels promise only
+    when D = 0 (many queries at one kink: tests/test_family_long_vectors.py).  The same number of
+    panels either way.
 
     Returns z, w (n, N) (padding at each row's end: z = the row's first edge, w = 0), the largest
     per-panel variation of each row and the number of nodes of each row."""
@@ -88,9 +120,20 @@ def panels_rows(edges: np.ndarray, variation: np.ndarray, per_panel_max: float, 
             c = count[r, j]
             if c == 0:
                 continue
-            h = (edges[r, j + 1] - edges[r, j]) / c
+            width = edges[r, j + 1] - edges[r, j]
+            h = width / c
+            d = front[r, j]
+            graded = c > 1 and d > 0 and lam > 0
+            if graded:
+                rho = max(0.0, (variation[r, j] + d * math.expm1(-lam * width)) / width)
+            prev = 0.0
             for p in range(c):
-                lo = edges[r, j] + p * h
+                if graded:
+                    nxt = width if p == c - 1 else _graded_edge(rho, d, lam, variation[r, j] * (p + 1) / c, width)
+                    lo, h = edges[r, j] + prev, nxt - prev
+                    prev = nxt
+                else:
+                    lo = edges[r, j] + p * h
                 for q in range(m):
                     z[r, i] = lo + h * x[q]
                     w[r, i] = h * wq[q]

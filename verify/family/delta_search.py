@@ -22,6 +22,12 @@ the mirror pair (all shifts negated).  For each such pattern:
    asked (`verify.family.delta`); that exact value, never the float64 score, is
    returned.
 
+**Discrete variants** (noise on ℤ, `verify.integer_rules`) search the same patterns on the integer grid:
+u, v are the integers of the grid above rounded (duplicates dropped), the compass step starts at the
+largest scale rounded and is halved down to 1, and each row is scored by the float64 sums over ℤ
+(`verify.engine.discrete_fast.fast_log_probability`, one outcome at a time), so every pair searched has
+integer queries, as the exact sums need.
+
 Scores: δ(ε') = Σ_s max(0, P_s - e^{ε'} P'_s), or the smallest ε' with δ(ε') <= D,
 max(0, max_j log((A_j - D)/B_j)) over the loss-ordered prefix sums
 (`verify.family.delta.PairProfile`).  The result is a lower bound on the
@@ -39,11 +45,13 @@ from typing import Any
 
 import numpy as np
 
+from verify.engine.discrete_fast import fast_log_probability as discrete_log_probability
 from verify.errors import InputError
 from verify.exact import to_fraction
 from verify.family.delta import DeltaResult, EpsilonResult, check_delta_target, epsilon_for_delta, exact_delta
 from verify.family.fast_api import fast_log_distribution
 from verify.family.structured import layouts
+from verify.integer_rules import is_discrete
 from verify.mechanism import SparseVector, as_variant
 
 #: Hand-picked (u, v) shapes in units of the largest noise scale s: B queries at t + u·s, A queries at t + v·s.
@@ -128,12 +136,27 @@ class _Scorer:
             by_k.setdefault(len(pat.letters), []).append(i)
         for idx in by_k.values():
             pairs = [points[i][0].pair(self.t, self.d, points[i][1], points[i][2]) for i in idx]
-            q = np.array([[float(x) for x in p[0]] for p in pairs])
-            qn = np.array([[float(x) for x in p[1]] for p in pairs])
-            lp, _, _ = fast_log_distribution(self.shape, q)
-            lpn, _, _ = fast_log_distribution(self.shape, qn)
+            if is_discrete(self.shape):
+                lp, lpn = self._discrete(pairs)
+            else:
+                q = np.array([[float(x) for x in p[0]] for p in pairs])
+                qn = np.array([[float(x) for x in p[1]] for p in pairs])
+                lp, _, _ = fast_log_distribution(self.shape, q)
+                lpn, _, _ = fast_log_distribution(self.shape, qn)
             out[idx] = self.score(lp, lpn)
         return out
+
+    def _discrete(self, pairs: list[tuple[tuple[Fraction, ...], tuple[Fraction, ...]]]) -> tuple[np.ndarray, np.ndarray]:
+        """Both sides' log-probabilities of every output, by the float64 sums over ℤ (module docstring)."""
+        outs = self.shape.outputs(len(pairs[0][0]))
+        lp = np.empty((len(pairs), len(outs)))
+        lpn = np.empty_like(lp)
+        for r, (q, qn) in enumerate(pairs):
+            qi, qni = [int(x) for x in q], [int(x) for x in qn]
+            for c, s in enumerate(outs):
+                lp[r, c] = discrete_log_probability(self.shape, qi, s).log_value
+                lpn[r, c] = discrete_log_probability(self.shape, qni, s).log_value
+        return lp, lpn
 
 
 def _scale(shape: SparseVector) -> Fraction:
@@ -151,6 +174,10 @@ def search_pair(shape: SparseVector, score: Score, max_queries: int, grid: int) 
     s = _scale(shape)
     axis = [s * Fraction(16 * j, grid - 1) - 8 * s for j in range(grid)] if grid > 1 else [Fraction(0)]
     hand = [(s * u, s * v) for u, v in HAND_PICKED]
+    discrete = is_discrete(shape)
+    if discrete:  # the integer grid (module docstring): the threshold and Δ are integers already
+        axis = sorted({Fraction(round(x)) for x in axis})
+        hand = [(Fraction(round(u)), Fraction(round(v))) for u, v in hand]
     points: list[tuple[Pattern, Fraction, Fraction]] = []
     coarse = axis[::2]  # two-parameter patterns of 3+ queries: every other grid point (the compass refines)
     for pat in patterns(shape, max_queries):
@@ -165,6 +192,10 @@ def search_pair(shape: SparseVector, score: Score, max_queries: int, grid: int) 
     order = np.argsort(-scores, kind="stable")[:STARTS]
     states = [[points[i][0], points[i][1], points[i][2], float(scores[i]), s] for i in order]
     floor, reach = s / 2**STEP_HALVINGS, REACH * s
+    if discrete:
+        floor = Fraction(1)
+        for st in states:
+            st[4] = Fraction(max(1, round(s)))
     while any(st[4] >= floor for st in states):
         moves: list[tuple[int, tuple[Pattern, Fraction, Fraction]]] = []
         for j, (pat, u, v, _, h) in enumerate(states):
@@ -185,7 +216,7 @@ def search_pair(shape: SparseVector, score: Score, max_queries: int, grid: int) 
             if j in best and best[j][0] > st[3] + _margin(np.array([st[3]]))[0]:
                 st[1], st[2], st[3] = best[j][1][1], best[j][1][2], best[j][0]
             else:
-                st[4] = st[4] / 2
+                st[4] = st[4] / 2 if not discrete else (Fraction(st[4] // 2) if st[4] > 1 else Fraction(0))
     pat, u, v, val, _ = max(states, key=lambda st: st[3])
     q, qn = pat.pair(shape.threshold, shape.sensitivity, u, v)
     return q, qn, val

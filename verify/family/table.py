@@ -28,10 +28,12 @@ from typing import Any
 
 import mpmath
 
+from verify.discrete.search import check_search_for
 from verify.exact import fmt, positive, to_fraction
 from verify.family.literature import LYU_CLAIMS, PUBLISHED_MACHINE, published_for
 from verify.family.presets import preset
 from verify.family.worstcase import FamilyWorstCase, family_worst_case
+from verify.integer_rules import is_discrete
 from verify.notebook import family_row_markdown
 from verify.parallel import ignore_sigint, sigint_deferred, worker_count
 from verify.precision import MPMATH_LOCK
@@ -179,6 +181,10 @@ class TableRun:
                  workers: int | None = None) -> None:
         n = min(worker_count(workers), len(rows))
         self._tasks = [(i, name, cutoff, max_queries, monotone, config) for i, (name, cutoff) in enumerate(rows)]
+        for _, name, cutoff, *_ in self._tasks:  # a row the table cannot compute is refused before any row runs
+            mech = row_mechanism(name, cutoff, config)
+            if is_discrete(mech):
+                check_search_for(mech, max_queries)
         self._pool = None
         self._results: Iterator[tuple[int, FamilyRow]] | None = None
         if n > 1:

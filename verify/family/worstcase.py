@@ -59,7 +59,7 @@ from scipy import optimize
 
 from verify.discrete.search import search_for
 from verify.errors import InputError
-from verify.exact import exceeds, fmt
+from verify.exact import confirmation_tolerance, exceeds, fmt
 from verify.family import search_tuning as tune
 from verify.family.bounds import ProvenBound, growth, growth_witness, proven_upper_bound, upper_bound_at, why_no_bound
 from verify.family.result import FamilyWorstCase
@@ -355,8 +355,8 @@ def _release_moves(shape: SparseVector, monotone: bool, scale: float, starts: in
 
 
 def _tol(shape: SparseVector, digits: int) -> Fraction:
-    """The tolerance of a loss confirmed at ``digits``: 10^-(digits-5)·max(1, ε), exactly."""
-    return Fraction(1, 10 ** (digits - 5)) * max(1, shape.epsilon)
+    """The tolerance of a loss confirmed at ``digits`` (`verify.exact.confirmation_tolerance`)."""
+    return confirmation_tolerance(digits, shape.epsilon)
 
 
 def guard(res: FamilyWorstCase, w: FamilyWitness, what: str) -> None:

@@ -15,7 +15,6 @@ from typing import Any
 
 import mpmath
 import numpy as np
-from scipy.special import log_ndtr, ndtr
 
 from verify.noise.protocol import NoiseFamily
 from verify.precision import MPMATH_LOCK
@@ -65,12 +64,16 @@ class Gaussian(NoiseFamily):
 
     def log_cdf(self, x: np.ndarray, b: float) -> np.ndarray:
         """``log Φ(x/σ)`` by `scipy.special.log_ndtr` (accurate in both tails)."""
+        from scipy.special import log_ndtr  # lazy: start-up time (scipy.special takes a second to import)
+
         x = np.asarray(x, dtype=float)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return log_ndtr(x / b)
 
     def log_sf(self, x: np.ndarray, b: float) -> np.ndarray:
         """``log Φ(-x/σ)`` by `scipy.special.log_ndtr`."""
+        from scipy.special import log_ndtr  # lazy: start-up time
+
         x = np.asarray(x, dtype=float)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return log_ndtr(-(x / b))
@@ -82,6 +85,8 @@ class Gaussian(NoiseFamily):
             return -math.log(b) - _LOG_SQRT_2PI - 0.5 * (x / b) ** 2
 
     def cdf_below(self, x: np.ndarray, b: float) -> np.ndarray:
+        from scipy.special import ndtr  # lazy: start-up time
+
         x = np.asarray(x, dtype=float)
         return ndtr(x / b)
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import mpmath
 
-from verify.exact import exceeds, fmt
+from verify.exact import confirmation_tolerance, exceeds, fmt
 from verify.precision import MPMATH_LOCK
 from verify.selection.bounds import SelectionBound, proven_bound
 from verify.selection.model import ReportNoisyMax, SelectionOutput
@@ -89,7 +89,8 @@ def selection_verdict(mech: ReportNoisyMax, max_queries: int = 4) -> SelectionVe
         with MPMATH_LOCK, mpmath.workdps(WITNESS_DIGITS):
             loss = abs(mp_log_ratio(mech, cand.queries, cand.neighbour, cand.outcome, WITNESS_DIGITS))
     unbounded, evidence = _unbounded(mech, loss)
-    violated = loss is not None and exceeds(loss, mech.epsilon)
+    tol = confirmation_tolerance(WITNESS_DIGITS, mech.epsilon)  # a loss equal to ε (attained) is no witness
+    violated = loss is not None and exceeds(loss, mech.epsilon + tol)
     proven = bound.value is not None and bound.value <= mech.epsilon
     if violated and proven:
         raise AssertionError(f"{mech.name}: a witness with loss {mpmath.nstr(loss, 20)} exceeds ε = {fmt(mech.epsilon)} "

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from concurrent.futures import Executor
 from fractions import Fraction
+from functools import lru_cache
 
 import mpmath
 import numpy as np
@@ -34,6 +35,14 @@ def output_witness(mech: SparseVector, q: tuple, qn: tuple, output: Output, digi
                    mp_str(o.neighbour_probability, digits), digits, queries=q, neighbour_queries=qn, output=output, kind=kind)
 
 
+@lru_cache(maxsize=1 << 13)
+def exact_distribution(mech: SparseVector, numerators: tuple[int, ...], den: int, digits: int) -> tuple[mpmath.mpf, ...]:
+    """`verify.probabilities.mp_distribution` of the queries numerators/den, remembered in this process:
+    a query vector of a grid is the first vector of some pairs and the neighbour of others, in several
+    chunks, and its near-bound outputs are confirmed once (a pure function of its arguments)."""
+    return tuple(mp_distribution(mech, [Fraction(x, den) for x in numerators], digits))
+
+
 def outputs_chunk(task: Task) -> ChunkResult:
     """Decide the pairs [task.lo, task.hi) of an output grid (every output of each pair)."""
     spec: GridSpec = task.spec
@@ -48,12 +57,8 @@ def outputs_chunk(task: Task) -> ChunkResult:
     inv = inv.reshape(-1)
     logp, refined = fast_log_distribution(mech, uniq / den)
     lr = log_ratio_from_logs(logp[inv[:n]], logp[inv[n:]])
-    cache: dict[int, list] = {}
-
-    def dist(u: int) -> list:
-        if u not in cache:
-            cache[u] = mp_distribution(mech, [Fraction(int(x), den) for x in uniq[u]], spec.digits)
-        return cache[u]
+    def dist(u: int) -> tuple[mpmath.mpf, ...]:
+        return exact_distribution(mech, tuple(int(x) for x in uniq[u]), int(den), spec.digits)
 
     def exact_lr(r: int, c: int) -> mpmath.mpf:
         with mpmath.workdps(spec.digits + 10):

@@ -1,0 +1,81 @@
+"""Adaptive SVT on the command line: ``--variant`` names one of `verify.adaptive.presets`.
+
+``worst-case`` offers the Adaptive SVT presets beside its own (`extend_variant_choices`) and hands a run
+whose ``--variant`` is one of them to this module (`is_adaptive`), which prints the result of
+`verify.adaptive.verdict`.  ``--epsilon``, ``--sensitivity``, ``--threshold``, ``--cutoff`` (read as
+CheckDP's ``NN``: the number of above answers the budget is sized for, an integer), ``--max-queries``,
+``--json`` and ``--fail-on`` apply; the other Sparse Vector flags (noise families and scales, threshold
+policy, release, ``--plot``) are refused in one line: the preset fixes them.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from verify.adaptive.presets import ADAPTIVE_NAMES, adaptive_preset, is_adaptive_preset
+from verify.adaptive.verdict import adaptive_verdict
+from verify.cli import flags
+from verify.cli.common import DEFAULT_EPSILON, DEFAULT_SENSITIVITY, DEFAULT_THRESHOLD, emit_json, exit_status, given, value_or
+from verify.errors import InputError
+from verify.exact import fmt
+
+#: Flags of the Sparse Vector model that the Adaptive SVT presets fix.
+FIXED = ("noise", "threshold_noise", "query_noise", "threshold_scale", "query_scale", "threshold_absolute_scale",
+         "query_absolute_scale", "threshold_policy", "compare", "release", "release_noise", "release_scale",
+         "release_absolute_scale", "plot")
+#: The largest number of queries the search takes (each step adds one below answer).
+MAX_QUERIES = 6
+
+
+def extend_variant_choices(parser: argparse.ArgumentParser) -> None:
+    """Add the Adaptive SVT presets to ``--variant``'s choices (and its help)."""
+    for action in parser._actions:
+        if action.dest == "variant" and action.choices is not None:
+            action.choices = [*action.choices, *ADAPTIVE_NAMES]
+            action.help = (action.help or "") + "; or an Adaptive SVT preset (docs/adaptive.md)"
+
+
+def is_adaptive(args: argparse.Namespace) -> bool:
+    return is_adaptive_preset(getattr(args, "variant", None))
+
+
+def _model(args: argparse.Namespace):
+    refused = given(args, *FIXED)
+    if refused:
+        raise InputError(f"{refused[0]}: {args.variant} is an Adaptive SVT preset, which fixes its noises and release "
+                         "(its flags: --epsilon, --sensitivity, --threshold, --cutoff K, --max-queries)")
+    if getattr(args, "progress", None) == "always":
+        raise InputError(f"--progress always: {args.variant}'s search shows no progress bar; use auto or never")
+    k = getattr(args, "cutoff", None)
+    if k == flags.UNLIMITED:
+        raise InputError(f"--cutoff unlimited: {args.variant}'s budget is sized for k above answers; give an integer k")
+    return adaptive_preset(args.variant, value_or(args, "epsilon", DEFAULT_EPSILON),
+                           value_or(args, "sensitivity", DEFAULT_SENSITIVITY), value_or(args, "threshold", DEFAULT_THRESHOLD),
+                           1 if k is None else k)
+
+
+def run_worst_case(args: argparse.Namespace) -> int:
+    """``worst-case --variant <Adaptive SVT preset>``: the verdict with its witness, bound and loss by n."""
+    mech = _model(args)
+    if args.max_queries > MAX_QUERIES:
+        raise InputError(f"--max-queries {args.max_queries}: the Adaptive SVT search takes at most {MAX_QUERIES} queries")
+    res = adaptive_verdict(mech, args.max_queries)
+    code = exit_status(args, [res.verdict])
+    if args.json:
+        emit_json(res.to_json())
+        return code
+    w = res.witness
+    print(mech.describe())
+    print(f"source: {mech.source}")
+    print(f"verdict: {res.verdict}  ({res.method})")
+    print(f"loss found: {res.loss_text()} nats ({res.loss_over_epsilon()}·ε)")
+    if w is not None:
+        print(f"  witness: q(D) = ({', '.join(fmt(x) for x in w.queries)}), q(D') = ({', '.join(fmt(x) for x in w.neighbour)}), "
+              f"outcome ({', '.join(a.describe() for a in w.answers)}), log ratio at {res.digits} digits")
+    b = res.bound
+    print(f"proven upper bound: {'none (' + b.reason + ')' if b.value is None else fmt(b.value) + ' nats (' + b.formula + '; ' + b.reason + ')'}")
+    print(f"unbounded: {'yes: ' + res.unbounded_evidence if res.unbounded else 'no evidence'}")
+    print("loss by number of queries (float64 search): " + "; ".join(f"{k}: {v:.6g}" for k, v in res.loss_by_k.items()))
+    if mech.claimed:
+        print(f"note: the source claims: {mech.claimed}")
+    return code
