@@ -44,6 +44,7 @@ LAYER_RULES: dict[str, str] = {
     "verify.family": "mechanism", "verify.discrete": "mechanism", "verify.family.presets": "mechanism", "verify.family.sampler": "mechanism",
     "verify.discrete.presets": "mechanism", "verify.discrete.sampler": "mechanism",
     "verify.selection": "mechanism", "verify.selection.model": "mechanism", "verify.selection.presets": "mechanism",
+    "verify.selection.sampler": "mechanism",
     "verify.adaptive": "mechanism", "verify.adaptive.model": "mechanism", "verify.adaptive.presets": "mechanism",
     "verify.adaptive.sampler": "mechanism",
     # text of a mechanism and of results (JSON, Markdown)
@@ -54,6 +55,7 @@ LAYER_RULES: dict[str, str] = {
     "verify.doors.*": "probabilities", "verify.probabilities": "probabilities", "verify.family.probability": "probabilities",
     "verify.family.fast_api": "probabilities", "verify.discrete.probability": "probabilities",
     "verify.selection.probability": "probabilities", "verify.selection.fast": "probabilities",
+    "verify.selection.discrete": "probabilities",
     "verify.adaptive.probability": "probabilities", "verify.adaptive.fast": "probabilities",
     "verify.ratio": "ratio",
     # screens, sweeps, searches, bounds, verdicts, δ, tables, certification, audit, plots

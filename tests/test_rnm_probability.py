@@ -10,7 +10,7 @@ import pytest
 import sympy
 from scipy import integrate, stats
 
-from verify.selection.fast import fast_index_log_probabilities, fast_value_log_density
+from verify.selection.fast import fast_index_log_probabilities, fast_value_log_density, index_log_probabilities_of_floats
 from verify.selection.model import ReportNoisyMax
 from verify.selection.probability import mp_index_probabilities, mp_value_density
 
@@ -102,3 +102,28 @@ def test_sampler_chi_square(family):
     counts = np.bincount(np.argmax(draws, axis=1), minlength=len(QS))
     p = np.array([float(x) for x in mp_index_probabilities(m, QS, 20)])
     assert stats.chisquare(counts, n * p).pvalue > 1e-4
+
+
+def test_exponential_index_far_below_the_leader():
+    """At max s the integrand is 0 (the leader's F(0) = 0); the quadrature must still scale the piece above it:
+    Pr[1] = a_1 ∫_0^1 (1 − u) du = e^{−100}/2 for scores (0, 200), b = 2 (the closed form of docs/selection.md)."""
+    m = _m("exponential")
+    p = mp_index_probabilities(m, [0, 200], 20)[0]
+    with mpmath.workdps(30):
+        assert abs(p / (mpmath.exp(-100) / 2) - 1) < mpmath.mpf(10) ** -18
+
+
+def test_fast_exponential_k_1000_within_1e_11_of_the_u_integral():
+    """The one-pass float64 path at k = 1000 against mpmath's quadrature of a_i ∫_0^1 Π_{j≠i}(1 − a_j u) du at
+    three outputs (the leader, the median, the last)."""
+    m = _m("exponential")
+    s = np.round(np.random.default_rng(7).uniform(0, 20, 1000), 3)
+    logp, err = index_log_probabilities_of_floats(m, s)
+    assert err < 1e-11
+    with mpmath.workdps(20):
+        sm = [mpmath.mpf(str(x)) for x in s]
+        a = [mpmath.exp((x - max(sm)) / 2) for x in sm]
+        cut = min(1, 45 / (mpmath.fsum(a) - 1))
+        for i in (int(np.argmax(s)), int(np.argsort(s)[500]), int(np.argmin(s))):
+            val = a[i] * mpmath.quad(lambda u, i=i: mpmath.fprod(1 - x * u for j, x in enumerate(a) if j != i), [0, cut / 4, cut, 1] if cut < 1 else [0, 1 / 4, 1])
+            assert abs(math.expm1(logp[i] - float(mpmath.log(val)))) < 1e-11

@@ -43,10 +43,12 @@ from verify.audit.power import detectable_tv, samples_for_tv
 from verify.audit.result import AuditResult, PairReport
 from verify.audit.sampling import Job, Mapper, Tally, executor_mapper, run_jobs
 from verify.audit.sandbox import Sandboxes
+from verify.audit.selection import audit_selection
 from verify.audit.sensitive import bugs, predicted_power, sensitive_pairs
 from verify.errors import InputError
 from verify.mechanism import SparseVector
 from verify.parallel import executor_for, worker_count
+from verify.selection.model import ReportNoisyMax
 from verify.verdicts import AuditVerdict
 
 DEFAULT_FALSE_ALARM = 1e-3
@@ -204,7 +206,7 @@ def _runner(implementation: Callable[..., Any] | str, workers: int | None, sched
         yield executor_mapper(impl, ex), None
 
 
-def audit(implementation: Callable[..., Any] | str, claimed: SparseVector, *, samples: int | None = None,
+def audit(implementation: Callable[..., Any] | str, claimed: SparseVector | ReportNoisyMax, *, samples: int | None = None,
           target_tv: float | None = None, false_alarm: float = DEFAULT_FALSE_ALARM,
           random_pairs: int = DEFAULT_RANDOM_PAIRS, queries_per_pair: int | None = None, seed: int = 0,
           workers: int | None = 1, scheduler: str | None = None, executor: Executor | None = None,
@@ -218,13 +220,19 @@ def audit(implementation: Callable[..., Any] | str, claimed: SparseVector, *, sa
     not both.  ``progress`` draws a tqdm bar of the runs on stderr.  ``sequential``: sample the pairs in stages
     of increasing size and stop at the first confirmed deviation (`_stages`); False samples every pair.  A failure of the implementation raises
     `ImplementationError` (one line)."""
-    if not isinstance(claimed, SparseVector):
-        raise InputError(f"claimed variant: {claimed!r} is not a verify.family.SparseVector")
+    if not isinstance(claimed, SparseVector | ReportNoisyMax):
+        raise InputError(f"claimed variant: {claimed!r} is not a verify.family.SparseVector nor a verify.selection ReportNoisyMax")
     _check(samples, target_tv, false_alarm, random_pairs, confidence, queries_per_pair, max_runs)
     if isinstance(implementation, str):
         parse_spec(implementation)
     elif not callable(implementation):
         raise InputError(f"implementation: {str(implementation)[:60]!r} is neither callable nor a MODULE:CALLABLE spec")
+    if isinstance(claimed, ReportNoisyMax):  # the same statistics on Report Noisy Max's index law (verify/audit/selection.py)
+        return audit_selection(implementation, claimed, samples=samples, target_tv=target_tv, false_alarm=false_alarm,
+                               random_pairs=random_pairs, queries_per_pair=queries_per_pair, seed=seed, workers=workers,
+                               scheduler=scheduler, executor=executor, progress=progress, identify=identify,
+                               confidence=confidence, worst_pair=worst_pair, structured_pairs=structured_pairs, name=name,
+                               max_runs=max_runs, sensitive=sensitive, max_samples=MAX_SAMPLES, default_tv=DEFAULT_TARGET_TV)
     if samples is None and target_tv is None:
         target_tv = DEFAULT_TARGET_TV
     t_start = time.perf_counter()

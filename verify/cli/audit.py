@@ -13,7 +13,7 @@ import argparse
 import sys
 from fractions import Fraction
 
-from verify.cli import flags, limits
+from verify.cli import flags, limits, selection, selection_commands
 from verify.cli.common import add_mechanism_flags, emit_json
 from verify.cli.variant import add_variant_flags, variant_from_args
 from verify.errors import InputError
@@ -73,10 +73,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--scheduler", type=flags.SCHEDULER, metavar="ADDRESS",
                    help="run on a Dask distributed cluster (tcp://HOST:PORT, e.g. tcp://127.0.0.1:8786)")
     r.add_argument("--json", action="store_true", help="print one JSON object")
+    selection.extend_variant_choices(p)  # Report Noisy Max presets (verify/cli/selection_commands.py)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if selection.is_selection(args):
+        return selection_commands.run_audit(args)
     from verify.audit import audit  # start-up time (see MAX_SAMPLES)
 
     if args.workers is not None and args.scheduler is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from verify.cli import flags, limits
+from verify.cli import flags, limits, selection_commands
 from verify.cli.common import EXIT_CODES, add_fail_on, emit_json, exit_status
 from verify.cli.progress import Staged, add_progress_flag
 from verify.errors import InputError
@@ -31,7 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--threshold", type=flags.NUMBER, metavar="T", help="threshold t of every row (default 1, lyu-1 1/2: DP-Sniper's)")
     p.add_argument("--max-queries", type=flags.integer(1, MAX_FAMILY_QUERIES), default="10", metavar="K", help=f"largest number of queries searched (1..{MAX_FAMILY_QUERIES}, default 10)")
     p.add_argument("--monotone", action="store_true", help="neighbours with all q_j(D') - q_j(D) of one sign (Lyu et al. §4)")
-    p.add_argument("--rows", metavar="NAME[:C|:unlimited],...", help="only these presets (e.g. lyu-3:1,lyu-6:unlimited,sampcert-above-threshold:1; each runs at the table's "
+    p.add_argument("--rows", metavar="NAME[:C|:unlimited],...", help="only these presets (e.g. lyu-3:1,lyu-6:unlimited,sampcert-above-threshold:1, or Report Noisy Max presets "
+                        "such as dpsniper-rnm3:1,statdp-noisy-max-v1a:1 (docs/selection.md); each runs at the table's "
                         "ε, Δ, t; then no separate discrete section); default every row")
     p.add_argument("--no-discrete", action="store_true",
                    help="leave out the discrete-noise rows (SampCert's AboveThreshold, discrete Laplace and Gaussian; "
@@ -46,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_fail_on(p, FINDINGS, "the verdict of any row")
     add_progress_flag(p)
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, selection_defaults={a.dest: a.default for a in p._actions if a.dest != "help"})
 
 
 def parse_rows(text: str | None):
@@ -87,6 +88,9 @@ def run(args: argparse.Namespace) -> int:
 
     from verify.family.table import DP_SNIPER, TableConfig, TableRun, render
 
+    rnm, _ = selection_commands.split_family_rows(args.rows)
+    if rnm:  # Report Noisy Max rows (verify/cli/selection_commands.py)
+        return selection_commands.run_family(args, rnm, DP_SNIPER.epsilon if args.epsilon is None else args.epsilon)
     config = TableConfig(epsilon=DP_SNIPER.epsilon if args.epsilon is None else args.epsilon,
                          sensitivity=DP_SNIPER.sensitivity if args.sensitivity is None else args.sensitivity,
                          threshold=args.threshold)

@@ -8,7 +8,7 @@ import math
 import mpmath
 import sympy
 
-from verify.cli import flags, limits
+from verify.cli import flags, limits, selection, selection_commands
 from verify.cli.common import EXIT_CODES_NO_FINDING, add_mechanism_flags, emit_json, mp_str, output_json
 from verify.cli.progress import stages
 from verify.cli.variant import (
@@ -41,10 +41,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_variant_flags(p)
     add_output_flags(p)
+    selection.extend_variant_choices(p)  # Report Noisy Max presets (verify/cli/selection_commands.py)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if selection.is_selection(args):
+        return selection_commands.run_prob(args)
     variant = variant_from_args(args)
     if family_requested(args, variant):
         return run_family(args, variant)

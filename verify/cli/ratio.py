@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import mpmath
 
-from verify.cli import flags, limits
+from verify.cli import flags, limits, selection, selection_commands
 from verify.cli.common import EXIT_CODES, VIOLATION, add_fail_on, add_mechanism_flags, emit_json, exit_status, mp_str
 from verify.cli.progress import stages
 from verify.cli.variant import (
@@ -53,6 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_fail_on(p, FINDINGS, "violation: some |log ratio| > ε")
     add_variant_flags(p)
     add_output_flags(p, allow_all=True)
+    selection.extend_variant_choices(p)  # Report Noisy Max presets (verify/cli/selection_commands.py)
     p.set_defaults(func=run)
 
 
@@ -82,6 +83,8 @@ def _table(describe: str, q, qn, labels: list[str], rows: list[tuple], worst, ep
 
 
 def run(args: argparse.Namespace) -> int:
+    if selection.is_selection(args):
+        return selection_commands.run_ratio(args)
     variant = variant_from_args(args)
     if family_requested(args, variant):
         return run_family(args, variant)

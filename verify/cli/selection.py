@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 
 from verify.cli.common import DEFAULT_EPSILON, DEFAULT_SENSITIVITY, emit_json, exit_status, given, value_or
+from verify.cli.selection_commands import refuse_others
 from verify.errors import InputError
 from verify.exact import fmt
 from verify.selection.presets import SELECTION_NAMES, is_selection_preset, selection_preset
@@ -32,6 +33,13 @@ def extend_variant_choices(parser: argparse.ArgumentParser) -> None:
         if action.dest == "variant" and action.choices is not None:
             action.choices = [*action.choices, *SELECTION_NAMES]
             action.help = (action.help or "") + "; or a Report Noisy Max preset (docs/selection.md)"
+    record_defaults(parser)
+
+
+def record_defaults(parser: argparse.ArgumentParser) -> None:
+    """Every flag's default, so that a flag left at it is not refused (`verify.cli.selection_commands.refuse_others`);
+    call it again after adding flags."""
+    parser.set_defaults(selection_defaults={a.dest: a.default for a in parser._actions if a.dest != "help"})
 
 
 def is_selection(args: argparse.Namespace) -> bool:
@@ -44,6 +52,7 @@ def _model(args: argparse.Namespace):
     if refused:
         raise InputError(f"{refused[0]}: {args.variant} is a Report Noisy Max, which has no {refused[0][2:]} "
                          "(its flags: --epsilon, --sensitivity, --max-queries)")
+    refuse_others(args, "worst-case")
     return selection_preset(args.variant, value_or(args, "epsilon", DEFAULT_EPSILON),
                             value_or(args, "sensitivity", DEFAULT_SENSITIVITY))
 

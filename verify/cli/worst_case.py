@@ -44,6 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="draw the loss against k and against how far the queries are pushed (the seed's search)")
     add_fail_on(p, FINDINGS, "the verdict")
     add_progress_flag(p)
+    selection.record_defaults(p)
     p.set_defaults(func=run)
 
 

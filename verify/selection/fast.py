@@ -21,9 +21,12 @@ import numpy as np
 from scipy.special import logsumexp
 
 from verify.noise.gumbel import Gumbel
-from verify.selection.model import ReportNoisyMax
+from verify.selection.discrete import fast_discrete_index_logs
+from verify.selection.model import ReportNoisyMax, TieRule
 
-_RULES = {n: np.polynomial.legendre.leggauss(n) for n in (12, 16)}
+_RULES = {n: np.polynomial.legendre.leggauss(n) for n in (12, 16, 48, 64)}
+#: Where the exponential family's u-integral is cut: Π_{j≠i}(1 − a_j u) <= e^{−u(A − a_i)} and A − a_i >= A − 1.
+_CUT = 45.0
 
 
 def _scores(mech: ReportNoisyMax, queries: Sequence[object]) -> np.ndarray:
@@ -60,14 +63,55 @@ def _index_logs(mech: ReportNoisyMax, s: np.ndarray, b: float, rule: int) -> np.
     return out
 
 
-def fast_index_log_probabilities(mech: ReportNoisyMax, queries: Sequence[object]) -> tuple[np.ndarray, float]:
-    """log Pr[i] for every i (float64) and the estimated largest relative error."""
-    s = _scores(mech, queries)
+def _exponential_index_logs(s: np.ndarray, b: float, rule: int) -> np.ndarray:
+    """Exponential noise, with u = e^{−(z − max s)/b} and a_j = e^{(s_j − max s)/b}:
+    Pr[i] = a_i ∫_0^1 Π_{j≠i} (1 − a_j u) du (docs/selection.md), one set of Gauss–Legendre nodes for every i, on
+    [0, U], U = min(1, 45/(A − 1)), A = Σ a_j: beyond U the integrand is below e^{−45(A − a_i)/(A − 1)} <= e^{−45}
+    times its bound e^{−u(A − a_i)}, and the integral is at least 1/(2A), so the cut is below 4e^{−45} of Pr[i].
+    On [0, U] the integrand is a polynomial of degree k − 1 that behaves like e^{−uA}: smooth at the nodes' scale."""
+    a = np.exp((s - s.max()) / b)
+    rest = float(a.sum()) - 1.0
+    top = 1.0 if rest <= _CUT else _CUT / rest
+    x, w = _RULES[rule]
+    u = top * (x + 1) / 2
+    log_w = np.log(top * w / 2)
+    f = 1.0 - np.outer(u, a)  # every factor in (0, 1]: u < U <= 1 at the nodes
+    g = np.prod(f, axis=1)
+    if g.min() > 1e-250:  # plain products (rounding about k·2^-53 relative): the fast way
+        return np.log(a) + np.log((w * top / 2) @ (g[:, None] / f))
+    lg = np.log(f)  # products that could underflow: in log space
+    return np.log(a) + logsumexp(lg.sum(axis=1)[:, None] - lg + log_w[:, None], axis=0)
+
+
+def index_log_probabilities_of_floats(mech: ReportNoisyMax, scores: np.ndarray) -> tuple[np.ndarray, float]:
+    """`fast_index_log_probabilities` at float64 effective scores (no exact conversion: the k = 1000 path)."""
+    s = np.asarray(scores, dtype=float)
     b = float(mech.b)
     if isinstance(mech.law, Gumbel):
         return s / b - logsumexp(s / b), 4e-16 * (1 + math.log(len(s)) + float(np.abs(s).max()) / b)
     if len(s) == 1:
         return np.zeros(1), 0.0
+    if mech.law.discrete:
+        return fast_discrete_index_logs(mech.law, s, b, mech.ties is TieRule.FIRST)
+    if not mech.law.two_sided:
+        coarse, fine = _exponential_index_logs(s, b, 48), _exponential_index_logs(s, b, 64)
+        return fine, float(np.max(np.abs(np.expm1(coarse - fine))))
+    coarse, fine = _index_logs(mech, s, b, 12), _index_logs(mech, s, b, 16)
+    return fine, float(np.max(np.abs(np.expm1(coarse - fine))))
+
+
+def fast_index_log_probabilities(mech: ReportNoisyMax, queries: Sequence[object]) -> tuple[np.ndarray, float]:
+    """log Pr[i] for every i (float64) and the estimated largest relative error."""
+    s = _scores(mech, queries)
+    b = float(mech.b)
+    if not mech.law.two_sided:
+        return index_log_probabilities_of_floats(mech, s)
+    if isinstance(mech.law, Gumbel):
+        return s / b - logsumexp(s / b), 4e-16 * (1 + math.log(len(s)) + float(np.abs(s).max()) / b)
+    if len(s) == 1:
+        return np.zeros(1), 0.0
+    if mech.law.discrete:  # a sum over ℤ with the tie rule (verify.selection.discrete)
+        return fast_discrete_index_logs(mech.law, s, b, mech.ties is TieRule.FIRST)
     coarse, fine = _index_logs(mech, s, b, 12), _index_logs(mech, s, b, 16)
     return fine, float(np.max(np.abs(np.expm1(coarse - fine))))
 

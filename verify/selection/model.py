@@ -40,6 +40,13 @@ class SelectionOutput(StrEnum):
     GAP = "gap"
 
 
+class TieRule(StrEnum):
+    """Who wins a tie of noisy scores (discrete noise only; a tie has probability 0 otherwise)."""
+
+    FIRST = "first"  # numpy's argmax; CheckDP noisymax.c's strict ">" (verify.selection.discrete)
+    LAST = "last"
+
+
 class Optimize(StrEnum):
     """Report the noisy maximum (``max``) or the noisy minimum (``min``: OpenDP's ``negate``)."""
 
@@ -47,11 +54,12 @@ class Optimize(StrEnum):
     MIN = "min"
 
 
-#: The noise families Report Noisy Max takes (continuous: a tie has probability 0).
+#: The noise families Report Noisy Max takes (continuous: a tie has probability 0; discrete Laplace: ties by `TieRule`).
 SELECTION_FAMILIES: dict[str, NoiseFamily] = {
     "laplace": family_type("laplace"),
     "exponential": family_type("exponential"),
     "gumbel": Gumbel(),
+    "discrete-laplace": family_type("discrete-laplace"),
 }
 
 
@@ -74,6 +82,7 @@ class ReportNoisyMax:
     source: str = ""
     claimed: str = ""
     claimed_rho: Fraction | None = field(default=None)
+    ties: TieRule = TieRule.FIRST
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", positive(self.epsilon, "epsilon"))
@@ -94,6 +103,17 @@ class ReportNoisyMax:
             raise InputError(f"monotone: {self.monotone!r} must be True or False")
         if self.claimed_rho is not None:
             object.__setattr__(self, "claimed_rho", positive(self.claimed_rho, "claimed_rho"))
+        try:
+            object.__setattr__(self, "ties", TieRule(self.ties))
+        except ValueError:
+            raise InputError(f"ties: {self.ties!r} is not one of {', '.join(TieRule)}") from None
+        if self.law.discrete:
+            if self.output is not SelectionOutput.INDEX:
+                raise InputError(f"output: {self.output.value} with discrete noise is not modelled (the index is: "
+                                 "docs/selection.md)")
+            if self.sensitivity.denominator != 1:
+                raise InputError(f"sensitivity: {fmt(self.sensitivity)} must be an integer with discrete noise "
+                                 "(scores on ℤ)")
 
     # --- derived --------------------------------------------------------------------------
     @property
@@ -115,6 +135,9 @@ class ReportNoisyMax:
         qs = tuple(to_fraction(q, name) for q in queries)
         if not qs:
             raise InputError(f"{name}: Report Noisy Max needs at least one score")
+        if self.law.discrete and any(q.denominator != 1 for q in qs):
+            bad = next(q for q in qs if q.denominator != 1)
+            raise InputError(f"{name}: {fmt(bad)} is not an integer; discrete noise takes integer scores")
         return qs
 
     def with_changes(self, **changes: Any) -> ReportNoisyMax:
@@ -132,4 +155,5 @@ class ReportNoisyMax:
         return {"model": "report-noisy-max", "name": self.name, "source": self.source, "epsilon": fmt(self.epsilon),
                 "sensitivity": fmt(self.sensitivity), "family": self.family, "scale": fmt(self.scale), "b": fmt(self.b),
                 "output": self.output.value, "monotone": self.monotone, "optimize": self.optimize.value,
-                "claimed": self.claimed, "claimed_rho": None if self.claimed_rho is None else fmt(self.claimed_rho)}
+                "claimed": self.claimed, "claimed_rho": None if self.claimed_rho is None else fmt(self.claimed_rho),
+                "ties": self.ties.value}

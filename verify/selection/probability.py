@@ -28,7 +28,8 @@ from verify.errors import InputError
 from verify.exact import to_fraction
 from verify.noise.gumbel import Gumbel
 from verify.precision import MPMATH_LOCK, check_digits
-from verify.selection.model import ReportNoisyMax, SelectionOutput
+from verify.selection.discrete import mp_discrete_index_probabilities
+from verify.selection.model import ReportNoisyMax, SelectionOutput, TieRule
 
 #: Guard digits of the quadrature.
 GUARD = 10
@@ -68,6 +69,10 @@ def _quad(f: Callable[[Any], Any], points: Sequence[Any], dps: int, width: Any) 
     ends = sorted(set(points))
     if len(ends) < 2:
         return mpmath.mpf(0)
+    if mpmath.isinf(ends[-1]) and mpmath.isfinite(ends[-2]):
+        # a finite piece before +inf: the last finite end can be a zero of the integrand (exponential noise at max s),
+        # and `_piece` scales by the values at its finite ends and midpoint: [e, e + width] has a midpoint
+        ends.insert(-1, ends[-2] + width)
     pts = [ends[0]]
     for x in ends[1:]:
         last = pts[-1]
@@ -142,6 +147,9 @@ def mp_index_probabilities(mech: ReportNoisyMax, queries: Sequence[object], digi
     qs = mech.check_queries(queries)
     which = range(len(qs)) if only is None else [_index(only, len(qs))]
     law = mech.law
+    if law.discrete:  # a sum over ℤ with the tie rule (verify.selection.discrete)
+        s_int = [int(x) for x in mech.effective_scores(qs)]
+        return mp_discrete_index_probabilities(law, s_int, mech.b, digits, list(which), mech.ties is TieRule.FIRST)
     with MPMATH_LOCK, mpmath.workdps(digits + GUARD):
         dps = digits + GUARD
         b = _mpf(mech.b)

@@ -83,6 +83,8 @@ def search_index(mech: ReportNoisyMax, max_queries: int) -> tuple[Candidate | No
     b = float(mech.b)
     best: Candidate | None = None
     by_k: dict[int, float] = {1: 0.0}
+    if mech.law.discrete:
+        return _search_discrete_index(mech, max_queries)
     for k in range(2, max_queries + 1):
         def loss_at(d: float, k: int = k) -> float:
             return index_loss(mech, [Fraction(0), *[_exact(d)] * (k - 1)])[0]
@@ -97,6 +99,42 @@ def search_index(mech: ReportNoisyMax, max_queries: int) -> tuple[Candidate | No
         by_k[k] = loss
         if best is None or loss > best.loss:
             best = Candidate(_queries(mech, scores), _queries(mech, corner), SelectionOutcome(SelectionOutput.INDEX, 0), loss)
+    return best, by_k
+
+
+def _discrete_loss(mech: ReportNoisyMax, scores: list[Fraction], pos: int) -> tuple[float, list[Fraction]]:
+    """The float64 loss of the index at ``pos``, worst over its corners (the reported score down by Δ, the others up)."""
+    delta = mech.sensitivity
+    down = [x - delta if j == pos else x for j, x in enumerate(scores)]
+    up = [x if j == pos else x + delta for j, x in enumerate(scores)]
+    both = [x - delta if j == pos else x + delta for j, x in enumerate(scores)]
+    base = fast_index_log_probabilities(mech, _queries(mech, scores))[0][pos]
+    best = (-math.inf, scores)
+    for c in ([down, up] if mech.monotone else [both]):
+        loss = base - fast_index_log_probabilities(mech, _queries(mech, c))[0][pos]
+        if loss > best[0]:
+            best = (loss, c)
+    return best
+
+
+def _search_discrete_index(mech: ReportNoisyMax, max_queries: int) -> tuple[Candidate | None, dict[int, float]]:
+    """Discrete noise: ties have mass, so the scores are not exchangeable under the tie rule; the reported index is
+    put first and last, the other k − 1 scores equal to an integer d in [−D, D], D = min(⌈40b⌉, 200) (every integer)."""
+    span = min(math.ceil(40 * float(mech.b)), 200)
+    best: Candidate | None = None
+    by_k: dict[int, float] = {1: 0.0}
+    for k in range(2, max_queries + 1):
+        top = None
+        for pos in (0, k - 1):
+            for d in range(-span, span + 1):
+                scores = [Fraction(d)] * k
+                scores[pos] = Fraction(0)
+                loss, corner = _discrete_loss(mech, scores, pos)
+                if top is None or loss > top.loss:
+                    top = Candidate(_queries(mech, scores), _queries(mech, corner), SelectionOutcome(SelectionOutput.INDEX, pos), loss)
+        by_k[k] = top.loss
+        if best is None or top.loss > best.loss:
+            best = top
     return best, by_k
 
 
