@@ -60,6 +60,9 @@ DECLARED_DESCRIPTIONS = {
     ("verify/audit/laws.py", "grid_letter_laws"):
         "the audit's trapezoidal estimate of a candidate's letter law, only to rank candidate laws (about 1e-4); "
         "no probability the project reports comes from it",
+    ("verify/audit/discrete_laws.py", "_window_laws"):
+        "the audit's vectorised window sum of a discrete candidate's letter law (float64, not log space), only to "
+        "rank candidate laws; the claimed law and every reported probability come from the engine (engine_laws)",
 }
 DESCRIPTION = "verify/engine/integrand.py"
 #: what a description is made of: the release rule's factor attributes and the resampling policy

@@ -33,6 +33,7 @@ from typing import Any
 
 from verify.errors import InputError
 from verify.exact import fmt, non_negative, positive, to_fraction
+from verify.noise.laplace import Laplace
 from verify.noise.protocol import NoiseFamily
 from verify.noise.registry import family_type
 
@@ -129,7 +130,7 @@ class AdaptiveSVT:
             raise InputError(f"top_release: {self.top_release!r} is not one of {', '.join(TopRelease)}") from None
         if not isinstance(self.sigma_sqrt2, bool):
             raise InputError(f"sigma_sqrt2: {self.sigma_sqrt2!r} must be True or False")
-        if self.family != "laplace":
+        if not isinstance(family_type(self.family), Laplace):
             raise InputError(f"noise family: {self.family!r}: Adaptive SVT is modelled with Laplace noise only "
                              "(the paper's and CheckDP's)")
 

@@ -48,7 +48,8 @@ class Job:
     threshold: Fraction = Fraction(0)
     cutoff: int | None = 1
     monotone: bool = False
-    #: explicit scales (threshold, query) and release for an SVT that no preset names
+    #: explicit scales (threshold, query; multiples of Δ/ε, as the program draws them) and release for an SVT
+    #: that no preset names
     scales: tuple[Fraction, Fraction] | None = None
     release: str = "none"
 

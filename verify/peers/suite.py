@@ -61,8 +61,7 @@ def svt_mechanism(job: Job) -> SparseVector:
     """The SVT of a job: a preset, or Laplace scales read from the program (CheckDP's own)."""
     if job.scales is None:
         return preset(job.name, epsilon=job.epsilon, threshold=job.threshold, cutoff=job.cutoff)
-    z, x = (NoiseSpec("laplace", multiplier=m * (job.cutoff if i == 1 and job.release == "query" else 1))
-            for i, m in enumerate(job.scales))
+    z, x = (NoiseSpec("laplace", multiplier=m) for m in job.scales)  # the program's scales, as multiples of Δ/ε
     return SparseVector(job.epsilon, 1, job.threshold, z, x, cutoff=job.cutoff, release=Release(job.release), name=job.name)
 
 
