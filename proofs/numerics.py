@@ -69,8 +69,31 @@ def scale(eps: Any, delta: Any) -> mpmath.mpf:
     return 3 * mpf(delta) / mpf(eps)
 
 
+#: (function, family, x, b, prec) -> value: densities and CDFs already evaluated at a node (a form and its
+#: neighbours integrate over the same nodes: about a third of the densities and two thirds of the CDFs
+#: of the claims repeat).  A value is a function of exactly these, so a remembered one is bit for bit the same.
+_VALUES: dict[tuple, mpmath.mpf] = {}
+_VALUES_MAX = 1 << 17
+
+
+def _remembered(which: str, family: str, x: Any, b: Any, compute: Callable[[], mpmath.mpf]) -> mpmath.mpf:
+    if type(x) is not mpmath.mpf or type(b) is not mpmath.mpf:
+        return compute()
+    key = (which, family, x._mpf_, b._mpf_, mpmath.mp.prec)
+    v = _VALUES.get(key)
+    if v is None:
+        if len(_VALUES) >= _VALUES_MAX:
+            _VALUES.clear()
+        v = _VALUES[key] = compute()
+    return v
+
+
 def pdf(family: str, x: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
     """Density of Lap(b) (seed: p_b(x) = exp(-|x|/b)/(2b)) or Exp(b)."""
+    return _remembered("pdf", family, x, b, lambda: _pdf(family, x, b))
+
+
+def _pdf(family: str, x: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
     if family_type(family).two_sided:  # Lap(b); else Exp(b)
         return mpmath.exp(-abs(x) / b) / (2 * b)
     return mpmath.exp(-x / b) / b if x >= 0 else mpmath.mpf(0)
@@ -78,6 +101,10 @@ def pdf(family: str, x: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
 
 def cdf(family: str, y: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
     """F(y) = Pr[X <= y] (seed, Proof 1: "F be its cumulative function")."""
+    return _remembered("cdf", family, y, b, lambda: _cdf(family, y, b))
+
+
+def _cdf(family: str, y: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
     if family_type(family).two_sided:  # Lap(b); else Exp(b)
         return mpmath.exp(y / b) / 2 if y < 0 else 1 - mpmath.exp(-y / b) / 2
     return -mpmath.expm1(-y / b) if y > 0 else mpmath.mpf(0)

@@ -72,3 +72,14 @@ def test_the_nodes_on_a_half_line_are_mpmaths(prec: int) -> None:
             got = numerics.rule_nodes(a, mpmath.inf, degree, prec)
             ref = rule.get_nodes(a, mpmath.inf, degree, prec)
             assert [(x._mpf_, w._mpf_) for x, w in got] == [(x._mpf_, w._mpf_) for x, w in ref], (prec, a, degree)
+
+
+def test_a_remembered_density_or_cdf_is_the_one_computed_at_the_current_precision() -> None:
+    x, b = mpmath.mpf(-7) / 10, mpmath.mpf(9) / 4
+    for dps in (15, 40, 15, 70):  # the same arguments at several precisions, each value as computed afresh
+        with mpmath.workdps(dps):
+            for _ in range(2):
+                assert pdf("laplace", x, b)._mpf_ == (mpmath.exp(-abs(x) / b) / (2 * b))._mpf_
+                assert cdf("laplace", x, b)._mpf_ == (mpmath.exp(x / b) / 2)._mpf_
+                assert cdf("exponential", -x, b)._mpf_ == (-mpmath.expm1(x / b))._mpf_
+                assert pdf("exponential", x, b) == 0
