@@ -90,6 +90,8 @@ def _remembered(which: str, family: str, x: Any, b: Any, compute: Callable[[], m
 
 def pdf(family: str, x: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
     """Density of Lap(b) (seed: p_b(x) = exp(-|x|/b)/(2b)) or Exp(b)."""
+    if family_type(family).two_sided and type(x) is mpmath.mpf:  # a function of |x|: the nodes of -x share it
+        return _remembered("pdf", family, abs(x), b, lambda: _pdf(family, x, b))
     return _remembered("pdf", family, x, b, lambda: _pdf(family, x, b))
 
 

@@ -80,6 +80,7 @@ def test_a_remembered_density_or_cdf_is_the_one_computed_at_the_current_precisio
         with mpmath.workdps(dps):
             for _ in range(2):
                 assert pdf("laplace", x, b)._mpf_ == (mpmath.exp(-abs(x) / b) / (2 * b))._mpf_
+                assert pdf("laplace", -x, b)._mpf_ == (mpmath.exp(-abs(x) / b) / (2 * b))._mpf_
                 assert cdf("laplace", x, b)._mpf_ == (mpmath.exp(x / b) / 2)._mpf_
                 assert cdf("exponential", -x, b)._mpf_ == (-mpmath.expm1(x / b))._mpf_
                 assert pdf("exponential", x, b) == 0
