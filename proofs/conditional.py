@@ -150,7 +150,8 @@ def nested(family: str, pt: Point, side: str = "D", digits: int = 15) -> mpmath.
         qm = mpf(q)
 
         def inner(z: mpmath.mpf) -> mpmath.mpf:
-            return quad(lambda x: pdf(family, x, b), t + z - qm, None, [0])
+            # the ∫_0^∞ part is the same for every outer node with t + z - q_i < 0: summed once (numerics.quad's key)
+            return quad(lambda x: pdf(family, x, b), t + z - qm, None, [0], key=("pdf", family, b))
 
         return +quad(lambda z: pdf(family, z, b) * inner(z), _lower(M, pt.t), None, [0, qm - t])
 
@@ -165,7 +166,8 @@ def p2_substituted_denominator(pt: Point, digits: int = 15) -> mpmath.mpf:
         shift_x = -k + q - qp
 
         def inner(z: mpmath.mpf) -> mpmath.mpf:
-            return quad(lambda x: pdf("laplace", x + shift_x, b), t + z - q, None, [-shift_x])
+            # the part beyond the kink -shift_x is the same for every outer node below it: summed once
+            return quad(lambda x: pdf("laplace", x + shift_x, b), t + z - q, None, [-shift_x], key=("pdf(x + s)", "laplace", b, shift_x))
 
         return +quad(lambda z: pdf("laplace", z - k, b) * inner(z), _lower(pt.M, pt.t), None, [k, q - t - shift_x])
 

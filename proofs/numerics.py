@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 import mpmath
+from mpmath.calculus.quadrature import TanhSinh
 
 from proofs.claim import CONFIRM_DIGITS, Counterexample
 from verify.noise import family_type
@@ -68,8 +69,33 @@ def scale(eps: Any, delta: Any) -> mpmath.mpf:
     return 3 * mpf(delta) / mpf(eps)
 
 
+#: (function, family, x, b, prec) -> value: densities and CDFs already evaluated at a node (a form and its
+#: neighbours integrate over the same nodes: about a third of the densities and two thirds of the CDFs
+#: of the claims repeat).  A value is a function of exactly these, so a remembered one is bit for bit the same.
+_VALUES: dict[tuple, mpmath.mpf] = {}
+_VALUES_MAX = 1 << 17
+
+
+def _remembered(which: str, family: str, x: Any, b: Any, compute: Callable[[], mpmath.mpf]) -> mpmath.mpf:
+    if type(x) is not mpmath.mpf or type(b) is not mpmath.mpf:
+        return compute()
+    key = (which, family, x._mpf_, b._mpf_, mpmath.mp.prec)
+    v = _VALUES.get(key)
+    if v is None:
+        if len(_VALUES) >= _VALUES_MAX:
+            _VALUES.clear()
+        v = _VALUES[key] = compute()
+    return v
+
+
 def pdf(family: str, x: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
     """Density of Lap(b) (seed: p_b(x) = exp(-|x|/b)/(2b)) or Exp(b)."""
+    if family_type(family).two_sided and type(x) is mpmath.mpf:  # a function of |x|: the nodes of -x share it
+        return _remembered("pdf", family, abs(x), b, lambda: _pdf(family, x, b))
+    return _remembered("pdf", family, x, b, lambda: _pdf(family, x, b))
+
+
+def _pdf(family: str, x: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
     if family_type(family).two_sided:  # Lap(b); else Exp(b)
         return mpmath.exp(-abs(x) / b) / (2 * b)
     return mpmath.exp(-x / b) / b if x >= 0 else mpmath.mpf(0)
@@ -77,6 +103,10 @@ def pdf(family: str, x: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
 
 def cdf(family: str, y: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
     """F(y) = Pr[X <= y] (seed, Proof 1: "F be its cumulative function")."""
+    return _remembered("cdf", family, y, b, lambda: _cdf(family, y, b))
+
+
+def _cdf(family: str, y: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
     if family_type(family).two_sided:  # Lap(b); else Exp(b)
         return mpmath.exp(y / b) / 2 if y < 0 else 1 - mpmath.exp(-y / b) / 2
     return -mpmath.expm1(-y / b) if y > 0 else mpmath.mpf(0)
@@ -89,13 +119,85 @@ def survival(family: str, y: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
     return mpmath.exp(-max(mpmath.mpf(0), y) / b)
 
 
-def quad(f: Callable[[mpmath.mpf], mpmath.mpf], lo: mpmath.mpf | None, hi: mpmath.mpf | None, kinks: Iterable[Any] = ()) -> mpmath.mpf:
-    """∫_lo^hi f with every kink strictly inside (lo, hi) as a breakpoint (None = ∓∞)."""
+def quad(
+    f: Callable[[mpmath.mpf], mpmath.mpf],
+    lo: mpmath.mpf | None,
+    hi: mpmath.mpf | None,
+    kinks: Iterable[Any] = (),
+    key: Hashable | None = None,
+) -> mpmath.mpf:
+    """∫_lo^hi f with every kink strictly inside (lo, hi) as a breakpoint (None = ∓∞).
+
+    ``key``: a hashable name of the integrand (equal keys only for the same function of x, e.g.
+    ``("pdf", family, b)``); with it, the sum of each interval between breakpoints is remembered
+    (`interval_quad`), so that an interval met again (the ∫_0^∞ half of an inner integral, the same
+    for every outer node) is not summed twice.  The result is that of ``mpmath.quad(f, pts)``, bit for bit."""
     a = mpmath.ninf if lo is None else mpf(lo)
     c = mpmath.inf if hi is None else mpf(hi)
     inner = sorted({mpf(k) for k in kinks if k is not None and a < mpf(k) < c})
     pts = [a, *inner, c]
-    return mpmath.quad(f, pts)
+    return interval_quad(f, pts, key)
+
+
+#: The tanh-sinh rule of `interval_quad` (its own cache of nodes, computed as mpmath.quad's own rule computes them).
+_RULE = TanhSinh(mpmath.mp)
+#: (key, a, b, prec, epsilon, max degree) -> (sum over [a, b], its error estimate), at prec + 20 bits.
+_INTERVALS: dict[tuple, tuple[mpmath.mpf, mpmath.mpf]] = {}
+_INTERVALS_MAX = 1 << 16
+
+
+def interval_quad(f: Callable[[mpmath.mpf], mpmath.mpf], pts: Sequence[mpmath.mpf], key: Hashable) -> mpmath.mpf:
+    """``mpmath.quad(f, pts)`` (tanh-sinh, one dimension) with each interval's sum remembered under ``key``.
+
+    The same steps as mpmath 1.3's ``quad`` and ``QuadratureRule.summation``: working precision
+    prec + 20 bits, ε = eps/8 at prec, degrees 1 .. guess_degree(prec) until the error estimate is
+    below ε, the intervals' sums added in order and rounded once to prec; an interval's sum is a
+    function of (f, a, b, prec) only, so a remembered one is the value mpmath would compute again."""
+    ctx = mpmath.mp
+    prec = ctx.prec
+    epsilon = ctx.eps / 8
+    m = _RULE.guess_degree(prec)
+    if len(_INTERVALS) > _INTERVALS_MAX:
+        _INTERVALS.clear()
+    try:
+        ctx.prec += 20
+        total = ctx.zero
+        for a, b in zip(pts[:-1], pts[1:]):
+            if a == b:
+                continue
+            k = (key, a, b, prec, epsilon, m)
+            hit = None if key is None else _INTERVALS.get(k)
+            if hit is None:
+                hit = _interval_sum(f, a, b, prec, epsilon, m)
+                if key is not None:
+                    _INTERVALS[k] = hit
+            total += hit[0]
+    finally:
+        ctx.prec = prec
+    return +total
+
+
+def _interval_sum(f: Callable[[mpmath.mpf], mpmath.mpf], a: mpmath.mpf, b: mpmath.mpf, prec: int, epsilon: mpmath.mpf,
+                  m: int) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """One interval of ``QuadratureRule.summation`` (mpmath 1.3): degrees 1..m until the error estimate is <= ε."""
+    ctx = mpmath.mp
+    if (a, b) == (ctx.ninf, ctx.inf):
+        g = f
+
+        def f(x: mpmath.mpf) -> mpmath.mpf:
+            return g(-x) + g(x)
+
+        a, b = ctx.zero, ctx.inf
+    results: list[mpmath.mpf] = []
+    err = ctx.zero
+    for degree in range(1, m + 1):
+        nodes = rule_nodes(a, b, degree, prec)
+        results.append(_RULE.sum_next(f, nodes, degree, prec, results))
+        if degree > 1:
+            err = _RULE.estimate_error(results, prec, epsilon)
+            if err <= epsilon:
+                break
+    return results[-1], err
 
 
 # --- parameter points ---------------------------------------------------------------------------------
@@ -274,3 +376,33 @@ def log10_str(x: mpmath.mpf) -> str:
     if x == 0:
         return "0"
     return f"1e{int(math.floor(float(mpmath.log10(x))))}"
+
+
+#: (degree, prec) -> [(u_k, w_k·u_k²/2)] with u_k = 2/(x_k + 1): the part of the nodes on [a, ∞) that does not depend on a.
+_HALF_LINE: dict[tuple[int, int], list[tuple[mpmath.mpf, mpmath.mpf]]] = {}
+
+
+def rule_nodes(a: mpmath.mpf, b: mpmath.mpf, degree: int, prec: int) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+    """The rule's nodes on [a, b], as ``TanhSinh.get_nodes`` gives them (mpmath 1.3's ``transform_nodes``).
+
+    On [a, ∞) mpmath maps a standard node x to a - 1 + u, u = 2/(x + 1), with weight w·(u²/2): only the
+    last addition depends on a, so u and the weight are computed once per (degree, prec) and reused for
+    every a (the same operations at the same precision, prec + 20 bits: the same nodes, bit for bit)."""
+    ctx = mpmath.mp
+    if b != ctx.inf or ctx.isinf(a):
+        return _RULE.get_nodes(a, b, degree, prec)
+    orig = ctx.prec
+    try:
+        ctx.prec = prec + 20
+        base = _HALF_LINE.get((degree, prec))
+        if base is None:
+            one, half = ctx.one, ctx.mpf(0.5)
+            base = []
+            for x, w in _RULE.get_nodes(-one, one, degree, prec):
+                u = 2 / (x + one)
+                base.append((u, w * (half * u**2)))
+            _HALF_LINE[degree, prec] = base
+        a1 = ctx.convert(a) - 1
+        return [(a1 + u, w) for u, w in base]
+    finally:
+        ctx.prec = orig
