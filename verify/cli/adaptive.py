@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 
 from verify.adaptive.presets import ADAPTIVE_NAMES, adaptive_preset, is_adaptive_preset
-from verify.adaptive.verdict import adaptive_verdict
 from verify.cli import flags
 from verify.cli.common import DEFAULT_EPSILON, DEFAULT_SENSITIVITY, DEFAULT_THRESHOLD, emit_json, exit_status, given, value_or
 from verify.errors import InputError
@@ -59,6 +58,8 @@ def run_worst_case(args: argparse.Namespace) -> int:
     mech = _model(args)
     if args.max_queries > MAX_QUERIES:
         raise InputError(f"--max-queries {args.max_queries}: the Adaptive SVT search takes at most {MAX_QUERIES} queries")
+    from verify.adaptive.verdict import adaptive_verdict  # lazy: start-up time
+
     res = adaptive_verdict(mech, args.max_queries)
     code = exit_status(args, [res.verdict])
     if args.json:

@@ -6,8 +6,6 @@ import argparse
 import time
 from fractions import Fraction
 
-from verify.certify import certify_conditional_ratio, certify_factor_bounds
-from verify.certify.results import CertifySpec, counterexample_json, frac_json
 from verify.cli.common import EXIT_CODES, add_fail_on, add_mechanism_flags, emit_json, exit_status
 from verify.cli.flags import Flag
 from verify.cli.progress import stages
@@ -60,6 +58,9 @@ EPSILON_RANGE = Flag(parse_epsilon_range, "LO:HI")
 
 
 def run(args: argparse.Namespace) -> int:
+    from verify.certify import certify_conditional_ratio, certify_factor_bounds  # lazy: start-up time
+    from verify.certify.results import CertifySpec, counterexample_json, frac_json
+
     start = time.perf_counter()
     eps_range = args.epsilon_range
     if args.epsilon is not None:

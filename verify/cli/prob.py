@@ -6,7 +6,6 @@ import argparse
 import math
 
 import mpmath
-import sympy
 
 from verify.cli import flags, limits, selection, selection_commands
 from verify.cli.common import EXIT_CODES_NO_FINDING, add_mechanism_flags, emit_json, mp_str, output_json
@@ -22,7 +21,7 @@ from verify.cli.variant import (
 )
 from verify.engine.integrand import Kind
 from verify.mechanism import NO_HALT, output_column, output_label
-from verify.probabilities import MAX_DIGITS, MIN_DIGITS, symbolic_distribution
+from verify.precision import MAX_DIGITS, MIN_DIGITS
 from verify.serialize import FLOAT64_DIGITS
 
 
@@ -66,9 +65,13 @@ def run(args: argparse.Namespace) -> int:
 
 def _evaluate(mech, q, col: int, method: str, digits: int):
     """Pr of column ``col`` by ``method``; returns (value, exact expression or None, digits shown)."""
+    import sympy  # lazy: start-up time (sympy takes about a second to import)
+
     k = len(q)
     expression = None
     if method == "symbolic":
+        from verify.probabilities import symbolic_distribution  # lazy: start-up time
+
         expr = symbolic_distribution(mech, q)[col]
         expression = str(sympy.simplify(expr)) if k <= 2 else str(expr)
         with mpmath.workdps(digits + 10):
@@ -157,6 +160,7 @@ def supported_digits(relative_error: float) -> int:
 def run_family(args: argparse.Namespace, mech) -> int:
     """``prob`` for a member of the SVT family: one outcome string (and released values)."""
     import numpy as np
+    import sympy  # lazy: start-up time
 
     from verify.doors.exact import closed_form_applies, exact_evaluation
     from verify.doors.fast import fast_log_probability

@@ -29,8 +29,7 @@ from verify.cli.variant import (
 from verify.errors import InputError
 from verify.exact import fmt
 from verify.mechanism import output_name
-from verify.probabilities import MAX_DIGITS, MIN_DIGITS
-from verify.ratio import bound_status, log_ratio, privacy_ratio, ratio_of
+from verify.precision import MAX_DIGITS, MIN_DIGITS
 
 #: The finding --fail-on can name here: a ratio outside [e^-ε, e^ε].
 FINDINGS = (VIOLATION,)
@@ -94,6 +93,8 @@ def run(args: argparse.Namespace) -> int:
     mech.check_neighbours(q, qn)
     out = seed_output(args, len(q), allow_all=True)
     digits = args.digits
+    from verify.ratio import privacy_ratio  # lazy: start-up time (the exact engines)
+
     with stages(f"ratio (k = {len(q)})", 1) as bar:
         rep = privacy_ratio(mech, q, qn, None if out is None else [out], digits)
         bar.update(1)
@@ -111,6 +112,7 @@ def run_family(args: argparse.Namespace, mech) -> int:
     """``ratio`` for a member of the SVT family: Pr (or density) on D and D' for outcome strings."""
     from verify.doors.exact import closed_form_applies, exact_evaluation
     from verify.engine.integrand import Kind
+    from verify.ratio import bound_status, log_ratio, ratio_of
 
     q, qn = args.queries, args.neighbour_queries
     limits.check_queries(len(q), limits.RATIO_MAX_QUERIES, "ratio")

@@ -17,7 +17,6 @@ from verify.cli.selection_commands import refuse_others
 from verify.errors import InputError
 from verify.exact import fmt
 from verify.selection.presets import SELECTION_NAMES, is_selection_preset, selection_preset
-from verify.selection.verdict import selection_verdict
 
 #: Flags of the Sparse Vector model that a Report Noisy Max does not have.
 SVT_ONLY = ("threshold", "noise", "threshold_noise", "query_noise", "threshold_scale", "query_scale",
@@ -62,6 +61,8 @@ def run_worst_case(args: argparse.Namespace) -> int:
     mech = _model(args)
     if args.max_queries > MAX_SCORES:
         raise InputError(f"--max-queries {args.max_queries}: the Report Noisy Max search takes at most {MAX_SCORES} scores")
+    from verify.selection.verdict import selection_verdict  # lazy: start-up time (scipy.optimize)
+
     res = selection_verdict(mech, args.max_queries)
     code = exit_status(args, [res.verdict])
     if args.json:

@@ -19,7 +19,6 @@ from verify.cli import adaptive, flags, limits, selection
 from verify.cli.common import EXIT_CODES, add_fail_on, add_mechanism_flags, emit_json, exit_status
 from verify.cli.progress import Staged, add_progress_flag
 from verify.cli.variant import FAMILY_DESTS, add_variant_flags, variant_from_args
-from verify.cli.worst_case_view import json_of, print_view, view
 from verify.errors import InputError
 from verify.verdicts import MechanismVerdict
 
@@ -91,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
         from verify.plots import plot_worst_case
 
         plot_worst_case(res, args.plot)
+    from verify.cli.worst_case_view import json_of, print_view, view  # lazy: start-up time (the result types)
+
     v = view(res, mech, args.max_queries)
     if args.json:
         emit_json(json_of(v))
