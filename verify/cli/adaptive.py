@@ -11,12 +11,15 @@ policy, release, ``--plot``) are refused in one line: the preset fixes them.
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 
+from verify.adaptive.model import Answer, Branch
 from verify.adaptive.presets import ADAPTIVE_NAMES, adaptive_preset, is_adaptive_preset
 from verify.cli import flags
 from verify.cli.common import DEFAULT_EPSILON, DEFAULT_SENSITIVITY, DEFAULT_THRESHOLD, emit_json, exit_status, given, value_or
 from verify.errors import InputError
 from verify.exact import fmt
+from verify.validate import parse_number
 
 #: Flags of the Sparse Vector model that the Adaptive SVT presets fix.
 FIXED = ("noise", "threshold_noise", "query_noise", "threshold_scale", "query_scale", "threshold_absolute_scale",
@@ -34,8 +37,73 @@ def extend_variant_choices(parser: argparse.ArgumentParser) -> None:
             action.help = (action.help or "") + "; or an Adaptive SVT preset (docs/adaptive.md)"
 
 
+#: How an Adaptive SVT outcome is spelt on the command line (``--outcomes``/``--output``), as `Answer.describe` prints it.
+OUTCOME_SPELLING = ("one answer per query, comma-separated: below (or ⊥), middle(G) (the gap G >= 0), top(G) "
+                    "(the gap G >= σ; the bad variant: top(V), the noisy query), e.g. 'below,middle(1/2),top(20)'")
+
+
+@dataclass(frozen=True)
+class AdaptiveOutcome:
+    """An outcome of Adaptive SVT as given on the command line: its answers, in order."""
+
+    answers: tuple[Answer, ...]
+
+    def describe(self) -> str:
+        return ",".join(a.describe() for a in self.answers)
+
+
+def parse_answers(text: str, name: str) -> AdaptiveOutcome:
+    """``below,middle(G),top(G)`` (`OUTCOME_SPELLING`) -> the answers; `InputError` naming the item otherwise."""
+    items = [s.strip() for s in text.split(",")]
+    out = []
+    for item in items:
+        low = item.lower()
+        if low in ("below", "⊥"):
+            out.append(Answer(Branch.BELOW))
+            continue
+        head, paren, rest = low.partition("(")
+        if head.strip() not in ("middle", "top") or not paren or not rest.endswith(")"):
+            raise InputError(f"{name}: {item[:40]!r} is not an Adaptive SVT answer ({OUTCOME_SPELLING})")
+        out.append(Answer(Branch(head.strip()), parse_number(rest[:-1].strip(), f"{name} ({head.strip()} value)",
+                                                            flags.DIGITS)))
+    return AdaptiveOutcome(tuple(out))
+
+
+def _looks_adaptive(text: str) -> bool:
+    low = text.lower()
+    return any(w in low for w in ("below", "⊥", "middle", "top"))
+
+
+def extend_outcome_flags(parser: argparse.ArgumentParser) -> None:
+    """Let ``--output``/``--outcomes`` also take an Adaptive SVT outcome (`OUTCOME_SPELLING`)."""
+    for action in parser._actions:
+        if action.dest in ("output", "outcomes") and isinstance(getattr(action, "flag", None), flags.Flag):
+            base = action.flag
+
+            def parse(text: str, name: str, base: flags.Flag = base) -> object:
+                if isinstance(text, str) and _looks_adaptive(text):
+                    return parse_answers(text, name)
+                return base.parse(text, name)
+
+            action.flag = flags.Flag(parse, "output")
+            action.help = (action.help or "") + "; for an Adaptive SVT preset: " + OUTCOME_SPELLING
+
+
+def refuse_adaptive_outcome(args: argparse.Namespace) -> None:
+    """An Adaptive SVT outcome given with a variant that is not Adaptive SVT: refused in one line."""
+    for dest in ("output", "outcomes"):
+        if isinstance(getattr(args, dest, None), AdaptiveOutcome):
+            raise InputError(f"--{dest}: {getattr(args, dest).describe()!r} is an Adaptive SVT outcome; "
+                             "give --variant an Adaptive SVT preset (" + ", ".join(ADAPTIVE_NAMES) + ")")
+
+
 def is_adaptive(args: argparse.Namespace) -> bool:
     return is_adaptive_preset(getattr(args, "variant", None))
+
+
+def model(args: argparse.Namespace):
+    """The preset at --epsilon, --sensitivity, --threshold and --cutoff (after the refusals of the fixed flags)."""
+    return _model(args)
 
 
 def _model(args: argparse.Namespace):

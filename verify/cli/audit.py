@@ -13,7 +13,7 @@ import argparse
 import sys
 from fractions import Fraction
 
-from verify.cli import flags, limits, selection, selection_commands
+from verify.cli import adaptive, adaptive_commands, flags, limits, selection, selection_commands
 from verify.cli.common import add_mechanism_flags, emit_json
 from verify.cli.variant import add_variant_flags, variant_from_args
 from verify.errors import InputError
@@ -74,10 +74,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="run on a Dask distributed cluster (tcp://HOST:PORT, e.g. tcp://127.0.0.1:8786)")
     r.add_argument("--json", action="store_true", help="print one JSON object")
     selection.extend_variant_choices(p)  # Report Noisy Max presets (verify/cli/selection_commands.py)
+    adaptive.extend_variant_choices(p)  # Adaptive SVT presets (verify/cli/adaptive_commands.py)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if adaptive.is_adaptive(args):
+        return adaptive_commands.run_audit(args)
     if selection.is_selection(args):
         return selection_commands.run_audit(args)
     from verify.audit import audit  # start-up time (see MAX_SAMPLES)

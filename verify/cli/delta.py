@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from fractions import Fraction
 
-from verify.cli import flags, selection, selection_commands
+from verify.cli import adaptive, adaptive_commands, flags, selection, selection_commands
 from verify.cli.common import EXIT_CODES_NO_FINDING, add_mechanism_flags, emit_json
 from verify.cli.progress import Staged, add_progress_flag
 from verify.cli.variant import add_variant_flags, variant_from_args
@@ -43,10 +43,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--plot", type=flags.output_file(".png"), metavar="FILE.png", help="draw δ(ε') of the pair for ε' from 0 to 2ε' (13 points; with --delta, 2ε'(D)), RDP bound beside it")
     add_progress_flag(p)
     selection.extend_variant_choices(p)  # Report Noisy Max presets (verify/cli/selection_commands.py)
+    adaptive.extend_variant_choices(p)  # Adaptive SVT presets (verify/cli/adaptive_commands.py)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if adaptive.is_adaptive(args):
+        return adaptive_commands.run_delta(args)
     if selection.is_selection(args):
         return selection_commands.run_delta(args)
     from verify.family import delta as fd

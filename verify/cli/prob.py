@@ -7,7 +7,7 @@ import math
 
 import mpmath
 
-from verify.cli import flags, limits, selection, selection_commands
+from verify.cli import adaptive, adaptive_commands, flags, limits, selection, selection_commands
 from verify.cli.common import EXIT_CODES_NO_FINDING, add_mechanism_flags, emit_json, mp_str, output_json
 from verify.cli.progress import stages
 from verify.cli.variant import (
@@ -41,10 +41,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_variant_flags(p)
     add_output_flags(p)
     selection.extend_variant_choices(p)  # Report Noisy Max presets (verify/cli/selection_commands.py)
+    adaptive.extend_variant_choices(p)  # Adaptive SVT presets (verify/cli/adaptive_commands.py)
+    adaptive.extend_outcome_flags(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if adaptive.is_adaptive(args):
+        return adaptive_commands.run_prob(args)
+    adaptive.refuse_adaptive_outcome(args)
     if selection.is_selection(args):
         return selection_commands.run_prob(args)
     variant = variant_from_args(args)

@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import mpmath
 
-from verify.cli import flags, limits, selection, selection_commands
+from verify.cli import adaptive, adaptive_commands, flags, limits, selection, selection_commands
 from verify.cli.common import EXIT_CODES, VIOLATION, add_fail_on, add_mechanism_flags, emit_json, exit_status, mp_str
 from verify.cli.progress import stages
 from verify.cli.variant import (
@@ -53,6 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_variant_flags(p)
     add_output_flags(p, allow_all=True)
     selection.extend_variant_choices(p)  # Report Noisy Max presets (verify/cli/selection_commands.py)
+    adaptive.extend_variant_choices(p)  # Adaptive SVT presets (verify/cli/adaptive_commands.py)
+    adaptive.extend_outcome_flags(p)
     p.set_defaults(func=run)
 
 
@@ -82,6 +84,9 @@ def _table(describe: str, q, qn, labels: list[str], rows: list[tuple], worst, ep
 
 
 def run(args: argparse.Namespace) -> int:
+    if adaptive.is_adaptive(args):
+        return adaptive_commands.run_ratio(args)
+    adaptive.refuse_adaptive_outcome(args)
     if selection.is_selection(args):
         return selection_commands.run_ratio(args)
     variant = variant_from_args(args)
