@@ -92,3 +92,13 @@ def test_ratio_fail_on_violation_when_the_log_ratio_exceeds_epsilon(capsys):
 def test_refusals_are_one_line(capsys, argv, words):
     code, out, err = _run(capsys, *argv)
     assert code == 2 and out == "" and words in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_output_and_cutoff_apply(capsys):
+    code, out, _ = _run(capsys, "prob", "--variant", GOOD, "--queries", "0,1", "--output", "middle(1),below", "--cutoff", "2",
+                        "--digits", "20", "--json")
+    j = json.loads(out)
+    want = outcome_density(adaptive_preset(GOOD, k=2), [0, 1], (middle(1), below()), 25)
+    assert code == 0 and j["mechanism"]["budget"] == "6"
+    with mpmath.workdps(25):
+        assert abs(mpmath.mpf(j["density"]) / want - 1) < mpmath.mpf(10) ** -18
