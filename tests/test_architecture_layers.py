@@ -55,7 +55,7 @@ LAYER_RULES: dict[str, str] = {
     "verify.doors.*": "probabilities", "verify.probabilities": "probabilities", "verify.family.probability": "probabilities",
     "verify.family.fast_api": "probabilities", "verify.discrete.probability": "probabilities",
     "verify.selection.probability": "probabilities", "verify.selection.fast": "probabilities",
-    "verify.selection.discrete": "probabilities",
+    "verify.selection.discrete": "probabilities", "verify.selection.laplace_rows": "probabilities",
     "verify.adaptive.probability": "probabilities", "verify.adaptive.fast": "probabilities",
     "verify.ratio": "ratio",
     # screens, sweeps, searches, bounds, verdicts, δ, tables, certification, audit, plots

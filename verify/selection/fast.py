@@ -9,6 +9,9 @@
   integrand is below e^{−40} of its mass).  On each panel every factor is one exponential branch, so the
   integrand is analytic there.  The estimate is the largest relative difference between the rules with
   12 and 16 nodes per panel (the 16-node values are returned).
+* Laplace noise, first: `_laplace_index_logs`, the same panels without the (nodes × k) matrix: b·Pr[i] =
+  ∫_{−∞}^{s_i} G + Σ_m 2^{−m} ∫_{s_i}^∞ G(z) e^{−m(z − s_i)/b} dz (one prefix and one suffix recurrence over the
+  panels; error argument in its docstring); rows whose own estimate exceeds 1e-12 go to `_index_logs`.
 * The released value: log of Σ_i p(v − s_i) Π_{j≠i} F(v − s_j) (a sum, no integral).
 """
 
@@ -21,6 +24,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from verify.noise.gumbel import Gumbel
+from verify.noise.laplace import Laplace
 from verify.selection.discrete import fast_discrete_index_logs
 from verify.selection.model import ReportNoisyMax, TieRule
 
@@ -63,6 +67,70 @@ def _index_logs(mech: ReportNoisyMax, s: np.ndarray, b: float, rule: int) -> np.
     return out
 
 
+#: A row of the one-pass Laplace path whose 12-against-16-node difference exceeds this goes to `_index_logs`.
+_ROW_TOLERANCE = 1e-12
+#: Series terms of log(1 − x) = −Σ x^n/n and x/(1 − x) = Σ x^n at x <= ½ (`_laplace_index_logs`).
+_SER = 52
+
+
+def _laplace_edges(s: np.ndarray, b: float) -> np.ndarray:
+    """Panel ends for sorted s (shifted so min s = 0): every distinct score exactly, cut to width <= b/2, from
+    min s to max s + (40 + log k)·b (the same cut as `_panels`)."""
+    hi = float(s[-1]) + (40.0 + math.log(len(s))) * b
+    ends = np.unique(np.concatenate((s, [hi])))
+    gaps = np.diff(ends)
+    n = np.maximum(1, np.ceil(gaps / (b / 2))).astype(int)
+    first = np.repeat(np.cumsum(n) - n, n)
+    frac = (np.arange(int(n.sum())) - first) / np.repeat(n, n)
+    return np.concatenate((np.repeat(ends[:-1], n) + np.repeat(gaps, n) * frac, ends[-1:]))
+
+
+def _laplace_index_logs(s_in: np.ndarray, b: float, rule: int) -> np.ndarray:
+    """Laplace noise, all k outputs in O(nodes · series terms + k) (no nodes × k matrix).
+
+    With G(z) = Π_j F(z − s_j) and F the Laplace cdf, p(x)/F(x) = 1/b for x < 0 and, with y = ½e^{−x/b} <= ½ for
+    x >= 0, p/F = (y/b)/(1 − y) = (1/b) Σ_{m>=1} 2^{−m} e^{−m·x/b}.  Hence, exactly,
+        b·Pr[i] = ∫_{−∞}^{s_i} G(z) dz + Σ_{m>=1} 2^{−m} R_m(s_i),   R_m(x) = ∫_x^∞ G(z) e^{−m(z − x)/b} dz,
+    all terms positive; R_m <= R_1, so stopping at m = M leaves a relative error below 2^{−M}.  Below min s,
+    G = (½)^k e^{(k·z − Σ s)/b}: its integral is b(½)^k/k · e^{(k·min s − Σ s)/b}.  The prefix integrals and the
+    R_m at every panel end come from one quadrature per panel (the panels and nodes of `_index_logs`: every
+    score is a panel end, so on a panel each factor is one branch and G is analytic) and two recurrences
+    (verify.selection.laplace_rows).  log G at a node z of the panel [ℓ, ·):
+        upper factors (s_j > ℓ):  Σ (log ½ + (z − s_j)/b)   (counts and prefix sums of sorted s);
+        lower factors (s_j <= ℓ): Σ log(1 − ½e^{−(z−s_j)/b}) = −Σ_n v^n q_n(ℓ)/n,  v = e^{−(z−ℓ)/b} <= 1,
+        q_n(ℓ) = Σ_{s_j<=ℓ} (½e^{(s_j−ℓ)/b})^n <= k·2^{−n}, so stopping at n = M leaves an absolute error in
+        log G (a relative one in G) below k·2^{−M}/M.
+    M = _SER = 52: both truncations below 1e-15 · k / 52 + 2^{−52} (< 3e-14 at k = 1000).  The quadrature's
+    error is estimated as in `_index_logs` (12 against 16 nodes per panel); the cut at max s + (40 + log k)·b
+    is `_index_logs`'s.  Scores enter shifted by min s (the probabilities depend on differences only)."""
+    from verify.selection import laplace_rows  # lazy: numba compiles on first use, not at import
+
+    order = np.argsort(s_in, kind="stable")
+    s = s_in[order] - float(s_in.min())
+    k = len(s)
+    edges = _laplace_edges(s, b)
+    x, w = _RULES[rule]
+    left, width = edges[:-1], np.diff(edges)
+    t = width[:, None] * (x[None, :] + 1) / 2  # z − ℓ at the nodes, per panel
+    n = np.arange(1, _SER + 1)
+    pidx = np.searchsorted(left, s)  # the panel starting at s_j (every score is a left end)
+    added = np.bincount(pidx, minlength=len(left)).astype(float)
+    q = laplace_rows.power_sums(width, added, b, _SER)
+    v = np.exp(-t / b)
+    nlow = np.searchsorted(s, left, side="right")
+    nup = k - nlow
+    csum = np.concatenate(([0.0], np.cumsum(s)))
+    d_up = (nup * left - (csum[-1] - csum[nlow])) / b  # Σ_upper (ℓ − s_j)/b
+    base = nup[:, None] * (math.log(0.5) + t / b) + d_up[:, None] + np.log(width[:, None] * w[None, :] / 2)
+    scale, log_int, mom = laplace_rows.panel_moments(base, v, q / n)
+    tail = k * math.log(0.5) - math.log(k) + math.log(b) - float(s.sum()) / b
+    pre = laplace_rows.prefix_logs(log_int, tail)
+    series = laplace_rows.suffix_series(mom, scale, width, b)
+    out = np.empty(k)
+    out[order] = np.logaddexp(pre[pidx], series[pidx]) - math.log(b)
+    return out
+
+
 def _exponential_index_logs(s: np.ndarray, b: float, rule: int) -> np.ndarray:
     """Exponential noise, with u = e^{−(z − max s)/b} and a_j = e^{(s_j − max s)/b}:
     Pr[i] = a_i ∫_0^1 Π_{j≠i} (1 − a_j u) du (docs/selection.md), one set of Gauss–Legendre nodes for every i, on
@@ -83,6 +151,25 @@ def _exponential_index_logs(s: np.ndarray, b: float, rule: int) -> np.ndarray:
     return np.log(a) + logsumexp(lg.sum(axis=1)[:, None] - lg + log_w[:, None], axis=0)
 
 
+def _two_sided_index_logs(mech: ReportNoisyMax, s: np.ndarray, b: float) -> tuple[np.ndarray, float]:
+    """Two-sided continuous noise.  Laplace: `_laplace_index_logs` with 12 and 16 nodes per panel, each row's
+    estimate the relative difference; the rows whose estimate exceeds _ROW_TOLERANCE (or is not finite) are
+    taken from `_index_logs` (the nodes × k pass, with its own estimate).  Other laws: `_index_logs`."""
+    if isinstance(mech.law, Laplace):
+        coarse, fine = _laplace_index_logs(s, b, 12), _laplace_index_logs(s, b, 16)
+        with np.errstate(invalid="ignore"):
+            row = np.abs(np.expm1(coarse - fine))
+        bad = ~(row <= _ROW_TOLERANCE)
+        if not bad.any():
+            return fine, float(row.max())
+        old_coarse, old_fine = _index_logs(mech, s, b, 12), _index_logs(mech, s, b, 16)
+        fine[bad] = old_fine[bad]
+        row[bad] = np.abs(np.expm1(old_coarse - old_fine))[bad]
+        return fine, float(row.max())
+    coarse, fine = _index_logs(mech, s, b, 12), _index_logs(mech, s, b, 16)
+    return fine, float(np.max(np.abs(np.expm1(coarse - fine))))
+
+
 def index_log_probabilities_of_floats(mech: ReportNoisyMax, scores: np.ndarray) -> tuple[np.ndarray, float]:
     """`fast_index_log_probabilities` at float64 effective scores (no exact conversion: the k = 1000 path)."""
     s = np.asarray(scores, dtype=float)
@@ -96,8 +183,7 @@ def index_log_probabilities_of_floats(mech: ReportNoisyMax, scores: np.ndarray) 
     if not mech.law.two_sided:
         coarse, fine = _exponential_index_logs(s, b, 48), _exponential_index_logs(s, b, 64)
         return fine, float(np.max(np.abs(np.expm1(coarse - fine))))
-    coarse, fine = _index_logs(mech, s, b, 12), _index_logs(mech, s, b, 16)
-    return fine, float(np.max(np.abs(np.expm1(coarse - fine))))
+    return _two_sided_index_logs(mech, s, b)
 
 
 def fast_index_log_probabilities(mech: ReportNoisyMax, queries: Sequence[object]) -> tuple[np.ndarray, float]:
@@ -112,8 +198,7 @@ def fast_index_log_probabilities(mech: ReportNoisyMax, queries: Sequence[object]
         return np.zeros(1), 0.0
     if mech.law.discrete:  # a sum over ℤ with the tie rule (verify.selection.discrete)
         return fast_discrete_index_logs(mech.law, s, b, mech.ties is TieRule.FIRST)
-    coarse, fine = _index_logs(mech, s, b, 12), _index_logs(mech, s, b, 16)
-    return fine, float(np.max(np.abs(np.expm1(coarse - fine))))
+    return _two_sided_index_logs(mech, s, b)
 
 
 def fast_value_log_density(mech: ReportNoisyMax, queries: Sequence[object], value: float) -> float:
