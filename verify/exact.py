@@ -19,6 +19,7 @@ import mpmath
 
 from verify.errors import InputError
 from verify.validate import parse_list, parse_number, to_number  # noqa: F401  (parse_number: doctests)
+from verify.verdicts import MechanismVerdict
 
 
 def to_fraction(value: object, name: str = "value") -> Fraction:
@@ -126,6 +127,17 @@ def confirmation_tolerance(digits: int, epsilon: Fraction) -> Fraction:
     (True, Fraction(3, 1000000000000000000000000000000000000000000000))
     """
     return Fraction(1, 10 ** (digits - 5)) * max(Fraction(1), Fraction(epsilon))
+
+
+def bound_or_witness(bound: Fraction | None, epsilon: Fraction, violated: bool, digits: int) -> tuple[MechanismVerdict, str]:
+    """(verdict, method) of the rule every non-SVT model shares (Report Noisy Max, Adaptive SVT): ``private``
+    when a proven bound is <= ε, else ``not_private`` when a witness confirmed at ``digits`` exceeds ε by more
+    than `confirmation_tolerance` (``violated``), else ``undecided``."""
+    if bound is not None and bound <= epsilon:
+        return MechanismVerdict.PRIVATE, f"proven bound {fmt(bound)} <= ε = {fmt(epsilon)}"
+    if violated:
+        return MechanismVerdict.NOT_PRIVATE, f"witness confirmed at {digits} digits exceeds ε = {fmt(epsilon)}"
+    return MechanismVerdict.UNDECIDED, "no proven bound <= ε and no witness above ε"
 
 
 def exceeds(x: mpmath.mpf, limit: Fraction) -> bool:

@@ -28,7 +28,7 @@ from verify.adaptive.bounds import AdaptiveBound, alignment_bound
 from verify.adaptive.model import AdaptiveSVT, Answer, Branch, TopRelease
 from verify.adaptive.probability import mp_log_ratio
 from verify.adaptive.search import AdaptiveCandidate, structured_search
-from verify.exact import confirmation_tolerance, exceeds, fmt
+from verify.exact import bound_or_witness, confirmation_tolerance, exceeds, fmt
 from verify.precision import MPMATH_LOCK
 from verify.verdicts import MechanismVerdict
 
@@ -100,12 +100,7 @@ def adaptive_verdict(mech: AdaptiveSVT, max_queries: int = 4) -> AdaptiveVerdict
     if loss is not None and bound.value is not None and exceeds(loss, bound.value + tol):
         raise AssertionError(f"{mech.name}: a confirmed loss {mpmath.nstr(loss, 20)} exceeds the proven bound "
                              f"{fmt(bound.value)}: a bug")
-    if proven:
-        verdict, method = MechanismVerdict.PRIVATE, f"proven bound {fmt(bound.value)} <= ε = {fmt(mech.epsilon)}"
-    elif violated:
-        verdict, method = MechanismVerdict.NOT_PRIVATE, f"witness confirmed at {digits} digits exceeds ε = {fmt(mech.epsilon)}"
-    else:
-        verdict, method = MechanismVerdict.UNDECIDED, "no proven bound <= ε and no witness above ε"
+    verdict, method = bound_or_witness(bound.value, mech.epsilon, violated, digits)
     return AdaptiveVerdict(mech, verdict, method, cand, loss, bound, by_k, digits, unbounded, evidence)
 
 

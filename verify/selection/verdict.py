@@ -18,7 +18,7 @@ from typing import Any
 
 import mpmath
 
-from verify.exact import confirmation_tolerance, exceeds, fmt
+from verify.exact import bound_or_witness, confirmation_tolerance, exceeds, fmt
 from verify.precision import MPMATH_LOCK
 from verify.selection.bounds import SelectionBound, proven_bound
 from verify.selection.model import ReportNoisyMax, SelectionOutput
@@ -95,12 +95,7 @@ def selection_verdict(mech: ReportNoisyMax, max_queries: int = 4) -> SelectionVe
     if violated and proven:
         raise AssertionError(f"{mech.name}: a witness with loss {mpmath.nstr(loss, 20)} exceeds ε = {fmt(mech.epsilon)} "
                              f"under a proven bound {fmt(bound.value)}: a bug")
-    if proven:
-        verdict, method = MechanismVerdict.PRIVATE, f"proven bound {fmt(bound.value)} <= ε = {fmt(mech.epsilon)}"
-    elif violated:
-        verdict, method = MechanismVerdict.NOT_PRIVATE, f"witness confirmed at {WITNESS_DIGITS} digits exceeds ε = {fmt(mech.epsilon)}"
-    else:
-        verdict, method = MechanismVerdict.UNDECIDED, "no proven bound <= ε and no witness above ε"
+    verdict, method = bound_or_witness(bound.value, mech.epsilon, violated, WITNESS_DIGITS)
     notes = []
     if mech.claimed_rho is not None:
         notes.append(f"the source's map claims ρ = {fmt(mech.claimed_rho)} (zCDP); this verdict is on pure ε-DP")
