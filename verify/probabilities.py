@@ -97,6 +97,21 @@ def mp_distribution(mech: SparseVector, queries: Sequence[object], digits: int =
     return list(exact_distribution(mech, parse_queries(queries), digits, engine=ClosedFormEngine.name).values())
 
 
+def mp_probability(mech: SparseVector, queries: Sequence[object], output: Output, digits: int = DEFAULT_DIGITS) -> mpmath.mpf:
+    """Pr[A(q) = output] (s_i as i, ⊤^k as 'none') alone, as an mpf correct to ``digits`` significant digits:
+    the closed form of `mp_distribution` for that one output's integral (about 40 % of the work of the
+    whole distribution at k = 3), clamped to 1 as there.
+
+    >>> m = AboveThreshold.mechanism_one(1)
+    >>> mpmath.nstr(mp_probability(m, [0, 1], 2, digits=20), 12)
+    '0.209908378575'
+    """
+    check_digits(digits)
+    require_closed_form(mech)
+    q = parse_queries(queries)
+    return closed_form_values(mech, q, [mech.outputs(len(q))[output_column(output, len(q))]], digits)[0]
+
+
 def mp_conditional(mech: SparseVector, gap_max: object | None, gap_query: object, digits: int = DEFAULT_DIGITS) -> mpmath.mpf:
     """Pr[A(D) = s_i | X_{<i} = x] with m = M(D,x) - t (None: i = 1, M = -∞) and d = q_i(D) - t."""
     check_digits(digits)

@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 from typing import Generic, TypeVar
 
 import mpmath
@@ -67,11 +68,23 @@ def confirm_tolerance(epsilon: object, digits: int) -> mpmath.mpf:
     return mpmath.mpf(10) ** (-(digits - 5)) * max(1, eps)
 
 
-def classify(abs_log_ratio: mpmath.mpf, epsilon: object, digits: int) -> Position:
-    """Place a confirmed |log ratio| (±inf allowed) against ε with `confirm_tolerance`."""
+@lru_cache(maxsize=256, typed=True)
+def _bound_and_tolerance(epsilon: object, digits: int) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """(ε, `confirm_tolerance`(ε, digits)) as `classify` uses them, at digits + 10 digits: a pure function
+    of its arguments (mpf values are immutable), computed once per (ε, digits) in a process, since a
+    sweep classifies thousands of confirmed points against the same bound."""
     with mpmath.workdps(digits + 10):
         eps = mpmath.mpf(epsilon) if not hasattr(epsilon, "denominator") else mpmath.mpf(epsilon.numerator) / epsilon.denominator
-        tol = confirm_tolerance(epsilon, digits)
+        return eps, confirm_tolerance(epsilon, digits)
+
+
+def classify(abs_log_ratio: mpmath.mpf, epsilon: object, digits: int) -> Position:
+    """Place a confirmed |log ratio| (±inf allowed) against ε with `confirm_tolerance`."""
+    try:
+        eps, tol = _bound_and_tolerance(epsilon, digits)
+    except TypeError:  # an unhashable ε (never passed by the library): computed here
+        eps, tol = _bound_and_tolerance.__wrapped__(epsilon, digits)
+    with mpmath.workdps(digits + 10):
         a = abs(abs_log_ratio)
         if a > eps + tol:
             return Position.VIOLATION

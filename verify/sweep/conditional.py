@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from concurrent.futures import Executor
 from fractions import Fraction
+from functools import lru_cache
 
 import mpmath
 import numpy as np
@@ -20,7 +21,7 @@ from verify.probabilities import fast_log_conditional, mp_conditional
 from verify.ratio import log_ratio, log_ratio_from_logs
 from verify.serialize import mp_str
 from verify.sweep.decision import decide
-from verify.sweep.decode import conditional_point
+from verify.sweep.decode import conditional_point, unique_rows
 from verify.sweep.driver import ChunkResult, Task, drive, mechanisms_for
 from verify.sweep.results import Candidate, SweepResult, Witness, WitnessKind
 from verify.sweep.specs import ConditionalGridSpec
@@ -41,6 +42,16 @@ def conditional_witness(mech: SparseVector, m: Fraction | None, kappa: Fraction,
                    gap_max=m, kappa=kappa, gap_query=d, delta=delta, kind=kind)
 
 
+@lru_cache(maxsize=1 << 13)
+def exact_conditional(mech: SparseVector, m_code: int, d_numerator: int, den: int, digits: int) -> mpmath.mpf:
+    """cond(m, d) by `mp_conditional` at ``digits`` digits, m = m_code/den (`NEG_INF_CODE`: m = -∞, i = 1),
+    d = d_numerator/den, remembered in this process: a point (m, d) of a grid is the first point of
+    some pairs and the neighbour of others, in several chunks, and is confirmed once (a pure function
+    of its arguments)."""
+    m = None if m_code == NEG_INF_CODE else Fraction(m_code, den)
+    return mp_conditional(mech, m, Fraction(d_numerator, den), digits)
+
+
 def conditional_chunk(task: Task) -> ChunkResult:
     """Decide the points [task.lo, task.hi) of a conditional grid."""
     spec: ConditionalGridSpec = task.spec
@@ -52,20 +63,13 @@ def conditional_chunk(task: Task) -> ChunkResult:
     m_code = np.where(first, NEG_INF_CODE, m)
     mn_code = np.where(first, NEG_INF_CODE, m - kap)
     keys = np.stack([np.concatenate([m_code, mn_code]), np.concatenate([d, d + dl])], axis=1)
-    uniq, inv = np.unique(keys, axis=0, return_inverse=True)
-    inv = inv.reshape(-1)
+    uniq, inv = unique_rows(keys)
     um = np.where(uniq[:, 0] == NEG_INF_CODE, -np.inf, uniq[:, 0] / den)
     logp = fast_log_conditional(mech, um, uniq[:, 1] / den)
     lr = log_ratio_from_logs(logp[inv[:n]], logp[inv[n:]])[:, None]
-    cache: dict[int, mpmath.mpf] = {}
-
-    def frac(code: int) -> Fraction | None:
-        return None if code == NEG_INF_CODE else Fraction(int(code), den)
 
     def cond(u: int) -> mpmath.mpf:
-        if u not in cache:
-            cache[u] = mp_conditional(mech, frac(int(uniq[u, 0])), Fraction(int(uniq[u, 1]), den), spec.digits)
-        return cache[u]
+        return exact_conditional(mech, int(uniq[u, 0]), int(uniq[u, 1]), int(den), spec.digits)
 
     def exact_lr(r: int, c: int) -> mpmath.mpf:
         with mpmath.workdps(spec.digits + 10):

@@ -17,11 +17,11 @@ import mpmath
 import numpy as np
 
 from verify.mechanism import AboveThreshold, Output, SparseVector, column_output  # noqa: F401  (AboveThreshold: doctests)
-from verify.probabilities import fast_log_distribution, mp_distribution
+from verify.probabilities import fast_log_distribution, mp_probability
 from verify.ratio import log_ratio, log_ratio_from_logs, privacy_ratio
 from verify.serialize import mp_str
 from verify.sweep.decision import decide
-from verify.sweep.decode import query_numerators, shift_numerators
+from verify.sweep.decode import query_numerators, shift_numerators, unique_rows
 from verify.sweep.driver import ChunkResult, Task, drive, mechanisms_for
 from verify.sweep.results import Candidate, SweepResult, Witness, WitnessKind
 from verify.sweep.specs import GridSpec
@@ -35,12 +35,35 @@ def output_witness(mech: SparseVector, q: tuple, qn: tuple, output: Output, digi
                    mp_str(o.neighbour_probability, digits), digits, queries=q, neighbour_queries=qn, output=output, kind=kind)
 
 
-@lru_cache(maxsize=1 << 13)
-def exact_distribution(mech: SparseVector, numerators: tuple[int, ...], den: int, digits: int) -> tuple[mpmath.mpf, ...]:
-    """`verify.probabilities.mp_distribution` of the queries numerators/den, remembered in this process:
-    a query vector of a grid is the first vector of some pairs and the neighbour of others, in several
-    chunks, and its near-bound outputs are confirmed once (a pure function of its arguments)."""
-    return tuple(mp_distribution(mech, [Fraction(x, den) for x in numerators], digits))
+@lru_cache(maxsize=1 << 14)
+def exact_output(mech: SparseVector, numerators: tuple[int, ...], column: int, den: int, digits: int) -> mpmath.mpf:
+    """Pr[output ``column``] (s_{c+1}, or ⊤^k for c = k) of the queries numerators/den at ``digits`` digits
+    (`verify.probabilities.mp_probability`), remembered in this process: a query vector of a grid is the
+    first vector of some pairs and the neighbour of others, in several chunks, and each of its near-bound
+    outputs is confirmed once (a pure function of its arguments).  Callers pass `confirming_queries`."""
+    k = len(numerators)
+    return mp_probability(mech, [Fraction(x, den) for x in numerators], column_output(column, k), digits)
+
+
+def confirming_queries(numerators: tuple[int, ...], column: int) -> tuple[int, ...]:
+    """The query vector whose output ``column`` is the integral of output ``column`` of ``numerators``,
+    written canonically, so that the rows that share that integral are confirmed once.
+
+    The exact path takes the seed's AboveThreshold only (`SparseVector.require_halting`: cutoff 1,
+    nothing released), whose outputs are one integral each (`verify.probabilities`, seed, Proof 1):
+    s_{c+1} = ⊤^c⊥ (column c < k) is ∫ p_Z(z) Π_{j<=c} F(t + z - q_j) · (1 - F(t + z - q_{c+1})) dz and
+    ⊤^k is ∫ p_Z(z) Π_{j<=k} F(t + z - q_j) dz (`verify.engine.integrand` builds exactly these terms).
+    So s_{c+1} reads q_1..q_{c+1} only (the mechanism has halted before q_{c+2}) and is output s_{c+1},
+    column c, of the vector q_1..q_{c+1}; and the product has one factor F per query below, the same
+    function of each, so sorting q_1..q_c (all k queries for ⊤^k) leaves the integral unchanged.  The
+    query above, q_{c+1}, is never moved.  Returns (sorted q_1..q_c, q_{c+1}) for c < k, sorted q for c = k.
+
+    >>> confirming_queries((3, -1, 2), 1), confirming_queries((3, -1, 2), 2), confirming_queries((3, -1, 2), 3)
+    ((3, -1), (-1, 3, 2), (-1, 2, 3))
+    """
+    if column >= len(numerators):
+        return tuple(sorted(numerators))
+    return (*sorted(numerators[:column]), numerators[column])
 
 
 def outputs_chunk(task: Task) -> ChunkResult:
@@ -53,16 +76,15 @@ def outputs_chunk(task: Task) -> ChunkResult:
     qn = query_numerators(spec, qidx)
     pn = qn + shift_numerators(spec, sidx)
     n = len(pairs)
-    uniq, inv = np.unique(np.concatenate([qn, pn]), axis=0, return_inverse=True)
-    inv = inv.reshape(-1)
+    uniq, inv = unique_rows(np.concatenate([qn, pn]))
     logp, refined = fast_log_distribution(mech, uniq / den)
     lr = log_ratio_from_logs(logp[inv[:n]], logp[inv[n:]])
-    def dist(u: int) -> tuple[mpmath.mpf, ...]:
-        return exact_distribution(mech, tuple(int(x) for x in uniq[u]), int(den), spec.digits)
+    def value(u: int, c: int) -> mpmath.mpf:
+        return exact_output(mech, confirming_queries(tuple(int(x) for x in uniq[u]), c), c, int(den), spec.digits)
 
     def exact_lr(r: int, c: int) -> mpmath.mpf:
         with mpmath.workdps(spec.digits + 10):
-            return log_ratio(dist(int(inv[r]))[c], dist(int(inv[n + r]))[c])
+            return log_ratio(value(int(inv[r]), c), value(int(inv[n + r]), c))
 
     def make_witness(r: int, c: int, kind: WitnessKind) -> Witness:
         q = tuple(Fraction(int(x), den) for x in qn[r])
