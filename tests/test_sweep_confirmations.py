@@ -112,3 +112,33 @@ def test_classify_remembers_no_bound_for_another():
     for _ in range(2):
         for value, eps, digits, place in points:
             assert classify(value, eps, digits) is place, (eps, digits, place)
+
+
+@pytest.mark.parametrize("mech", [M2, NO_Z], ids=["mechanism two", "no threshold noise"])
+def test_every_row_gets_its_own_confirmed_log_ratio(mech, monkeypatch):
+    """The output sweep's ``exact_lr`` (confirming vectors, remembered values and log ratios), asked for
+    every point of a small grid and not only the near-bound ones, gives each point the log ratio that
+    `verify.ratio.privacy_ratio` computes from the point's own two query vectors (its witness)."""
+    import verify.sweep.outputs as so
+    from verify.sweep import GridSpec, sweep
+    from verify.sweep.results import WitnessKind
+
+    checked = []
+    real = so.decide
+
+    def every_point(lr, epsilon, digits, cap, exact_lr, make_witness, *args, **kwargs):
+        rows, cols = lr.shape
+        for r in range(rows):
+            for c in range(cols):
+                got = exact_lr(r, c)
+                w = make_witness(r, c, WitnessKind.WITNESS)
+                with mpmath.workdps(digits + 10):
+                    assert abs(got - mpmath.mpf(w.log_ratio)) <= mpmath.mpf(10) ** (4 - digits), (w.queries, w.neighbour_queries, c)
+                checked.append((w.queries, w.neighbour_queries, c))
+        return real(lr, epsilon, digits, cap, exact_lr, make_witness, *args, **kwargs)
+
+    monkeypatch.setattr(so, "decide", every_point)
+    exact_output.cache_clear()
+    sweep(mech, GridSpec(k=2, query_values=(-1, 0, 2), chunk_size=40), workers=1)
+    exact_output.cache_clear()
+    assert len(checked) == len(set(checked)) == 9 * 9 * 3

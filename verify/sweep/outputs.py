@@ -79,12 +79,22 @@ def outputs_chunk(task: Task) -> ChunkResult:
     uniq, inv = unique_rows(np.concatenate([qn, pn]))
     logp, refined = fast_log_distribution(mech, uniq / den)
     lr = log_ratio_from_logs(logp[inv[:n]], logp[inv[n:]])
-    def value(u: int, c: int) -> mpmath.mpf:
-        return exact_output(mech, confirming_queries(tuple(int(x) for x in uniq[u]), c), c, int(den), spec.digits)
+    keys: dict[tuple[int, int], tuple[int, ...]] = {}
+    ratios: dict[tuple[tuple[int, ...], tuple[int, ...], int], mpmath.mpf] = {}
+
+    def key(u: int, c: int) -> tuple[int, ...]:
+        if (u, c) not in keys:
+            keys[u, c] = confirming_queries(tuple(int(x) for x in uniq[u]), c)
+        return keys[u, c]
 
     def exact_lr(r: int, c: int) -> mpmath.mpf:
-        with mpmath.workdps(spec.digits + 10):
-            return log_ratio(value(int(inv[r]), c), value(int(inv[n + r]), c))
+        # rows whose two confirming vectors agree have the same two integrals, hence the same log ratio
+        a, b = key(int(inv[r]), c), key(int(inv[n + r]), c)
+        if (a, b, c) not in ratios:
+            with mpmath.workdps(spec.digits + 10):
+                ratios[a, b, c] = log_ratio(exact_output(mech, a, c, int(den), spec.digits),
+                                            exact_output(mech, b, c, int(den), spec.digits))
+        return ratios[a, b, c]
 
     def make_witness(r: int, c: int, kind: WitnessKind) -> Witness:
         q = tuple(Fraction(int(x), den) for x in qn[r])
