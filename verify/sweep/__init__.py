@@ -25,7 +25,11 @@ without a high-precision check; the rule and its margins are `verify.screen`'s):
   at ``digits`` (>= 30) significant digits by the mpmath path and classified
   there: violation if |log r| > ε + tol, at the bound if ||log r| - ε| <= tol,
   inside otherwise, tol = 10^-(digits-5)·max(1, ε) (each probability is correct
-  to ``digits`` digits, so the log ratio to about 10^-(digits-1)).
+  to ``digits`` digits, so the log ratio to about 10^-(digits-1)).  Each integral
+  is computed once per process: the output sweep confirms output c of q as the
+  one output c of `outputs.confirming_queries` (the same integral: s_{c+1} reads
+  q_1..q_{c+1} and is symmetric in the queries below), the conditional sweep
+  each (m, d) once; rows with the same two integrals share one log ratio.
 * |log r| > ε + margin: a violation by float64 with the margin above; the first
   ``max_listed_violations`` (in grid order) are re-evaluated by
   `verify.ratio.privacy_ratio` at ``digits`` digits and listed with their
