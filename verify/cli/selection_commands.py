@@ -91,7 +91,13 @@ def _value(mech: ReportNoisyMax, q, o, method: str, digits: int) -> tuple[Any, i
     from verify.selection.fast import fast_index_log_probabilities, fast_value_log_density
 
     if o.kind is SelectionOutput.INDEX:
-        logp, err = fast_index_log_probabilities(mech, q)
+        import numpy as np
+
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logp, err = fast_index_log_probabilities(mech, q)
+        if not math.isfinite(err):  # an underflow in float64 (exponential noise, scores far apart): the estimate says
+            # nothing, so the value is recomputed by the quadrature and shown to float64's digits (the float64 door's rule)
+            return mp_outcome(mech, q, o, max(digits, FLOAT64_DIGITS)), min(digits, FLOAT64_DIGITS)
         lv = float(logp[o.index])
     elif o.kind is SelectionOutput.VALUE:
         lv, err = fast_value_log_density(mech, q, float(o.value)), 1e-15
