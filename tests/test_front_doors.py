@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import verify.probabilities as seed
+from verify.adaptive.presets import adaptive_preset
 from verify.discrete import probability as discrete
 from verify.doors import exact, fast
 from verify.doors.contract import Declared
@@ -136,18 +137,19 @@ def test_supports_at_its_edges():
     assert exact.engine_for(lap, "closed form", outcome="B" * (n + 1)).name == "closed form"
 
 
-RNM = "dpsniper-rnm1"  # Report Noisy Max: the exact door takes it, no float64 engine does (yet)
+RNM = "dpsniper-rnm1"  # Report Noisy Max: both doors take it (tests/test_front_doors_kinds.py)
+ADAPTIVE = "checkdp-adaptive-svt"  # Adaptive SVT: the exact door takes it, no float64 engine does (yet)
 
 
 @pytest.mark.parametrize("call, door, mech, shown", [
     (lambda m: exact.exact_probability(m, [0], "A"), "exact door", "lyu-1", "str 'lyu-1'"),
     (lambda m: exact.exact_distribution(m, [0]), "exact door", None, "NoneType 'None'"),
-    (lambda m: fast.fast_log_probability(m, [[0.0, 1.0]], "A"), "float64 door", RNM, RNM),
-    (lambda m: fast.fast_log_distribution(m, [[0.0, 1.0]]), "float64 door", RNM, RNM),
+    (lambda m: fast.fast_log_probability(m, [[0.0, 1.0]], "A"), "float64 door", ADAPTIVE, ADAPTIVE),
+    (lambda m: fast.fast_log_distribution(m, [[0.0, 1.0]]), "float64 door", ADAPTIVE, ADAPTIVE),
 ])
 def test_a_mechanism_no_engine_takes_is_refused_in_one_line_naming_it(call, door, mech, shown):
     with pytest.raises(InputError) as info:
-        call(selection_preset(mech) if mech == RNM else mech)
+        call(adaptive_preset(mech, 1, 1, 0, 1) if mech == ADAPTIVE else mech)
     text = str(info.value)
     assert "\n" not in text and text.startswith(f"{door}: no engine takes {shown} (")
 

@@ -35,6 +35,18 @@ def test_prob_fast_one_index_and_its_digits(capsys):
     assert abs(float(j["outcomes"][0]["value"]) / float(exact) - 1) < 1e-11
 
 
+def test_prob_fast_recomputes_a_row_float64_loses(capsys):
+    """Exponential noise, scores 1000 apart: float64 loses e^-1000 (log 0) and its estimate is not finite; the
+    command recomputes the row (not Pr = 0, nor a probability above 1, shown with 17 digits)."""
+    code, out, _ = _run(capsys, "prob", "--variant", "dpsniper-rnm2", "--queries", "0,1000,2000", "--method", "fast", "--json")
+    rows = json.loads(out)["outcomes"]
+    exact = mp_index_probabilities(selection_preset("dpsniper-rnm2"), [0, 1000, 2000], 20)
+    with mpmath.workdps(20):
+        for r, p in zip(rows, exact):
+            assert abs(mpmath.mpf(r["value"]) / p - 1) < mpmath.mpf(10) ** -15 and r["log"] != "-inf"
+    assert code == 0 and mpmath.mpf(rows[2]["value"]) <= 1
+
+
 def test_prob_value_density_and_gap_need_released(capsys):
     code, out, _ = _run(capsys, "prob", "--variant", "dpsniper-rnm3", "--queries", "0,0", "--released", "-5", "--json")
     assert code == 0 and json.loads(out)["outcomes"][0]["kind"] == "density"

@@ -56,11 +56,11 @@ def test_k_100_tied_and_clustered():
 def test_k_1000_every_output_agrees_with_the_panel_matrix_path():
     """The benchmark's case (benchmarks/bench_rnm.py): k = 1000 scores uniform on [0, 10b].  mpmath takes minutes
     per output at this size, so every output is compared with the former float64 path instead, an independent
-    algorithm (the nodes × k matrix of log F on the same panels, `_index_logs`, 16-node rule), whose own 12- and
+    algorithm (the nodes × k matrix of log F on the same panels, `panel_matrix_index_logs`, 16-node rule), whose own 12- and
     16-node rules agree to 1e-14 here: the new path must agree with it to 1e-12, and state an estimate below 1e-11."""
-    from verify.selection.fast import _index_logs
+    from verify.selection.fast import panel_matrix_index_logs
 
     s = np.round(np.random.default_rng(20261207).uniform(0, 20, 1000), 3)
     logp, est = index_log_probabilities_of_floats(MECH, s)
-    old = _index_logs(MECH, s, 2.0, 16)
+    old = panel_matrix_index_logs(MECH, s, 2.0, 16)
     assert np.max(np.abs(np.expm1(logp - old))) < 1e-12 and est < 1e-11

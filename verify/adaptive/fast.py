@@ -18,8 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from verify.adaptive.model import AdaptiveSVT, Answer, Branch, TopRelease
-
-_RULES = {n: np.polynomial.legendre.leggauss(n) for n in (12, 16)}
+from verify.engine.fast_plan import gauss_legendre
 
 
 def _plan(mech: AdaptiveSVT, q: np.ndarray, answers: Sequence[Answer]):
@@ -71,9 +70,9 @@ def _log_rules(mech: AdaptiveSVT, q: np.ndarray, answers: Sequence[Answer], edge
     left, width = edges[:-1], np.diff(edges)
     zs, logws = [], []
     for rule in (12, 16):
-        x, w = _RULES[rule]
-        zs.append((left[:, None] + width[:, None] * (x[None, :] + 1) / 2).ravel())
-        logws.append(np.log((width[:, None] * w[None, :] / 2).ravel()))
+        u, w = gauss_legendre(rule)
+        zs.append((left[:, None] + width[:, None] * u[None, :]).ravel())
+        logws.append(np.log((width[:, None] * w[None, :]).ravel()))
     f = _log_integrand(mech, q, answers, np.concatenate(zs))
     cut = len(zs[0])
     return _lse(f[:cut] + logws[0]), _lse(f[cut:] + logws[1])

@@ -21,9 +21,9 @@ Mechanism One (condition on the threshold noise, then the queries factorise).
 
 The integral is split at every kink (z = 0 and every point where an argument above is 0) and at the
 cut of a TOP value; each piece runs mpmath's tanh-sinh quadrature, scaled to the piece's size so that
-its tolerance is relative, with the same acceptance rule as `verify.selection.probability`: the
-estimated error below 10^-(digits+1) of the value, else a recomputation at 10 more digits must agree,
-else `ArithmeticError`.
+its tolerance is relative (`verify.engine.relative_quad.relative_piece`, Report Noisy Max's rule too, here
+from degree 8): the estimated error below 10^-(digits+1) of the value, else a recomputation at 10 more
+digits must agree, else `ArithmeticError`.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from typing import Any
 import mpmath
 
 from verify.adaptive.model import AdaptiveSVT, Answer, Branch, TopRelease
+from verify.engine.relative_quad import relative_piece
 from verify.exact import to_fraction
 from verify.precision import MPMATH_LOCK, check_digits
 
@@ -54,25 +55,6 @@ def _sigma(mech: AdaptiveSVT) -> Any:
     return s * mpmath.sqrt(2) if mech.sigma_sqrt2 else s
 
 
-def _piece(f: Callable[[Any], Any], a: Any, c: Any, dps: int) -> Any:
-    probes = [x for x in (a, c) if mpmath.isfinite(x)]
-    if len(probes) == 2:
-        probes.append((a + c) / 2)
-    scale = max((abs(f(x)) for x in probes), default=mpmath.mpf(0)) or mpmath.mpf(1)
-
-    def g(x: Any) -> Any:
-        return f(x) / scale
-
-    value, err = mpmath.quad(g, [a, c], error=True, maxdegree=8)
-    if value == 0 or err <= abs(value) * mpmath.mpf(10) ** (-(dps - GUARD + 1)):
-        return value * scale
-    with mpmath.workdps(dps + GUARD):
-        again = mpmath.quad(g, [a, c], maxdegree=10)
-    if abs(again - value) <= abs(again) * mpmath.mpf(10) ** (-(dps - GUARD + 1)):
-        return again * scale
-    raise ArithmeticError(f"quadrature did not reach {dps - GUARD} digits on [{mpmath.nstr(a, 8)}, {mpmath.nstr(c, 8)}]")
-
-
 def _integrate(f: Callable[[Any], Any], kinks: Sequence[Any], upper: Any, width: Any, dps: int) -> Any:
     """∫_{-inf}^{upper} f, split at the kinks below ``upper`` and into pieces no longer than ``width`` (at most
     `MAX_SPLIT` between two kinks)."""
@@ -88,7 +70,7 @@ def _integrate(f: Callable[[Any], Any], kinks: Sequence[Any], upper: Any, width:
         pts.extend(last + (x - last) * m / n for m in range(1, n + 1))
     if not mpmath.isfinite(upper):
         pts.append(mpmath.mpf("inf"))
-    return sum((_piece(f, a, c, dps) for a, c in zip(pts, pts[1:])), mpmath.mpf(0))
+    return sum((relative_piece(f, a, c, dps, GUARD, (8,)) for a, c in zip(pts, pts[1:])), mpmath.mpf(0))
 
 
 def _factors(mech: AdaptiveSVT, queries: Sequence[Any], answers: Sequence[Answer], marginal: bool):

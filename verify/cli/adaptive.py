@@ -15,26 +15,18 @@ from dataclasses import dataclass
 
 from verify.adaptive.model import Answer, Branch
 from verify.adaptive.presets import ADAPTIVE_NAMES, adaptive_preset, is_adaptive_preset
-from verify.cli import flags
-from verify.cli.common import DEFAULT_EPSILON, DEFAULT_SENSITIVITY, DEFAULT_THRESHOLD, emit_json, exit_status, given, value_or
+from verify.cli import flags, kinds
+from verify.cli.common import DEFAULT_EPSILON, DEFAULT_SENSITIVITY, DEFAULT_THRESHOLD, value_or
 from verify.errors import InputError
-from verify.exact import fmt
 from verify.validate import parse_number
 
-#: Flags of the Sparse Vector model that the Adaptive SVT presets fix.
-FIXED = ("noise", "threshold_noise", "query_noise", "threshold_scale", "query_scale", "threshold_absolute_scale",
-         "query_absolute_scale", "threshold_policy", "compare", "release", "release_noise", "release_scale",
-         "release_absolute_scale", "plot")
 #: The largest number of queries the search takes (each step adds one below answer).
 MAX_QUERIES = 6
 
 
 def extend_variant_choices(parser: argparse.ArgumentParser) -> None:
     """Add the Adaptive SVT presets to ``--variant``'s choices (and its help)."""
-    for action in parser._actions:
-        if action.dest == "variant" and action.choices is not None:
-            action.choices = [*action.choices, *ADAPTIVE_NAMES]
-            action.help = (action.help or "") + "; or an Adaptive SVT preset (docs/adaptive.md)"
+    kinds.extend_variant_choices(parser, ADAPTIVE_NAMES, "an Adaptive SVT preset (docs/adaptive.md)")
 
 
 #: How an Adaptive SVT outcome is spelt on the command line (``--outcomes``/``--output``), as `Answer.describe` prints it.
@@ -107,10 +99,7 @@ def model(args: argparse.Namespace):
 
 
 def _model(args: argparse.Namespace):
-    refused = given(args, *FIXED)
-    if refused:
-        raise InputError(f"{refused[0]}: {args.variant} is an Adaptive SVT preset, which fixes its noises and release "
-                         "(its flags: --epsilon, --sensitivity, --threshold, --cutoff K, --max-queries)")
+    kinds.refuse_worst_case_flags(args, kinds.ADAPTIVE)
     if getattr(args, "progress", None) == "always":
         raise InputError(f"--progress always: {args.variant}'s search shows no progress bar; use auto or never")
     k = getattr(args, "cutoff", None)
@@ -129,22 +118,8 @@ def run_worst_case(args: argparse.Namespace) -> int:
     from verify.adaptive.verdict import adaptive_verdict  # lazy: start-up time
 
     res = adaptive_verdict(mech, args.max_queries)
-    code = exit_status(args, [res.verdict])
-    if args.json:
-        emit_json(res.to_json())
-        return code
     w = res.witness
-    print(mech.describe())
-    print(f"source: {mech.source}")
-    print(f"verdict: {res.verdict}  ({res.method})")
-    print(f"loss found: {res.loss_text()} nats ({res.loss_over_epsilon()}·ε)")
-    if w is not None:
-        print(f"  witness: q(D) = ({', '.join(fmt(x) for x in w.queries)}), q(D') = ({', '.join(fmt(x) for x in w.neighbour)}), "
-              f"outcome ({', '.join(a.describe() for a in w.answers)}), log ratio at {res.digits} digits")
-    b = res.bound
-    print(f"proven upper bound: {'none (' + b.reason + ')' if b.value is None else fmt(b.value) + ' nats (' + b.formula + '; ' + b.reason + ')'}")
-    print(f"unbounded: {'yes: ' + res.unbounded_evidence if res.unbounded else 'no evidence'}")
-    print("loss by number of queries (float64 search): " + "; ".join(f"{k}: {v:.6g}" for k, v in res.loss_by_k.items()))
-    if mech.claimed:
-        print(f"note: the source claims: {mech.claimed}")
-    return code
+    outcome = None if w is None else f"outcome ({', '.join(a.describe() for a in w.answers)})"
+    notes = [f"the source claims: {mech.claimed}"] if mech.claimed else []
+    return kinds.report_worst_case(args, mech, res, res.loss_over_epsilon(), outcome, res.digits, "number of queries",
+                                   notes)

@@ -1,8 +1,9 @@
 """``prob``, ``ratio``, ``delta`` and ``audit`` with ``--variant`` an Adaptive SVT preset (docs/adaptive.md).
 
 Each command hands such a run here (`verify.cli.adaptive.is_adaptive`).  Every flag the command has is
-applied or refused: the flags each runner applies are listed beside it (``APPLIED``); any other flag given
-with a value other than its default is refused in one line (`refuse_others`), naming the flag.
+applied or refused: the flags each runner applies are listed in the one refusal table
+(`verify.cli.kinds.APPLIED`); any other flag given with a value other than its default is refused in one
+line (`verify.cli.kinds.refuse_others`), naming the flag.
 
 Outcome: ``--outcomes`` (or ``--output``) spelt as `verify.cli.adaptive.OUTCOME_SPELLING`, one answer per
 query up to the halt, e.g. ``below,middle(1/2),top(20)``.  An outcome that releases a value (a middle or
@@ -21,47 +22,11 @@ from typing import Any
 import mpmath
 
 from verify.adaptive.model import AdaptiveSVT, Branch
+from verify.cli import kinds
 from verify.cli.adaptive import OUTCOME_SPELLING, AdaptiveOutcome, model
 from verify.cli.common import VIOLATION, emit_json, exit_status, mp_str
 from verify.errors import InputError
 from verify.exact import confirmation_tolerance, exceeds, fmt
-
-#: Namespace entries that are not flags.
-_NOT_FLAGS = frozenset({"func", "command", "variant", "selection_defaults", "help"})
-#: The flags each command applies to an Adaptive SVT preset (argparse dest names).
-APPLIED: dict[str, frozenset[str]] = {
-    "prob": frozenset({"epsilon", "sensitivity", "threshold", "cutoff", "queries", "method", "digits", "json", "output",
-                       "outcomes"}),
-    "ratio": frozenset({"epsilon", "sensitivity", "threshold", "cutoff", "queries", "neighbour_queries", "digits", "json",
-                        "fail_on", "output", "outcomes"}),
-}
-#: Why a flag does not apply, where more can be said than "the preset fixes it".
-_WHY = {"method": "Adaptive SVT has no sympy path (use mpmath or fast)",
-        "released": "an Adaptive SVT outcome carries its values in its answers, e.g. middle(1/2), top(20)",
-        "neighbour_queries": "prob evaluates one query vector"}
-
-
-def _is_default(value: Any, default: Any) -> bool:
-    if value is None or value is False or value == default:
-        return True
-    if default is None:
-        return False
-    try:
-        return str(value) == str(default) or Fraction(str(value)) == Fraction(str(default))
-    except (ValueError, ZeroDivisionError):
-        return False
-
-
-def refuse_others(args: argparse.Namespace, command: str) -> None:
-    """Refuse, in one line, the first flag given that ``command`` does not apply to an Adaptive SVT preset."""
-    defaults = getattr(args, "selection_defaults", {}) or {}
-    for dest, value in vars(args).items():
-        if dest in _NOT_FLAGS or dest in APPLIED[command] or _is_default(value, defaults.get(dest)):
-            continue
-        flag = "--" + dest.replace("_", "-")
-        why = _WHY.get(dest, "the preset fixes its noises, scales and release")
-        raise InputError(f"{flag}: {args.variant} is an Adaptive SVT preset, for which {command} has no use of {flag} "
-                         f"({why}; it applies: {', '.join('--' + d.replace('_', '-') for d in sorted(APPLIED[command]))})")
 
 
 def _outcome(args: argparse.Namespace, n: int) -> AdaptiveOutcome:
@@ -84,9 +49,9 @@ def _kind(o: AdaptiveOutcome) -> str:
 
 
 def _prepare(args: argparse.Namespace, command: str) -> tuple[AdaptiveSVT, tuple[Fraction, ...], AdaptiveOutcome]:
-    refuse_others(args, command)
+    kinds.refuse_others(args, kinds.ADAPTIVE, command)
     if command == "prob" and args.method == "symbolic":
-        raise InputError(f"--method symbolic: {_WHY['method']}")
+        raise InputError(f"--method symbolic: {kinds.why(kinds.ADAPTIVE, 'method')}")
     mech = model(args)
     q = mech.check_queries(args.queries, "--queries")
     return mech, q, _outcome(args, len(q))
@@ -138,13 +103,7 @@ def run_ratio(args: argparse.Namespace) -> int:
     from verify.adaptive.probability import outcome_density  # lazy: start-up time (the quadrature)
 
     mech, q, o = _prepare(args, "ratio")
-    qn = mech.check_queries(args.neighbour_queries, "--neighbour-queries")
-    if len(q) != len(qn):
-        raise InputError(f"--neighbour-queries: length {len(qn)} differs from the {len(q)} queries of D")
-    for j, (x, y) in enumerate(zip(q, qn), start=1):
-        if abs(x - y) > mech.sensitivity:
-            raise InputError(f"--neighbour-queries: |q_{j}(D) - q_{j}(D')| = {fmt(abs(x - y))} exceeds the sensitivity "
-                             f"Δ = {fmt(mech.sensitivity)}")
+    qn = kinds.neighbour_queries(args, mech, q)
     digits = args.digits
     a, b = outcome_density(mech, q, o.answers, digits), outcome_density(mech, qn, o.answers, digits)
     tol = confirmation_tolerance(digits, mech.epsilon)

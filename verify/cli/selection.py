@@ -12,31 +12,23 @@ from __future__ import annotations
 
 import argparse
 
-from verify.cli.common import DEFAULT_EPSILON, DEFAULT_SENSITIVITY, emit_json, exit_status, given, value_or
-from verify.cli.selection_commands import refuse_others
+from verify.cli import kinds
+from verify.cli.common import DEFAULT_EPSILON, DEFAULT_SENSITIVITY, value_or
 from verify.errors import InputError
-from verify.exact import fmt
 from verify.selection.presets import SELECTION_NAMES, is_selection_preset, selection_preset
 
-#: Flags of the Sparse Vector model that a Report Noisy Max does not have.
-SVT_ONLY = ("threshold", "noise", "threshold_noise", "query_noise", "threshold_scale", "query_scale",
-            "threshold_absolute_scale", "query_absolute_scale", "cutoff", "threshold_policy", "compare", "release",
-            "release_noise", "release_scale", "release_absolute_scale", "plot")
 #: The largest number of scores the worst-case search takes (the gap search stops at 3).
 MAX_SCORES = 10
 
 
 def extend_variant_choices(parser: argparse.ArgumentParser) -> None:
     """Add the selection presets to ``--variant``'s choices (and its help)."""
-    for action in parser._actions:
-        if action.dest == "variant" and action.choices is not None:
-            action.choices = [*action.choices, *SELECTION_NAMES]
-            action.help = (action.help or "") + "; or a Report Noisy Max preset (docs/selection.md)"
+    kinds.extend_variant_choices(parser, SELECTION_NAMES, "a Report Noisy Max preset (docs/selection.md)")
     record_defaults(parser)
 
 
 def record_defaults(parser: argparse.ArgumentParser) -> None:
-    """Every flag's default, so that a flag left at it is not refused (`verify.cli.selection_commands.refuse_others`);
+    """Every flag's default, so that a flag left at it is not refused (`verify.cli.kinds.refuse_others`);
     call it again after adding flags."""
     parser.set_defaults(selection_defaults={a.dest: a.default for a in parser._actions if a.dest != "help"})
 
@@ -47,11 +39,8 @@ def is_selection(args: argparse.Namespace) -> bool:
 
 
 def _model(args: argparse.Namespace):
-    refused = given(args, *SVT_ONLY)
-    if refused:
-        raise InputError(f"{refused[0]}: {args.variant} is a Report Noisy Max, which has no {refused[0][2:]} "
-                         "(its flags: --epsilon, --sensitivity, --max-queries)")
-    refuse_others(args, "worst-case")
+    kinds.refuse_worst_case_flags(args, kinds.RNM)
+    kinds.refuse_others(args, kinds.RNM, "worst-case")
     return selection_preset(args.variant, value_or(args, "epsilon", DEFAULT_EPSILON),
                             value_or(args, "sensitivity", DEFAULT_SENSITIVITY))
 
@@ -61,25 +50,9 @@ def run_worst_case(args: argparse.Namespace) -> int:
     mech = _model(args)
     if args.max_queries > MAX_SCORES:
         raise InputError(f"--max-queries {args.max_queries}: the Report Noisy Max search takes at most {MAX_SCORES} scores")
-    from verify.selection.verdict import selection_verdict  # lazy: start-up time (scipy.optimize)
+    from verify.selection.verdict import WITNESS_DIGITS, selection_verdict  # lazy: start-up time (scipy.optimize)
 
     res = selection_verdict(mech, args.max_queries)
-    code = exit_status(args, [res.verdict])
-    if args.json:
-        emit_json(res.to_json())
-        return code
-    w = res.witness
-    print(mech.describe())
-    print(f"source: {mech.source}")
-    print(f"verdict: {res.verdict}  ({res.method})")
-    print(f"loss found: {res.loss_text()} nats ({res.to_json()['loss_over_epsilon']}·ε)")
-    if w is not None:
-        print(f"  witness: q(D) = ({', '.join(fmt(x) for x in w.queries)}), q(D') = ({', '.join(fmt(x) for x in w.neighbour)}), "
-              f"{w.outcome.describe()}, log ratio at 50 digits")
-    b = res.bound
-    print(f"proven upper bound: {'none (' + b.reason + ')' if b.value is None else fmt(b.value) + ' nats (' + b.formula + '; ' + b.reason + ')'}")
-    print(f"unbounded: {'yes: ' + res.unbounded_evidence if res.unbounded else 'no evidence'}")
-    print("loss by k (float64 search): " + "; ".join(f"{k}: {v:.6g}" for k, v in res.loss_by_k.items()))
-    for note in res.notes:
-        print(f"note: {note}")
-    return code
+    outcome = None if res.witness is None else res.witness.outcome.describe()
+    return kinds.report_worst_case(args, mech, res, res.to_json()["loss_over_epsilon"], outcome, WITNESS_DIGITS, "k",
+                                   res.notes)

@@ -1,8 +1,9 @@
 """``prob``, ``ratio``, ``delta`` and ``audit`` with ``--variant`` a Report Noisy Max preset (docs/selection.md).
 
 Each command hands such a run here (`verify.cli.selection.is_selection`).  Every flag the command has is
-applied or refused: the flags each runner applies are listed beside it (``APPLIED``); any other flag given
-with a value other than its default is refused in one line (`refuse_others`), naming the flag and why.
+applied or refused: the flags each runner applies are listed in the one refusal table
+(`verify.cli.kinds.APPLIED`); any other flag given with a value other than its default is refused in one
+line (`verify.cli.kinds.refuse_others`), naming the flag and why.
 
 Outcomes: the index i (1-based) is given as ``--output i`` (or ``s_i``, or its outcome string ``B^{i−1}A``);
 a released value as ``--released V``; the gap as ``--output i --released G``.
@@ -16,55 +17,21 @@ from typing import Any
 
 import mpmath
 
+from verify.cli import kinds
 from verify.cli.common import DEFAULT_EPSILON, DEFAULT_SENSITIVITY, VIOLATION, emit_json, exit_status, mp_str, value_or
 from verify.errors import InputError
 from verify.exact import fmt
 from verify.selection.model import ReportNoisyMax, SelectionOutput
 from verify.selection.presets import selection_preset
 
-#: Namespace entries that are not flags.
-_NOT_FLAGS = frozenset({"func", "command", "variant", "selection_defaults", "help"})
-#: The flags each command applies to a Report Noisy Max (argparse dest names).
-APPLIED: dict[str, frozenset[str]] = {
-    "worst-case": frozenset({"epsilon", "sensitivity", "max_queries", "json", "fail_on"}),
-    "prob": frozenset({"epsilon", "sensitivity", "queries", "method", "digits", "json", "output", "outcomes", "released"}),
-    "ratio": frozenset({"epsilon", "sensitivity", "queries", "neighbour_queries", "digits", "json", "fail_on", "output",
-                        "outcomes", "released"}),
-    "delta": frozenset({"epsilon", "sensitivity", "epsilon_prime", "delta", "queries", "neighbour_queries", "max_queries",
-                        "digits", "json", "progress"}),
-    "audit": frozenset({"epsilon", "sensitivity", "implementation", "samples", "target_tv", "false_alarm", "random_pairs",
-                        "max_runs", "queries_per_pair", "no_worst_pair", "seed", "workers", "scheduler", "json"}),
-}
-#: Why a flag does not apply, where more can be said than "Report Noisy Max has none".
+#: Why a flag does not apply, where more can be said than "Report Noisy Max has none" (the runners' own refusals).
 _WHY = {"method": "Report Noisy Max has no sympy path here (mpmath or fast)",
         "plot": "--plot draws the Sparse Vector δ profile; not for a Report Noisy Max"}
 
 
-def _is_default(value: Any, default: Any) -> bool:
-    if value is None or value is False or value == default:
-        return True
-    if default is None:
-        return False
-    try:
-        return str(value) == str(default) or Fraction(str(value)) == Fraction(str(default))
-    except (ValueError, ZeroDivisionError):
-        return False
-
-
-def refuse_others(args: argparse.Namespace, command: str) -> None:
-    """Refuse, in one line, the first flag given that ``command`` does not apply to a Report Noisy Max."""
-    defaults = getattr(args, "selection_defaults", {}) or {}
-    for dest, value in vars(args).items():
-        if dest in _NOT_FLAGS or dest in APPLIED[command] or _is_default(value, defaults.get(dest)):
-            continue
-        flag = "--" + dest.replace("_", "-")
-        raise InputError(f"{flag}: {args.variant} is a Report Noisy Max, for which {command} has no use of {flag} "
-                         f"(it applies: {', '.join('--' + d.replace('_', '-') for d in sorted(APPLIED[command]))})")
-
-
 def model(args: argparse.Namespace, command: str) -> ReportNoisyMax:
-    """The preset at --epsilon and --sensitivity, after the refusals."""
-    refuse_others(args, command)
+    """The preset at --epsilon and --sensitivity, after the refusals (`verify.cli.kinds.refuse_others`)."""
+    kinds.refuse_others(args, kinds.RNM, command)
     return selection_preset(args.variant, value_or(args, "epsilon", DEFAULT_EPSILON),
                             value_or(args, "sensitivity", DEFAULT_SENSITIVITY))
 
@@ -124,7 +91,13 @@ def _value(mech: ReportNoisyMax, q, o, method: str, digits: int) -> tuple[Any, i
     from verify.selection.fast import fast_index_log_probabilities, fast_value_log_density
 
     if o.kind is SelectionOutput.INDEX:
-        logp, err = fast_index_log_probabilities(mech, q)
+        import numpy as np
+
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logp, err = fast_index_log_probabilities(mech, q)
+        if not math.isfinite(err):  # an underflow in float64 (exponential noise, scores far apart): the estimate says
+            # nothing, so the value is recomputed by the quadrature and shown to float64's digits (the float64 door's rule)
+            return mp_outcome(mech, q, o, max(digits, FLOAT64_DIGITS)), min(digits, FLOAT64_DIGITS)
         lv = float(logp[o.index])
     elif o.kind is SelectionOutput.VALUE:
         lv, err = fast_value_log_density(mech, q, float(o.value)), 1e-15
@@ -165,13 +138,7 @@ def run_ratio(args: argparse.Namespace) -> int:
 
     mech = model(args, "ratio")
     q = mech.check_queries(args.queries, "--queries")
-    qn = mech.check_queries(args.neighbour_queries, "--neighbour-queries")
-    if len(q) != len(qn):
-        raise InputError(f"--neighbour-queries: length {len(qn)} differs from the {len(q)} queries of D")
-    for j, (x, y) in enumerate(zip(q, qn), start=1):
-        if abs(x - y) > mech.sensitivity:
-            raise InputError(f"--neighbour-queries: |q_{j}(D) - q_{j}(D')| = {fmt(abs(x - y))} exceeds the sensitivity "
-                             f"Δ = {fmt(mech.sensitivity)}")
+    qn = kinds.neighbour_queries(args, mech, q)
     digits = args.digits
     rows, worst = [], mpmath.mpf(0)
     for o in outcomes_of(args, mech, len(q)):
@@ -266,9 +233,6 @@ def run_audit(args: argparse.Namespace) -> int:
 
 
 # --- family: Report Noisy Max rows ----------------------------------------------------------------------------
-#: The flags ``family`` applies to Report Noisy Max rows (--no-discrete: no discrete section is shown with --rows).
-FAMILY_APPLIED = frozenset({"epsilon", "sensitivity", "max_queries", "monotone", "rows", "no_discrete", "json", "fail_on",
-                            "progress"})
 #: The largest number of scores of a Report Noisy Max row's search.
 FAMILY_MAX_SCORES = 10
 
@@ -305,12 +269,10 @@ def run_family(args: argparse.Namespace, names: list[str], epsilon: Any) -> int:
     from verify.selection.verdict import selection_verdict
     from verify.verdicts import MechanismVerdict
 
-    defaults = getattr(args, "selection_defaults", {}) or {}
-    for dest, value in vars(args).items():
-        if dest not in _NOT_FLAGS and dest not in FAMILY_APPLIED and not _is_default(value, defaults.get(dest)):
-            flag = "--" + dest.replace("_", "-")
-            raise InputError(f"{flag}: --rows names Report Noisy Max rows ({', '.join(names)}), which have no use of {flag} "
-                             "(threshold: none; workers: the rows run in this process)")
+    flag = kinds.first_unapplied(args, kinds.APPLIED[(kinds.RNM, "family")])
+    if flag is not None:
+        raise InputError(f"{flag}: --rows names Report Noisy Max rows ({', '.join(names)}), which have no use of {flag} "
+                         "(threshold: none; workers: the rows run in this process)")
     if args.max_queries > FAMILY_MAX_SCORES:
         raise InputError(f"--max-queries {args.max_queries}: the Report Noisy Max search takes at most {FAMILY_MAX_SCORES} scores")
     rows = []

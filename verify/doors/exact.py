@@ -21,6 +21,7 @@ a one-line ``refusal(mech)``, `verify.doors.contract`):
 | ``closed form`` | Laplace, exponential or no threshold and query noise | `verify.engine.piecewise.mp_closed_form` |
 | ``quadrature`` | any continuous noise (Gaussian) | `verify.engine.quadrature.mp_quad` |
 | ``quadrature (Report Noisy Max)`` | `ReportNoisyMax` | `verify.selection.probability.mp_outcome` |
+| ``quadrature (Adaptive SVT)`` | `AdaptiveSVT` | `verify.adaptive.probability.outcome_density` |
 
 ``auto`` takes the first that supports the mechanism, except that an outcome string of more than
 `CLOSED_FORM_MAX_LETTERS` letters goes to quadrature (the closed form's O(k³) expansion is slow
@@ -28,7 +29,10 @@ there).  A distribution by the closed form integrates the outcomes together (one
 of shared prefixes) and clamps each value to 1 (a value above is rounding): the seed's rule.
 Report Noisy Max (`verify.selection`) is served by ``quadrature (Report Noisy Max)``, an adapter over
 `verify.selection.probability`'s public functions (an outcome is a `SelectionOutcome`, a distribution
-every index's probability).  A further engine is one `register` line.
+every index's probability); Adaptive SVT (`verify.adaptive`) by ``quadrature (Adaptive SVT)``, an adapter over
+`verify.adaptive.probability` (an outcome is a sequence of `verify.adaptive.model.Answer`s, its released values
+in its answers; no distribution: middle and top answers release real values).  A further engine is one
+`register` line.
 """
 
 from __future__ import annotations
@@ -41,6 +45,8 @@ from typing import Any
 
 import mpmath
 
+from verify.adaptive.model import AdaptiveSVT, Branch
+from verify.adaptive.probability import outcome_density
 from verify.doors.contract import AUTO, Declared, pick
 from verify.doors.contract import register as add_engine
 from verify.engine import discrete_closed_form as geometric
@@ -241,8 +247,32 @@ class SelectionEngine(_ExactEngine):
         return {SelectionOutcome(SelectionOutput.INDEX, i): p for i, p in enumerate(probs)}
 
 
+# --- Adaptive SVT (docs/adaptive.md): an adapter over verify.adaptive.probability's public functions -----------
+class AdaptiveEngine(_ExactEngine):
+    """Adaptive SVT's mpmath quadrature over the threshold noise (`verify.adaptive.probability.outcome_density`,
+    correct to ``digits`` or `ArithmeticError`).  An outcome is a sequence of `Answer`s: a probability when
+    every answer is below, else a density at the released gaps (or values)."""
+
+    name = "quadrature (Adaptive SVT)"
+
+    def refusal(self, mech: Any) -> str | None:
+        return None if isinstance(mech, AdaptiveSVT) else f"a {type(mech).__name__}, not Adaptive SVT"
+
+    def evaluation(self, mech, queries, outcome, released, digits) -> Evaluation:
+        if released:
+            raise InputError(f"released: {mech.name}'s outcome carries its values in its answers (middle(g), top(g))")
+        answers = mech.check_outcome(outcome if isinstance(outcome, (list, tuple)) else [outcome], len(queries))
+        kind = Kind.PROBABILITY if all(a.branch is Branch.BELOW for a in answers) else Kind.DENSITY
+        return Evaluation(outcome_density(mech, queries, answers, digits), kind, self.name, digits, None)
+
+    def distribution(self, mech, queries, digits) -> dict[Any, mpmath.mpf]:
+        raise InputError(f"distribution: {mech.name}'s middle and top answers release real values; its outcomes "
+                         "have densities, give them one at a time")
+
+
 #: The exact door's engines, in the order ``auto`` tries them (open: `register`).
-EXACT_ENGINES: list[Any] = [GeometricEngine(), DirectSumEngine(), ClosedFormEngine(), QuadratureEngine(), SelectionEngine()]
+EXACT_ENGINES: list[Any] = [GeometricEngine(), DirectSumEngine(), ClosedFormEngine(), QuadratureEngine(), SelectionEngine(),
+                            AdaptiveEngine()]
 
 
 def register(engine: Any, before: str | None = None) -> None:

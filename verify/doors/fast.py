@@ -20,6 +20,10 @@ The engines (`FAST_DISTRIBUTION_ENGINES`, `FAST_PROBABILITY_ENGINES`; each decla
 | ``closed form float64`` (distributions) | the seed's AboveThreshold shape: cutoff 1, no release, Laplace / exponential / no noise | `verify.engine.fast_closed_form` up to `SEED_FAST_MAX_K` queries, the Gauss–Legendre halting path above (`verify.engine.fast_halting`, where its precondition holds) |
 | ``sums over ℤ float64`` | noise on ℤ | `verify.engine.discrete_fast`, row by row |
 | ``Gauss–Legendre float64`` | any continuous variant | `verify.engine.fast_generic`, outcome by outcome |
+| ``float64 (Report Noisy Max)`` | `ReportNoisyMax` (index and value outputs) | `verify.selection.fast`: all k index probabilities of a row in one pass (`SelectionFast`) |
+
+Report Noisy Max's outcomes are `verify.selection.probability.SelectionOutcome`s (a distribution's columns:
+every index), as on the exact door.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ import numpy as np
 
 from verify.doors.contract import AUTO, Declared, pick
 from verify.doors.contract import register as add_engine
-from verify.doors.exact import closed_form_values, exact_evaluation
+from verify.doors.exact import closed_form_values, exact_distribution, exact_evaluation
 from verify.engine.discrete_fast import fast_log_probability as discrete_fast
 from verify.engine.fast_closed_form import FastIntegrator
 from verify.engine.fast_generic import log_probability
@@ -43,6 +47,9 @@ from verify.engine.fast_halting import escalate_row, halting_distribution, halti
 from verify.errors import InputError
 from verify.mechanism import SparseVector
 from verify.precision import FAST_TOLERANCE, MPMATH_LOCK
+from verify.selection.fast import fast_index_log_probabilities, fast_value_log_density
+from verify.selection.model import ReportNoisyMax, SelectionOutput
+from verify.selection.probability import SelectionOutcome
 from verify.validate import float_rows
 
 #: Up to this many queries the closed-form engine uses the vectorised closed form
@@ -61,7 +68,7 @@ class FastLogs:
     """The float64 door's answer (module docstring): each value's estimated relative error <= ``tolerance``."""
 
     log_values: np.ndarray
-    outcomes: tuple[str, ...]
+    outcomes: tuple[Any, ...]  # outcome strings; Report Noisy Max: `SelectionOutcome`s
     engine: str
     tolerance: float
     refined: int
@@ -231,6 +238,78 @@ class GenericFast(Declared):
         return _by_outcome(self, mech, q, tolerance)
 
 
+# --- Report Noisy Max (docs/selection.md): an adapter over verify.selection.fast ------------------------------
+#: float64's unit roundoff: the released value's density is a sum of products (no integral), so its error is rounding.
+_EPS = float(np.finfo(float).eps)
+
+
+class SelectionFast(Declared):
+    """Report Noisy Max in float64 (`verify.selection.fast`): every index probability of a row in one pass (one
+    Gauss–Legendre pass over panels between the scores; Laplace in O(nodes + k)), its estimate the 12-against-16-node
+    difference (48 against 64 for exponential noise; the softmax's rounding for Gumbel).  A row whose estimate is
+    above the tolerance, or not finite, is redone on the exact door (`verify.doors.exact`, Report Noisy Max's
+    quadrature).  The released value's log density is a sum of k logs, its estimate their rounding,
+    4·2^-52·(k + Σ|log term|) (−inf is exact there: a value outside the noise's support).  The gap's density is an integral this engine does not have: refused."""
+
+    name = "float64 (Report Noisy Max)"
+
+    def refusal(self, mech: Any) -> str | None:
+        return None if isinstance(mech, ReportNoisyMax) else f"a {type(mech).__name__}, not Report Noisy Max"
+
+    def outcomes(self, mech: ReportNoisyMax, k: int) -> tuple[SelectionOutcome, ...]:
+        if mech.output is not SelectionOutput.INDEX:
+            raise InputError(f"distribution: {mech.name} releases a {mech.output.value}; its outputs have densities, "
+                             "give them one at a time")
+        return tuple(SelectionOutcome(SelectionOutput.INDEX, i) for i in range(k))
+
+    def _index_rows(self, mech: ReportNoisyMax, q: np.ndarray, tolerance: float) -> tuple[np.ndarray, int]:
+        logp = np.empty(q.shape)
+        refined = 0
+        for r, row in enumerate(q):
+            exact_row = [Fraction(float(x)) for x in row]
+            with np.errstate(divide="ignore", invalid="ignore"):  # an underflow: the estimate is then not finite
+                logp[r], err = fast_index_log_probabilities(mech, exact_row)
+            if not err <= tolerance:  # above the tolerance, or not finite (an underflowed probability): exactly
+                refined += 1
+                digits = _mp_digits(tolerance)
+                dist = exact_distribution(mech, exact_row, digits)
+                logp[r] = [_log(dist[o], digits + 5) for o in self.outcomes(mech, len(row))]
+        return np.minimum(logp, 0.0), refined
+
+    def log_distribution(self, mech, q, tolerance) -> tuple[np.ndarray, int]:
+        self.outcomes(mech, q.shape[1])  # index outputs only
+        return self._index_rows(mech, q, tolerance)
+
+    def log_probability(self, mech, q, outcome, released, tolerance) -> tuple[np.ndarray, int]:
+        if not isinstance(outcome, SelectionOutcome) or outcome.kind is not mech.output:
+            raise InputError(f"outcome: {outcome!r} is not an outcome of {mech.name} (a SelectionOutcome of kind "
+                             f"{mech.output.value})")
+        if released is not None:
+            raise InputError(f"released: {mech.name}'s outcome carries its value; give it in the SelectionOutcome")
+        if outcome.kind is SelectionOutput.INDEX:
+            if not 0 <= outcome.index < q.shape[1]:
+                raise InputError(f"outcome: index {outcome.index + 1} is outside 1..{q.shape[1]}")
+            logp, refined = self._index_rows(mech, q, tolerance)
+            return logp[:, outcome.index], refined
+        if outcome.kind is SelectionOutput.GAP:
+            raise InputError(f"outcome: {outcome.describe()}: the gap's density is an integral with no float64 path "
+                             "(use the exact door)")
+        v = float(outcome.value)
+        logv = np.empty(q.shape[0])
+        refined = 0
+        for r, row in enumerate(q):
+            exact_row = [Fraction(float(x)) for x in row]
+            logv[r] = fast_value_log_density(mech, exact_row, v)
+            s = np.array([float(x) for x in mech.effective_scores(mech.check_queries(exact_row))])
+            terms = np.abs(np.concatenate((mech.law.log_cdf(v - s, float(mech.b)), mech.law.log_pdf(v - s, float(mech.b)))))
+            err = 4 * _EPS * (len(s) + float(np.sum(terms[np.isfinite(terms)])))
+            if not err <= tolerance or math.isnan(logv[r]):  # -inf is exact: a value outside the laws' support
+                refined += 1
+                ev = exact_evaluation(mech, exact_row, outcome, None, _mp_digits(tolerance))
+                logv[r] = _log(ev.value, _mp_digits(tolerance) + 5)
+        return logv, refined
+
+
 #: The engines of a distribution and of one outcome, in the order ``auto`` tries them (open: `register`).
 FAST_DISTRIBUTION_ENGINES: list[Any] = [ClosedFormFast(), SumsFast(), GenericFast()]
 FAST_PROBABILITY_ENGINES: list[Any] = [FAST_DISTRIBUTION_ENGINES[1], FAST_DISTRIBUTION_ENGINES[2]]
@@ -241,6 +320,9 @@ def register(engine: Any, distribution: bool = True, probability: bool = True, b
     for wanted, engines in ((distribution, FAST_DISTRIBUTION_ENGINES), (probability, FAST_PROBABILITY_ENGINES)):
         if wanted:
             add_engine(engines, engine, before)
+
+
+register(SelectionFast())  # Report Noisy Max (verify.selection.fast)
 
 
 def fast_log_probability(mech: Any, queries: np.ndarray, outcome: str, released: np.ndarray | Sequence | None = None,
@@ -258,4 +340,5 @@ def fast_log_distribution(mech: Any, queries: np.ndarray, tolerance: float = FAS
     chosen = pick(FAST_DISTRIBUTION_ENGINES, mech, DOOR, engine)
     q = float_rows(queries)
     logp, refined = chosen.log_distribution(mech, q, tolerance)
-    return FastLogs(logp, tuple(mech.outputs(q.shape[1])), chosen.name, tolerance, refined)
+    outs = chosen.outcomes(mech, q.shape[1]) if hasattr(chosen, "outcomes") else tuple(mech.outputs(q.shape[1]))
+    return FastLogs(logp, outs, chosen.name, tolerance, refined)

@@ -49,7 +49,8 @@ def gauss_legendre(m: int) -> tuple[np.ndarray, np.ndarray]:
     """The m-point Gauss–Legendre rule moved to [0, 1]: nodes (x + 1)/2 and weights w/2 (summing to 1).
 
     The one float64 builder of Gauss–Legendre nodes (cached): the engine's panels, the family search's
-    panel rule (`verify.family.structured`).  The oracles' room builds its own mpmath rule
+    panel rule (`verify.family.structured`), Report Noisy Max's and Adaptive SVT's float64 paths
+    (`verify.selection.fast`, `verify.adaptive.fast`).  The oracles' room builds its own mpmath rule
     (`verify.oracles.rule`, arb's roots) on purpose: it imports nothing of the engine."""
     x, w = np.polynomial.legendre.leggauss(m)
     return (x + 1) / 2, w / 2

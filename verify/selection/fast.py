@@ -11,8 +11,12 @@
   12 and 16 nodes per panel (the 16-node values are returned).
 * Laplace noise, first: `_laplace_index_logs`, the same panels without the (nodes × k) matrix: b·Pr[i] =
   ∫_{−∞}^{s_i} G + Σ_m 2^{−m} ∫_{s_i}^∞ G(z) e^{−m(z − s_i)/b} dz (one prefix and one suffix recurrence over the
-  panels; error argument in its docstring); rows whose own estimate exceeds 1e-12 go to `_index_logs`.
+  panels; error argument in its docstring); rows whose own estimate exceeds 1e-12 go to `panel_matrix_index_logs`.
 * The released value: log of Σ_i p(v − s_i) Π_{j≠i} F(v − s_j) (a sum, no integral).
+
+The Gauss–Legendre nodes come from the one float64 builder, `verify.engine.fast_plan.gauss_legendre` (on [0, 1];
+the values are bit-identical to this module's former nodes on [−1, 1] moved in place: halving is exact).  The
+float64 door serves these values (`verify.doors.fast`, ``float64 (Report Noisy Max)``).
 """
 
 from __future__ import annotations
@@ -23,12 +27,12 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.special import logsumexp
 
+from verify.engine.fast_plan import gauss_legendre
 from verify.noise.gumbel import Gumbel
 from verify.noise.laplace import Laplace
 from verify.selection.discrete import fast_discrete_index_logs
 from verify.selection.model import ReportNoisyMax, TieRule
 
-_RULES = {n: np.polynomial.legendre.leggauss(n) for n in (12, 16, 48, 64)}
 #: Where the exponential family's u-integral is cut: Π_{j≠i}(1 − a_j u) <= e^{−u(A − a_i)} and A − a_i >= A − 1.
 _CUT = 45.0
 
@@ -47,14 +51,17 @@ def _panels(s: np.ndarray, b: float, lo: float) -> np.ndarray:
     return np.array(out)
 
 
-def _index_logs(mech: ReportNoisyMax, s: np.ndarray, b: float, rule: int) -> np.ndarray:
+def panel_matrix_index_logs(mech: ReportNoisyMax, s: np.ndarray, b: float, rule: int) -> np.ndarray:
+    """log Pr[i] for every i by the (nodes × k) matrix of log F on the panels (``rule`` nodes per panel): the path of
+    two-sided laws other than Laplace, the Laplace one-pass path's fallback, and that path's baseline in
+    benchmarks/bench_rnm.py and tests/test_rnm_fast_laplace.py (the module docstring states the rule)."""
     law = mech.law
     lo = float(s.max()) if not law.two_sided else float(s.min())
     edges = _panels(s, b, lo)
-    x, w = _RULES[rule]
+    u, v = gauss_legendre(rule)
     left, width = edges[:-1], np.diff(edges)
-    z = (left[:, None] + width[:, None] * (x[None, :] + 1) / 2).ravel()
-    logw = np.log((width[:, None] * w[None, :] / 2).ravel())
+    z = (left[:, None] + width[:, None] * u[None, :]).ravel()
+    logw = np.log((width[:, None] * v[None, :]).ravel())
     d = z[:, None] - s[None, :]
     log_f = law.log_cdf(d, b)
     log_g = log_f.sum(axis=1)
@@ -67,7 +74,7 @@ def _index_logs(mech: ReportNoisyMax, s: np.ndarray, b: float, rule: int) -> np.
     return out
 
 
-#: A row of the one-pass Laplace path whose 12-against-16-node difference exceeds this goes to `_index_logs`.
+#: A row of the one-pass Laplace path whose 12-against-16-node difference exceeds this goes to the matrix pass.
 _ROW_TOLERANCE = 1e-12
 #: Series terms of log(1 − x) = −Σ x^n/n and x/(1 − x) = Σ x^n at x <= ½ (`_laplace_index_logs`).
 _SER = 52
@@ -93,7 +100,7 @@ def _laplace_index_logs(s_in: np.ndarray, b: float, rule: int) -> np.ndarray:
         b·Pr[i] = ∫_{−∞}^{s_i} G(z) dz + Σ_{m>=1} 2^{−m} R_m(s_i),   R_m(x) = ∫_x^∞ G(z) e^{−m(z − x)/b} dz,
     all terms positive; R_m <= R_1, so stopping at m = M leaves a relative error below 2^{−M}.  Below min s,
     G = (½)^k e^{(k·z − Σ s)/b}: its integral is b(½)^k/k · e^{(k·min s − Σ s)/b}.  The prefix integrals and the
-    R_m at every panel end come from one quadrature per panel (the panels and nodes of `_index_logs`: every
+    R_m at every panel end come from one quadrature per panel (the panels and nodes of `panel_matrix_index_logs`: every
     score is a panel end, so on a panel each factor is one branch and G is analytic) and two recurrences
     (verify.selection.laplace_rows).  log G at a node z of the panel [ℓ, ·):
         upper factors (s_j > ℓ):  Σ (log ½ + (z − s_j)/b)   (counts and prefix sums of sorted s);
@@ -101,17 +108,17 @@ def _laplace_index_logs(s_in: np.ndarray, b: float, rule: int) -> np.ndarray:
         q_n(ℓ) = Σ_{s_j<=ℓ} (½e^{(s_j−ℓ)/b})^n <= k·2^{−n}, so stopping at n = M leaves an absolute error in
         log G (a relative one in G) below k·2^{−M}/M.
     M = _SER = 52: both truncations below 1e-15 · k / 52 + 2^{−52} (< 3e-14 at k = 1000).  The quadrature's
-    error is estimated as in `_index_logs` (12 against 16 nodes per panel); the cut at max s + (40 + log k)·b
-    is `_index_logs`'s.  Scores enter shifted by min s (the probabilities depend on differences only)."""
+    error is estimated as in `panel_matrix_index_logs` (12 against 16 nodes per panel); the cut at max s + (40 + log k)·b
+    is `panel_matrix_index_logs`'s.  Scores enter shifted by min s (the probabilities depend on differences only)."""
     from verify.selection import laplace_rows  # lazy: numba compiles on first use, not at import
 
     order = np.argsort(s_in, kind="stable")
     s = s_in[order] - float(s_in.min())
     k = len(s)
     edges = _laplace_edges(s, b)
-    x, w = _RULES[rule]
+    u, wt = gauss_legendre(rule)
     left, width = edges[:-1], np.diff(edges)
-    t = width[:, None] * (x[None, :] + 1) / 2  # z − ℓ at the nodes, per panel
+    t = width[:, None] * u[None, :]  # z − ℓ at the nodes, per panel
     n = np.arange(1, _SER + 1)
     pidx = np.searchsorted(left, s)  # the panel starting at s_j (every score is a left end)
     added = np.bincount(pidx, minlength=len(left)).astype(float)
@@ -121,7 +128,7 @@ def _laplace_index_logs(s_in: np.ndarray, b: float, rule: int) -> np.ndarray:
     nup = k - nlow
     csum = np.concatenate(([0.0], np.cumsum(s)))
     d_up = (nup * left - (csum[-1] - csum[nlow])) / b  # Σ_upper (ℓ − s_j)/b
-    base = nup[:, None] * (math.log(0.5) + t / b) + d_up[:, None] + np.log(width[:, None] * w[None, :] / 2)
+    base = nup[:, None] * (math.log(0.5) + t / b) + d_up[:, None] + np.log(width[:, None] * wt[None, :])
     scale, log_int, mom = laplace_rows.panel_moments(base, v, q / n)
     tail = k * math.log(0.5) - math.log(k) + math.log(b) - float(s.sum()) / b
     pre = laplace_rows.prefix_logs(log_int, tail)
@@ -140,13 +147,13 @@ def _exponential_index_logs(s: np.ndarray, b: float, rule: int) -> np.ndarray:
     a = np.exp((s - s.max()) / b)
     rest = float(a.sum()) - 1.0
     top = 1.0 if rest <= _CUT else _CUT / rest
-    x, w = _RULES[rule]
-    u = top * (x + 1) / 2
-    log_w = np.log(top * w / 2)
+    nodes, w = gauss_legendre(rule)
+    u = top * nodes
+    log_w = np.log(top * w)
     f = 1.0 - np.outer(u, a)  # every factor in (0, 1]: u < U <= 1 at the nodes
     g = np.prod(f, axis=1)
     if g.min() > 1e-250:  # plain products (rounding about k·2^-53 relative): the fast way
-        return np.log(a) + np.log((w * top / 2) @ (g[:, None] / f))
+        return np.log(a) + np.log((w * top) @ (g[:, None] / f))
     lg = np.log(f)  # products that could underflow: in log space
     return np.log(a) + logsumexp(lg.sum(axis=1)[:, None] - lg + log_w[:, None], axis=0)
 
@@ -154,7 +161,7 @@ def _exponential_index_logs(s: np.ndarray, b: float, rule: int) -> np.ndarray:
 def _two_sided_index_logs(mech: ReportNoisyMax, s: np.ndarray, b: float) -> tuple[np.ndarray, float]:
     """Two-sided continuous noise.  Laplace: `_laplace_index_logs` with 12 and 16 nodes per panel, each row's
     estimate the relative difference; the rows whose estimate exceeds _ROW_TOLERANCE (or is not finite) are
-    taken from `_index_logs` (the nodes × k pass, with its own estimate).  Other laws: `_index_logs`."""
+    taken from `panel_matrix_index_logs` (the nodes × k pass, with its own estimate).  Other laws: that pass."""
     if isinstance(mech.law, Laplace):
         coarse, fine = _laplace_index_logs(s, b, 12), _laplace_index_logs(s, b, 16)
         with np.errstate(invalid="ignore"):
@@ -162,11 +169,11 @@ def _two_sided_index_logs(mech: ReportNoisyMax, s: np.ndarray, b: float) -> tupl
         bad = ~(row <= _ROW_TOLERANCE)
         if not bad.any():
             return fine, float(row.max())
-        old_coarse, old_fine = _index_logs(mech, s, b, 12), _index_logs(mech, s, b, 16)
+        old_coarse, old_fine = panel_matrix_index_logs(mech, s, b, 12), panel_matrix_index_logs(mech, s, b, 16)
         fine[bad] = old_fine[bad]
         row[bad] = np.abs(np.expm1(old_coarse - old_fine))[bad]
         return fine, float(row.max())
-    coarse, fine = _index_logs(mech, s, b, 12), _index_logs(mech, s, b, 16)
+    coarse, fine = panel_matrix_index_logs(mech, s, b, 12), panel_matrix_index_logs(mech, s, b, 16)
     return fine, float(np.max(np.abs(np.expm1(coarse - fine))))
 
 

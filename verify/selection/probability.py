@@ -24,6 +24,7 @@ from typing import Any
 
 import mpmath
 
+from verify.engine.relative_quad import relative_piece
 from verify.errors import InputError
 from verify.exact import to_fraction
 from verify.noise.gumbel import Gumbel
@@ -71,7 +72,7 @@ def _quad(f: Callable[[Any], Any], points: Sequence[Any], dps: int, width: Any) 
         return mpmath.mpf(0)
     if mpmath.isinf(ends[-1]) and mpmath.isfinite(ends[-2]):
         # a finite piece before +inf: the last finite end can be a zero of the integrand (exponential noise at max s),
-        # and `_piece` scales by the values at its finite ends and midpoint: [e, e + width] has a midpoint
+        # and `relative_piece` scales by the values at its finite ends and midpoint: [e, e + width] has a midpoint
         ends.insert(-1, ends[-2] + width)
     pts = [ends[0]]
     for x in ends[1:]:
@@ -82,35 +83,8 @@ def _quad(f: Callable[[Any], Any], points: Sequence[Any], dps: int, width: Any) 
         pts.append(x)
     total = mpmath.mpf(0)
     for a, c in zip(pts, pts[1:]):
-        total += _piece(f, a, c, dps)
+        total += relative_piece(f, a, c, dps, GUARD)
     return total
-
-
-def _piece(f: Callable[[Any], Any], a: Any, c: Any, dps: int) -> Any:
-    """∫_a^c f (no kink inside) to dps digits relative: mpmath's tolerance is absolute, so f is divided by
-    its largest value at the finite ends and the midpoint first."""
-    probes = [x for x in (a, c) if mpmath.isfinite(x)]
-    if len(probes) == 2:
-        probes.append((a + c) / 2)
-    scale = max((abs(f(x)) for x in probes), default=mpmath.mpf(0))
-    if scale == 0:
-        scale = mpmath.mpf(1)
-
-    def g(x: Any) -> Any:
-        return f(x) / scale
-
-    for degree in (6, 8):
-        value, err = mpmath.quad(g, [a, c], error=True, maxdegree=degree)
-        if value == 0 or err <= abs(value) * mpmath.mpf(10) ** (-(dps - GUARD + 1)):
-            return value * scale
-    # mpmath's estimate is sometimes floored far above the true error: recompute with twice the guard
-    # digits and accept the value where the two agree to the digits asked
-    with mpmath.workdps(dps + GUARD):
-        again = mpmath.quad(g, [a, c], maxdegree=10)
-    if abs(again - value) <= abs(again) * mpmath.mpf(10) ** (-(dps - GUARD + 1)):
-        return again * scale
-    raise ArithmeticError(f"quadrature did not reach {dps - GUARD} digits on [{mpmath.nstr(a, 8)}, {mpmath.nstr(c, 8)}] "
-                          f"({mpmath.nstr(value, 8)} against {mpmath.nstr(again, 8)} at {GUARD} more digits)")
 
 
 def _floor(mech: ReportNoisyMax, s: Sequence[Any], dps: int) -> Any:
