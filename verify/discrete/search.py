@@ -164,19 +164,16 @@ def structured_search(mech: Any, max_queries: int = 5, width: int = 10, digits: 
         outcomes = mech.outputs(k)
         total += len(vectors)
         shifts = [(s, s2) for s in (-delta, 0, delta) for s2 in (-delta, 0, delta) if (s, s2) != (0, 0)]
-        for v in vectors:
-            if abs(v[-1] - t) > width or (k > 1 and abs(v[0] - t) > width):
-                continue
-            i = index[v]
-            for s, s2 in shifts:
-                if k == 1 and s != 0:
-                    continue
-                w = tuple(x + s for x in v[:-1]) + (v[-1] + s2,)
-                gap = log_ratio_from_logs(logs[i], logs[index[w]])
-                j = int(np.argmax(gap))
-                by_k[k] = max(by_k.get(k, -math.inf), float(gap[j]))
-                if gap[j] > best[0]:
-                    best = (float(gap[j]), v, w, outcomes[j])
+        pairs = [(v, tuple(x + s for x in v[:-1]) + (v[-1] + s2,)) for v in vectors
+                 if not (abs(v[-1] - t) > width or (k > 1 and abs(v[0] - t) > width))
+                 for s, s2 in shifts if not (k == 1 and s != 0)]
+        # every pair's gaps in one array (row by row the values of one call per pair), then the pairs in order
+        gaps = log_ratio_from_logs(logs[[index[v] for v, _ in pairs]], logs[[index[w] for _, w in pairs]])
+        top = np.argmax(gaps, axis=1)
+        for (v, w), j, value in zip(pairs, top.tolist(), gaps[np.arange(len(pairs)), top]):
+            by_k[k] = max(by_k.get(k, -math.inf), float(value))
+            if value > best[0]:
+                best = (float(value), v, w, outcomes[j])
     loss, q, qn, s = best
     conf = _confirm(mech, q, qn, s, digits)
     domain = (f"structured: q = (a, ..., a, c), a - t, c - t in [-{width}, {width}], q' = q + (s, ..., s, s') "
