@@ -138,11 +138,12 @@ def _logsumexp(x: np.ndarray, axis: int, overwrite: bool = False) -> np.ndarray:
     return np.where(np.isfinite(np.squeeze(top, axis=axis)), out, -np.inf)
 
 
-#: Quadrature nodes per chunk of points (about 0.5 MB of float64 per array): the integrand's ~30 array
+#: Quadrature nodes per chunk of points (about 128 KB of float64 per array): the integrand's ~30 array
 #: passes then stay in the processor's cache.  The rows of a chunk are computed independently, so the
 #: chunk size never changes a value (only the time; 65536 was 2.8x faster than 1.5 million on the
-#: gap release's grid, benchmarks/bench_family_verdicts.py).
-CHUNK_NODES = 65_536
+#: gap release's grid, benchmarks/bench_family_verdicts.py; 16384 took 0.76 of 65536's CPU time on the
+#: evaluator calls of the whole family table replayed, least of 6 alternating runs, on a 1 MB L2 cache).
+CHUNK_NODES = 16_384
 #: Results of `_segment_points` on the inputs it saw last, kept for exact reuse (the same inputs give the same
 #: numbers): within a search (the fresh release's second phase repeats the first phase's grid once per released
 #: offset) and across searches in one process (two variants with the same noises and release terms, e.g.
