@@ -141,8 +141,9 @@ def _logsumexp(x: np.ndarray, axis: int, overwrite: bool = False) -> np.ndarray:
 #: Quadrature nodes per chunk of points (about 128 KB of float64 per array): the integrand's ~30 array
 #: passes then stay in the processor's cache.  The rows of a chunk are computed independently, so the
 #: chunk size never changes a value (only the time; 65536 was 2.8x faster than 1.5 million on the
-#: gap release's grid, benchmarks/bench_family_verdicts.py; 16384 took 0.76 of 65536's CPU time on the
-#: evaluator calls of the whole family table replayed, least of 6 alternating runs, on a 1 MB L2 cache).
+#: gap release's grid, benchmarks/bench_family_verdicts.py; 16384 took 0.67 of 65536's CPU time and 8192
+#: or 32768 about 0.77, on the family table's own evaluator calls replayed with a 1 MB L2 cache:
+#: benchmarks/bench_structured_chunks.py, least of 6 alternating runs, 2026-12-07, load 10-12).
 CHUNK_NODES = 16_384
 #: Results of `_segment_points` on the inputs it saw last, kept for exact reuse (the same inputs give the same
 #: numbers): within a search (the fresh release's second phase repeats the first phase's grid once per released
