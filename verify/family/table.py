@@ -158,14 +158,18 @@ class FamilyRow:
         return out
 
 
-#: Seconds of each default row at 10 queries, one worker (`python3 -m verify family --workers 1 --json`,
-#: rounded; Mechanism Two's certificate cold): only the order in which `TableRun` hands the rows out
-#: (longest first).  It never changes a row.
+#: CPU seconds of each row at 10 queries (the discrete rows at their own 5 or 2), run one after another in
+#: one process in `bundles` order, the later rows of a bundle warm (measured 2026-12-07 at load 12, least of
+#: two runs; Mechanism Two's certificate cold): only the order in which `TableRun` hands the tasks out
+#: (longest first; a task costs the sum of its rows).  It never changes a row.
 ROW_COST: dict[tuple[str, int | None], float] = {
-    ("gap-svt", 1): 1.9, ("seed-m2", 1): 1.8, ("numeric-svt", 2): 1.25, ("lyu-4", 2): 1.0, ("lyu-4", 1): 0.95,
-    ("lyu-5", None): 0.75, ("lyu-2", 2): 0.74, ("lyu-1", 2): 0.73, ("lyu-3", 1): 0.67, ("lyu-6", None): 0.63,
-    ("lyu-1", 1): 0.58, ("lyu-3", 2): 0.57, ("seed-m1", 1): 0.56, ("dwork-roth", 1): 0.55, ("lyu-2", 1): 0.5,
-    ("gaussian-svt", 1): 0.2,
+    ("seed-m2", 1): 1.3, ("gap-svt", 1): 0.71, ("numeric-svt", 2): 0.66, ("lyu-4", 2): 0.43, ("lyu-4", 1): 0.42,
+    ("lyu-2", 2): 0.42, ("lyu-1", 2): 0.38, ("lyu-6", None): 0.32, ("seed-m1", 1): 0.31, ("dwork-roth", 1): 0.31,
+    ("lyu-5", None): 0.31, ("lyu-3", 1): 0.3, ("lyu-3", 2): 0.26, ("lyu-1", 1): 0.12, ("lyu-2", 1): 0.12,
+    ("gaussian-svt", 1): 0.03,
+    # the family command's discrete rows (`verify.discrete.table.ROWS`; sampcert-above-threshold: ge and gt)
+    ("dlap-lyu-1", 2): 0.27, ("dlap-seed-m1", 1): 0.26, ("sampcert-above-threshold", 1): 0.21,
+    ("dgauss-above-threshold", 1): 0.1,
 }
 #: The presets ``--rows`` may name beyond `ROWS`, each with its default cutoff: the discrete ones (`verify.family.presets`).
 EXTRA_ROWS: tuple[tuple[str, int | None], ...] = (("sampcert-above-threshold", 1), ("dlap-seed-m1", 1), ("dlap-lyu-1", 2),
@@ -211,8 +215,10 @@ def bundles(tasks: Sequence[RowTask]) -> list[list[tuple[int, RowTask]]]:
     return list(groups.values())
 
 
-def _cost(bundle: list[tuple[int, RowTask]]) -> float:
-    return sum(ROW_COST.get((t.name, t.cutoff), 1.0) for _, t in bundle)
+def hand_out_order(tasks: Sequence[RowTask]) -> list[list[tuple[int, RowTask]]]:
+    """The `bundles` of ``tasks`` in the order `TableRun` hands them to its workers: longest first, a bundle
+    costing the sum of its rows' `ROW_COST` (1.0 for a row without one); ties keep the table's order."""
+    return sorted(bundles(tasks), key=lambda b: -sum(ROW_COST.get((t.name, t.cutoff), 1.0) for _, t in b))
 
 
 class TableRun:
@@ -231,16 +237,15 @@ class TableRun:
             mech = task.mechanism()
             if is_discrete(mech):
                 check_search_for(mech, task.max_queries)
-        groups = bundles(tasks)
-        n = min(worker_count(workers), len(groups))
+        order = hand_out_order(tasks)
+        n = min(worker_count(workers), len(order))
         self._pool = None
         self._results: Iterator[list[tuple[int, FamilyRow]]] | None = None
         if n > 1:
-            order = sorted(groups, key=lambda b: -_cost(b))  # stable: ties keep the table's order
             with sigint_deferred():  # Ctrl-C during the forks is delivered after them (see sigint_deferred)
                 self._pool = multiprocessing.get_context().Pool(n, initializer=ignore_sigint)
             self._results = self._pool.imap_unordered(_run_bundle, order, chunksize=1)
-            self._pending = len(groups)
+            self._pending = len(order)
 
     def __iter__(self) -> Iterator[tuple[int, FamilyRow]]:
         if self._results is None:
