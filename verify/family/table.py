@@ -19,9 +19,10 @@ The tasks are handed out longest first (`ROW_COST`), each to the next free
 worker, and the rows put back in the table's order: the rows are the same,
 field for field, as a serial run's except ``seconds``.  Other rows (the
 discrete rows of the `family` command, `verify.discrete.table.discrete_tasks`)
-can join the same run (``extra``), so that they too run beside the others.  A row's seconds are its own: the wall time
-of its `family_worst_case` in the process that ran it (measured there, so that
-waiting for a free worker is not counted), not CPU time.
+can join the same run (``extra``), so that they too run beside the others.
+A row's seconds are its own: the wall time of its `family_worst_case` in the
+process that ran it (measured there, so that waiting for a free worker is not
+counted), not CPU time.
 """
 
 from __future__ import annotations
