@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this checkout's verify, not an installed one
 
 from verify.family.structured import clear_memo  # noqa: E402
-from verify.family.table import ROW_COST, ROWS, family_table  # noqa: E402
+from verify.family.table import ROWS, RowTask, family_table, hand_out_order  # noqa: E402
 from verify.parallel import default_workers  # noqa: E402
 
 TARGET_WALL = 8.0
@@ -63,7 +63,7 @@ def _fields(row) -> dict:
 
 
 def makespan(seconds: list[float], workers: int) -> float:
-    """The wall time of ``seconds`` (one per row) on ``workers`` idle cores, each row to the next free worker
+    """The wall time of ``seconds`` (one per task) on ``workers`` idle cores, each task to the next free worker
     in the order `TableRun` hands them out (the list is in that order): what the pool would take on a quiet
     machine, process start-up aside."""
     free = [0.0] * workers
@@ -106,10 +106,11 @@ def main(argv: list[str] | None = None) -> None:
     print(f"  longest row on {n} workers: {longest.name} c={'∞' if longest.cutoff is None else longest.cutoff} "
           f"{longest.result.seconds:.2f} s (its own wall time in its worker)")
     print(f"  rows identical (every field but the seconds): {'yes' if same else 'NO'}")
-    order = sorted(serial, key=lambda r: -ROW_COST.get((r.name, r.cutoff), 1.0))
-    rows_s = [r.result.seconds for r in order]
-    print(f"  the 1-worker rows' own seconds ({sum(rows_s):.2f} s in all) handed out longest first to {n} idle "
-          f"workers: {makespan(rows_s, n):.2f} s wall (longest row {max(rows_s):.2f} s)")
+    # the tasks as TableRun hands them out (rows with one integrand together, `verify.family.table.bundles`)
+    order = hand_out_order([RowTask(name, cutoff) for name, cutoff in ROWS])
+    tasks_s = [sum(serial[i].result.seconds for i, _ in task) for task in order]
+    print(f"  the 1-worker rows' own seconds ({sum(tasks_s):.2f} s in all) handed out as {len(order)} tasks, longest "
+          f"first, to {n} idle workers: {makespan(tasks_s, n):.2f} s wall (longest task {max(tasks_s):.2f} s)")
     if args.command:
         cw1, cc1 = command(1)
         cwn, ccn = command(n)

@@ -528,9 +528,9 @@ EQUIVALENT: tuple[Equivalent, ...] = (
     _eq("verify/family/structured.py", "layouts", "max_queries > used  ->  max_queries >= used", "the tail list is reached "
         "only with used <= max_queries (used > max_queries `continue`s first); the two differ only at used == max_queries, "
         "where [max_queries - used] is [0], the else branch's list", within="[max_queries - used] if max_queries > used else [0]"),
-    _eq("verify/family/structured.py", "_segment_points", "1  ->  2", "rows per chunk at least 2 instead of 1: unreachable "
-        "(at most 4 kinks, 5 segments, 16·MAX_PANELS = 6400 nodes: CHUNK_NODES // 32000 >= 2), and the chunk only groups "
-        "rows, each computed elementwise and reduced along its own row (same bits: checked with CHUNK_NODES = 1 and 10^9)",
+    _eq("verify/family/structured.py", "_segment_points", "1  ->  2", "rows per chunk at least 2 instead of 1: reached only "
+        "by rows of more than CHUNK_NODES / 2 nodes (at most 5 segments of 16·MAX_PANELS = 6400 nodes), and the chunk only "
+        "groups rows, each computed elementwise and reduced along its own row (same bits: checked with CHUNK_NODES = 1 and 10^9)",
         context="max(1, CHUNK_NODES // (widths.shape[1] * t.size))"),
     _eq("verify/family/structured.py", "_segment_points", "-np.inf  ->  np.inf", "the NaN guard never changes a value: with "
         "finite edges every kernel argument (z, z - u, z - v, r + z - v; u, v and a used r are kinks) is non-NaN and every "

@@ -158,10 +158,19 @@ def test_family_ctrl_c_keeps_the_rows_done(monkeypatch, capsys):
 
 
 def test_family_prints_the_table_before_the_discrete_rows(monkeypatch, capsys):
-    from verify.discrete import table as discrete_table
+    from verify.family import table
 
-    monkeypatch.setattr(discrete_table, "discrete_table", _interrupt_after(0))
-    argv = ["family", "--max-queries", "1"]
+    real = table.family_worst_case
+    tick = _interrupt_after(0)
+
+    def search(mech, *a, **kw):  # Ctrl-C at the first discrete row (they run after the table's rows)
+        if mech.is_discrete:
+            tick()
+        return real(mech, *a, **kw)
+
+    monkeypatch.setattr(table, "family_worst_case", search)
+    # --workers 1: the rows run in this process, where the patched search is
+    argv = ["family", "--max-queries", "1", "--workers", "1"]
     import verify.cli.family as family_cli
 
     monkeypatch.setattr(family_cli, "parse_rows", lambda text: (("lyu-1", 1),))

@@ -153,6 +153,46 @@ def test_structured_search_agrees_with_exhaustive_and_nearly_attains_the_bound()
     assert v.witness.outcome == "BBBBA"
 
 
+@pytest.mark.parametrize("name, compare", [("dlap-seed-m1", "ge"), ("sampcert-above-threshold", "gt"),
+                                           ("dgauss-above-threshold", "ge")])
+def test_structured_search_scans_its_pairs_as_one_pair_at_a_time(name, compare):
+    """The structured search computes every pair's gaps in one array (`structured_search`): its best float64 loss,
+    pair, outcome and per-k maxima are those of the pairs taken one at a time, in order, each its own
+    `log_ratio_from_logs` and argmax, a strictly larger value replacing the best (the first pair wins a tie)."""
+    import math
+
+    import numpy as np
+
+    from verify.discrete.search import structured_search
+    from verify.engine.discrete_halting import halting_logs
+    from verify.ratio import log_ratio_from_logs
+
+    mech = preset(name, compare=compare)
+    width, k_max = 5, 3
+    got = structured_search(mech, k_max, width)
+    t, d = mech.threshold.numerator, mech.sensitivity.numerator
+    levels = range(t - width - d, t + width + d + 1)
+    best, by_k = (-math.inf, (), (), ""), {}
+    for k in range(1, k_max + 1):
+        vectors = [((a,) * (k - 1) if a is not None else ()) + (c,) for a in ([None] if k == 1 else levels) for c in levels]
+        index = {v: i for i, v in enumerate(vectors)}
+        logs, _ = halting_logs(mech, np.array(vectors, dtype=float))
+        for v in vectors:
+            if abs(v[-1] - t) > width or (k > 1 and abs(v[0] - t) > width):
+                continue
+            for s, s2 in [(s, s2) for s in (-d, 0, d) for s2 in (-d, 0, d) if (s, s2) != (0, 0)]:
+                if k == 1 and s != 0:
+                    continue
+                w = tuple(x + s for x in v[:-1]) + (v[-1] + s2,)
+                gap = log_ratio_from_logs(logs[index[v]], logs[index[w]])
+                j = int(np.argmax(gap))
+                by_k[k] = max(by_k.get(k, -math.inf), float(gap[j]))
+                if gap[j] > best[0]:
+                    best = (float(gap[j]), v, w, mech.outputs(k)[j])
+    assert (got.loss_float, got.queries, got.neighbour, got.outcome) == best
+    assert got.by_k == by_k
+
+
 def test_pair_delta_of_the_discrete_gaussian():
     """δ at ε' = 0 is the total variation distance (both directions equal); δ decreases in ε'; at the
     structured witness of dgauss-above-threshold δ(1) > 0 (pure 1-DP fails there), while for

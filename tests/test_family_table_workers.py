@@ -56,7 +56,43 @@ def test_the_workers_leave_ctrl_c_to_the_parent():
 
 
 def test_every_default_row_has_a_cost_for_the_hand_out_order():
-    assert set(ROW_COST) == set(ROWS)
+    from verify.discrete.table import ROWS as DISCRETE_ROWS
+
+    assert set(ROW_COST) == set(ROWS) | {(name, cutoff) for name, cutoff, _ in DISCRETE_ROWS}
+
+
+def test_rows_with_one_integrand_run_as_one_task_and_the_others_alone():
+    """`bundles`: the continuous rows whose float64 searches evaluate the same integrand (`integrand_key`) are one
+    task, in the table's order (the later rows reuse the first one's values); a discrete row is a task of its own;
+    every row is in exactly one task."""
+    from verify.discrete.table import discrete_tasks
+    from verify.family.structured import integrand_key
+
+    tasks = [table.RowTask(name, cutoff) for name, cutoff in ROWS] + discrete_tasks()
+    groups = table.bundles(tasks)
+    names = [[f"{t.name}:{t.cutoff}" for _, t in g] for g in groups]
+    assert ["dwork-roth:1", "lyu-1:1", "lyu-2:1"] in names and ["lyu-4:1", "lyu-4:2"] in names
+    assert sorted(i for g in groups for i, _ in g) == list(range(len(tasks)))
+    keys = []
+    for g in groups:
+        mechs = [t.mechanism() for _, t in g]
+        if mechs[0].is_discrete:
+            assert len(g) == 1
+            continue
+        assert len({integrand_key(m) for m in mechs}) == 1 and [i for i, _ in g] == sorted(i for i, _ in g)
+        keys.append(integrand_key(mechs[0]))
+    assert len(keys) == len(set(keys))
+
+
+def test_extra_rows_join_the_run_after_the_rows():
+    """``extra`` (the `family` command's discrete rows): indices after the rows', the same rows as run alone."""
+    from verify.discrete.table import discrete_table, discrete_tasks
+
+    one = (("dlap-seed-m1", 1, "ge"),)
+    with TableRun(FEW[:1], max_queries=1, workers=2, extra=discrete_tasks(one, max_queries=2)) as run:
+        got = dict(run)
+    assert sorted(got) == [0, 1] and got[0].name == FEW[0][0]
+    assert _fields(got[1]) == _fields(discrete_table(one, max_queries=2)[0])
 
 
 @pytest.mark.parametrize("bad", [0, -1, True, 1.5, "2"])

@@ -47,7 +47,7 @@ POOLS = {
     """,
     "family table": """
         from verify.family.table import TableRun
-        with TableRun(rows=[("lyu-1", 1), ("lyu-2", 1)], max_queries=1, workers=2) as run:
+        with TableRun(rows=[("lyu-1", 1), ("lyu-3", 1)], max_queries=1, workers=2) as run:  # two tasks: a pool of 2
             list(run)
     """,
     "claims": """

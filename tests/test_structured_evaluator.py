@@ -90,3 +90,78 @@ def test_chunk_size_never_changes_a_value(monkeypatch):
     monkeypatch.setattr(S, "CHUNK_NODES", 1)  # one point per chunk
     small = S._segment_points(shape, 4, 1, u, v, r)
     assert np.array_equal(_bits(big), _bits(small))
+
+
+# --- the memo across variants: keyed by what the integrand reads (`integrand_key`), nothing else ---------------
+def _fresh(shape, n_b, n_a, u, v, r, groups=None):
+    """The plain evaluation (no memo)."""
+    return S._segment_points(shape, n_b, n_a, u, v, r, groups)
+
+
+def test_variants_with_one_integrand_share_values_and_the_plain_bits():
+    """dwork-roth and lyu-1 at c = 1 differ only in t (and their names): the second one's evaluation is a memo hit
+    (no new `_segment_points` call) and equals its own plain evaluation bit for bit."""
+    a, b = preset("dwork-roth", cutoff=1), preset("lyu-1", threshold="1/2", cutoff=1)
+    assert a.threshold != b.threshold and S.integrand_key(a) == S.integrand_key(b)
+    u, v, r = _points(13)
+    S.clear_memo()
+    S._segment_log(a, 3, 1, u, v, r)
+    size = len(S._MEMO)
+    got = S._segment_log(b, 3, 1, u, v, r)
+    assert len(S._MEMO) == size
+    assert np.array_equal(_bits(got), _bits(_fresh(b, 3, 1, u, v, r)))
+    S.clear_memo()
+
+
+def _shape_pairs():
+    """Pairs of variants whose integrands differ in exactly one thing the key must hold."""
+    from family_variants import variant
+
+    base = dict(z=("laplace", 20), x=("laplace", 40))
+    return {
+        "query scale": (variant(**base), variant(z=("laplace", 20), x=("laplace", 30))),
+        "threshold scale": (variant(**base), variant(z=("laplace", 25), x=("laplace", 40))),
+        "threshold family": (variant(**base), variant(z=("exponential", 20), x=("laplace", 40))),
+        "query family": (variant(**base), variant(z=("laplace", 20), x=("gaussian", 40))),
+        "above term (gap: the density of X)": (variant(**base), variant(**base, release="gap")),
+        "cap (query release: z <= r)": (variant(**base), variant(**base, release="query")),
+    }
+
+
+@pytest.mark.parametrize("what", sorted(_shape_pairs()))
+def test_the_memo_never_gives_one_integrands_values_to_another(what):
+    """A memo keyed too coarsely would hand the first variant's values to the second: each variant's values must
+    be its own plain ones, in either order (and the two must differ, or the test would prove nothing)."""
+    first, second = _shape_pairs()[what]
+    u, v, r = _points(17, 30)
+    r = np.abs(r)  # a gap is >= 0; the query release's cap r is any real
+    for x, y in ((first, second), (second, first)):
+        S.clear_memo()
+        S._segment_log(x, 2, 1, u, v, r)
+        got = S._segment_log(y, 2, 1, u, v, r)
+        plain_x, plain_y = _fresh(x, 2, 1, u, v, r), _fresh(y, 2, 1, u, v, r)
+        assert not np.array_equal(_bits(plain_x), _bits(plain_y))
+        assert np.array_equal(_bits(got), _bits(plain_y))
+    S.clear_memo()
+
+
+def test_the_memo_keeps_counts_groups_and_r_apart():
+    """The same points with other counts, with groups (each group's own panels) or, where r enters (the gap
+    release), another r: each call gets its own plain values."""
+    shape = preset("gap-svt", cutoff=1)
+    assert not S._r_free(shape)
+    u, v, r = _points(19, 20)
+    r = np.abs(r)
+    n = len(u) // 2
+    wide = u.copy()
+    wide[n:] *= 8
+    S.clear_memo()
+    calls = [((3, 1, wide, v, r, None), None), ((2, 1, wide, v, r, None), None), ((3, 0, wide, v, r, None), None),
+             ((3, 1, wide, v, r, ((0, n), (n, len(u)))), None), ((3, 1, wide, v, r + 0.5, None), None)]
+    seen = []
+    for (n_b, n_a, uu, vv, rr, groups), _ in calls:
+        got = S._segment_log(shape, n_b, n_a, uu, vv, rr, groups)
+        assert np.array_equal(_bits(got), _bits(_fresh(shape, n_b, n_a, uu, vv, rr, groups)))
+        seen.append(_bits(got))
+    assert all(not np.array_equal(seen[0], other) for other in seen[1:])  # each call really differs from the first
+    S.clear_memo()

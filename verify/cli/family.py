@@ -108,29 +108,37 @@ def run(args: argparse.Namespace) -> int:
     with Staged("family", ["rows"] + ["discrete rows"] * with_discrete, args, quiet_partial=args.json) as staged:
         staged.partial = lambda: _partial(args, rows, "rows" in shown)
         t0 = time.perf_counter()
+        n = len(chosen)
+        # the discrete rows run in the same pool, beside the others (handed out longest first)
+        extra = _discrete_tasks(args) if with_discrete else []
         # the workers start (forked) before the stage's bar thread does
-        with TableRun(chosen, args.max_queries, args.monotone, config, args.workers) as run_rows, \
-                staged.stage("rows", total=len(chosen), unit="row") as bar:
-            done: dict[int, object] = {}
-            for i, row in run_rows:  # one row at a time, so that the bar moves and Ctrl-C keeps the rows done
-                done[i] = row
-                rows[:] = [done[j] for j in sorted(done)]  # the rows done, in the table's order
-                bar.set_postfix_str(f"{row.name}:{'∞' if row.cutoff is None else row.cutoff}")
-                bar.update(1)
-        seconds = time.perf_counter() - t0
-        if not args.json:
-            staged.section(f"{render(rows)}\nwhole table: {seconds:.1f} s")
-            shown.append("rows")
-        if with_discrete:
-            from verify.discrete.table import render as render_discrete
-
-            with staged.stage("discrete rows"):
-                discrete = _discrete_rows(args)
+        with TableRun(chosen, args.max_queries, args.monotone, config, args.workers, extra=extra) as run_rows:
+            results = iter(run_rows)  # one iterator for both stages (closing it stops the workers)
+            done: dict[int, object] = {}  # index -> row: the table's rows (< n), then the discrete rows
+            with staged.stage("rows", total=n, unit="row") as bar:
+                while len(rows) < n:
+                    i, row = next(results)  # one row at a time, so that the bar moves and Ctrl-C keeps the rows done
+                    done[i] = row
+                    if i < n:
+                        rows[:] = [done[j] for j in sorted(done) if j < n]  # the rows done, in the table's order
+                        bar.set_postfix_str(f"{row.name}:{'∞' if row.cutoff is None else row.cutoff}")
+                        bar.update(1)
+            seconds = time.perf_counter() - t0
             if not args.json:
-                staged.section(f"\nDiscrete noise (ties have mass; {_discrete_config(args)}; cutoff-1 rows searched up to "
-                               f"{min(args.max_queries, 5)} queries, the others over every integer pair of up to "
-                               f"{min(args.max_queries, 2)} queries in a box; losses confirmed at 50 digits):\n"
-                               f"{render_discrete(discrete)}")
+                staged.section(f"{render(rows)}\nwhole table: {seconds:.1f} s")
+                shown.append("rows")
+            if with_discrete:
+                from verify.discrete.table import render as render_discrete
+
+                with staged.stage("discrete rows"):
+                    for i, row in results:
+                        done[i] = row
+                    discrete = [done[j] for j in sorted(done) if j >= n]
+                if not args.json:
+                    staged.section(f"\nDiscrete noise (ties have mass; {_discrete_config(args)}; cutoff-1 rows searched up to "
+                                   f"{min(args.max_queries, 5)} queries, the others over every integer pair of up to "
+                                   f"{min(args.max_queries, 2)} queries in a box; losses confirmed at 50 digits):\n"
+                                   f"{render_discrete(discrete)}")
     code = exit_status(args, [r.result.verdict for r in rows] + [r.result.verdict for r in discrete or []])
     if args.json:
         j = {"rows": [r.to_json() for r in rows], "monotone": args.monotone, "max_queries": args.max_queries,
@@ -194,11 +202,11 @@ def _check_monotone(args: argparse.Namespace, discrete_named: list[str], with_di
                      f"restriction; {fix}")
 
 
-def _discrete_rows(args: argparse.Namespace):
-    """The discrete rows (`verify.discrete.table.discrete_table`) at the flags' ε, Δ, t."""
-    from verify.discrete.table import discrete_table
+def _discrete_tasks(args: argparse.Namespace):
+    """The discrete rows (`verify.discrete.table.discrete_tasks`) at the flags' ε, Δ, t."""
+    from verify.discrete.table import discrete_tasks
 
-    return discrete_table(epsilon=1 if args.epsilon is None else args.epsilon,
+    return discrete_tasks(epsilon=1 if args.epsilon is None else args.epsilon,
                           sensitivity=1 if args.sensitivity is None else args.sensitivity,
                           threshold=0 if args.threshold is None else args.threshold, max_queries=args.max_queries)
 

@@ -156,27 +156,28 @@ def structured_search(mech: Any, max_queries: int = 5, width: int = 10, digits: 
     best: tuple[float, tuple, tuple, str] = (-math.inf, (), (), "")
     total = 0
     by_k: dict[int, float] = {}
+    n = len(levels)
     for k in range(1, max_queries + 1):
         heads = [None] if k == 1 else list(levels)
-        vectors = [((a,) * (k - 1) if a is not None else ()) + (c,) for a in heads for c in levels]
-        index = {v: i for i, v in enumerate(vectors)}
+        vectors = [((a,) * (k - 1) if a is not None else ()) + (c,) for a in heads for c in levels]  # index: ia·n + ic
         logs, _ = halting_logs(mech, np.array(vectors, dtype=float))
         outcomes = mech.outputs(k)
         total += len(vectors)
-        shifts = [(s, s2) for s in (-delta, 0, delta) for s2 in (-delta, 0, delta) if (s, s2) != (0, 0)]
-        for v in vectors:
-            if abs(v[-1] - t) > width or (k > 1 and abs(v[0] - t) > width):
-                continue
-            i = index[v]
-            for s, s2 in shifts:
-                if k == 1 and s != 0:
-                    continue
-                w = tuple(x + s for x in v[:-1]) + (v[-1] + s2,)
-                gap = log_ratio_from_logs(logs[i], logs[index[w]])
-                j = int(np.argmax(gap))
-                by_k[k] = max(by_k.get(k, -math.inf), float(gap[j]))
-                if gap[j] > best[0]:
-                    best = (float(gap[j]), v, w, outcomes[j])
+        shifts = np.array([(s, s2) for s in (-delta, 0, delta) for s2 in (-delta, 0, delta)
+                           if (s, s2) != (0, 0) and not (k == 1 and s != 0)])
+        # the pairs in the order of the vectors, then of the shifts: v = (a, ..., a, c) inside the box, w = v
+        # shifted by (s, ..., s, s2), as indices (the levels are consecutive integers: a + s is level ia + s)
+        ia, ic = np.divmod(np.arange(len(vectors)), n)
+        inside = (np.abs(ic + levels[0] - t) <= width) & ((k == 1) | (np.abs(ia + levels[0] - t) <= width))
+        iv = np.repeat(np.flatnonzero(inside), len(shifts))
+        iw = iv + np.tile(shifts[:, 0] * n * (k > 1) + shifts[:, 1], int(inside.sum()))
+        # every pair's gaps in one array (row by row the values of one call per pair), then the pairs in order
+        gaps = log_ratio_from_logs(logs[iv], logs[iw])
+        top = np.argmax(gaps, axis=1)
+        for p, (j, value) in enumerate(zip(top.tolist(), gaps[np.arange(len(iv)), top])):
+            by_k[k] = max(by_k.get(k, -math.inf), float(value))
+            if value > best[0]:
+                best = (float(value), vectors[iv[p]], vectors[iw[p]], outcomes[j])
     loss, q, qn, s = best
     conf = _confirm(mech, q, qn, s, digits)
     domain = (f"structured: q = (a, ..., a, c), a - t, c - t in [-{width}, {width}], q' = q + (s, ..., s, s') "

@@ -20,8 +20,7 @@ from verify.discrete.search import check_search_for
 from verify.errors import InputError
 from verify.exact import fmt
 from verify.family.presets import preset
-from verify.family.table import FamilyRow, TableConfig
-from verify.family.worstcase import family_worst_case
+from verify.family.table import FamilyRow, RowTask, TableConfig, TableRun
 from verify.precision import MPMATH_LOCK
 
 #: (preset, cutoff, compare) of every row.
@@ -52,18 +51,26 @@ def check_table(rows=ROWS, epsilon: object = 1, sensitivity: object = 1, thresho
                              "--no-discrete)") from None
 
 
-def discrete_table(rows=ROWS, epsilon: object = 1, sensitivity: object = 1, threshold: object = 0,
-                   max_queries: int = MAX_STRUCTURED_QUERIES) -> list[FamilyRow]:
-    """Every row at one configuration (ε, Δ, t; Δ and t integers), searched up to
-    ``min(max_queries, 5)`` queries (cutoff 1, structured) or ``min(max_queries, 2)`` (the exhaustive box)."""
+def discrete_tasks(rows=ROWS, epsilon: object = 1, sensitivity: object = 1, threshold: object = 0,
+                   max_queries: int = MAX_STRUCTURED_QUERIES) -> list[RowTask]:
+    """The rows as tasks of a `verify.family.table.TableRun` at one configuration (ε, Δ, t; Δ and t integers),
+    each searched up to ``min(max_queries, 5)`` queries (cutoff 1, structured) or ``min(max_queries, 2)`` (the
+    exhaustive box); every row's variant is validated here, before any search."""
     config = TableConfig(Fraction(epsilon), Fraction(sensitivity), Fraction(threshold))
-    mechs = [(name, cutoff, row_mechanism(name, cutoff, compare, epsilon, sensitivity, threshold))
-             for name, cutoff, compare in rows]  # every row validated before any search
-    out = []
-    for name, cutoff, mech in mechs:
+    tasks = []
+    for name, cutoff, compare in rows:
+        row_mechanism(name, cutoff, compare, epsilon, sensitivity, threshold)
         most = MAX_STRUCTURED_QUERIES if cutoff == 1 else MAX_BOX_QUERIES
-        out.append(FamilyRow(name, cutoff, family_worst_case(mech, max_queries=min(max_queries, most)), config))
-    return out
+        tasks.append(RowTask(name, cutoff, min(max_queries, most), False, config, compare))
+    return tasks
+
+
+def discrete_table(rows=ROWS, epsilon: object = 1, sensitivity: object = 1, threshold: object = 0,
+                   max_queries: int = MAX_STRUCTURED_QUERIES, workers: int | None = 1) -> list[FamilyRow]:
+    """Every row at one configuration (`discrete_tasks`), on ``workers`` processes (default 1: here, one after
+    another), in the rows' order."""
+    tasks = discrete_tasks(rows, epsilon, sensitivity, threshold, max_queries)
+    return TableRun(rows=(), workers=workers, extra=tasks).table()
 
 
 def render(rows: list[FamilyRow]) -> str:

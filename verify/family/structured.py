@@ -138,15 +138,20 @@ def _logsumexp(x: np.ndarray, axis: int, overwrite: bool = False) -> np.ndarray:
     return np.where(np.isfinite(np.squeeze(top, axis=axis)), out, -np.inf)
 
 
-#: Quadrature nodes per chunk of points (about 0.5 MB of float64 per array): the integrand's ~30 array
+#: Quadrature nodes per chunk of points (about 128 KB of float64 per array): the integrand's ~30 array
 #: passes then stay in the processor's cache.  The rows of a chunk are computed independently, so the
 #: chunk size never changes a value (only the time; 65536 was 2.8x faster than 1.5 million on the
-#: gap release's grid, benchmarks/bench_family_verdicts.py).
-CHUNK_NODES = 65_536
-#: Results of `_segment_log` on the (u, v) arrays it saw last, for the releases whose value r enters
-#: neither the integrand nor its kinks (`_r_free`): the fresh release's second phase repeats the first
-#: phase's grid once per released offset.  Exact reuse: the same inputs give the same numbers.
-MEMO_SIZE = 512
+#: gap release's grid, benchmarks/bench_family_verdicts.py; 16384 took 0.67 of 65536's CPU time and 8192
+#: or 32768 about 0.77, on the family table's own evaluator calls replayed with a 1 MB L2 cache:
+#: benchmarks/bench_structured_chunks.py, least of 6 alternating runs, 2026-12-07, load 10-12).
+CHUNK_NODES = 16_384
+#: Results of `_segment_points` on the inputs it saw last, kept for exact reuse (the same inputs give the same
+#: numbers): within a search (the fresh release's second phase repeats the first phase's grid once per released
+#: offset) and across searches in one process (two variants with the same noises and release terms, e.g.
+#: dwork-roth and lyu-1 at c = 1, which differ only in t, walk the same grid and the same Nelder-Mead path;
+#: two cutoffs of one variant share their layouts with fewer than c aboves).  The key is what the
+#: integrand reads (`integrand_key`), never the variant's name, ε, t, cutoff or threshold policy.
+MEMO_SIZE = 4096
 _MEMO: OrderedDict[tuple, np.ndarray] = OrderedDict()
 _MEMO_LOCK = threading.Lock()
 
@@ -155,6 +160,14 @@ def clear_memo() -> None:
     """Forget the remembered values (a benchmark's cold search; they are never wrong, only reused)."""
     with _MEMO_LOCK:
         _MEMO.clear()
+
+
+def integrand_key(shape: SparseVector) -> tuple:
+    """Everything of ``shape`` that `_segment_points` reads: the two noises (family and scale), the release
+    rule's above term and whether its value caps the threshold noise.  Two variants with equal keys have
+    the same integrand, kinks, tails and panels, so the same values at the same (n_b, n_a, u, v, r, groups)."""
+    rule = shape.release_rule
+    return shape.threshold_noise, shape.query_noise, rule.above_term, rule.caps_threshold
 
 
 @functools.lru_cache(maxsize=64)
@@ -179,14 +192,14 @@ def _segment_log(shape: SparseVector, n_b: int, n_a: int, u: np.ndarray, v: np.n
     """log ∫ p_Z(z) F(z-u)^{n_b} G(z)^{n_a} dz (t = 0), vectorised over the points (u, v, r).
 
     ``groups``: consecutive ranges of the points, each integrated as if it were a call of its own
-    (`_segment_points`).  Where r does not enter (`_r_free`), and with no groups, each distinct (u, v) is
-    computed once and the values of the last `MEMO_SIZE` calls are kept: the panel count of a call is
+    (`_segment_points`).  The values of the last `MEMO_SIZE` calls are kept, keyed by `integrand_key`,
+    the counts, the points' bits (r's only where r enters, `_r_free`) and the groups.  Where r does not
+    enter and there are no groups, each distinct (u, v) is computed once: the panel count of a call is
     set by its widest point, which a repeated point does not change, so every value is the one
     `_segment_points` gives for the whole array."""
-    if groups is not None or not _r_free(shape):
-        return _segment_points(shape, n_b, n_a, u, v, r, groups)
+    r_free = _r_free(shape)
     back = None  # where each given point's value sits among the distinct points' (None: all distinct)
-    if len(u) > 1:  # the distinct (u, v), bit for bit (0.0 and -0.0 apart), in the order they first occur
+    if groups is None and r_free and len(u) > 1:  # the distinct (u, v), bit for bit (0.0 and -0.0 apart), in the order they first occur
         bits = np.stack([u, v], axis=1).view(np.int64)
         _, first, inverse = np.unique(bits, axis=0, return_index=True, return_inverse=True)
         if len(first) < len(u):
@@ -195,13 +208,13 @@ def _segment_log(shape: SparseVector, n_b: int, n_a: int, u: np.ndarray, v: np.n
             rank[order] = np.arange(len(order))
             pick, back = first[order], rank[inverse.reshape(-1)]
             u, v, r = u[pick], v[pick], r[pick]
-    key = (shape, n_b, n_a, u.tobytes(), v.tobytes())
+    key = (integrand_key(shape), n_b, n_a, u.tobytes(), v.tobytes(), None if r_free else r.tobytes(), groups)
     with _MEMO_LOCK:
         out = _MEMO.get(key)
         if out is not None:
             _MEMO.move_to_end(key)
     if out is None:
-        out = _segment_points(shape, n_b, n_a, u, v, r)
+        out = _segment_points(shape, n_b, n_a, u, v, r, groups)
         out.flags.writeable = False
         with _MEMO_LOCK:
             _MEMO[key] = out

@@ -10,18 +10,25 @@ range over all reals).
 
 The rows are independent (each is one `family_worst_case`, deterministic), so
 `TableRun` runs them on worker processes (default: all cores,
-`verify.parallel.worker_count`; 1 runs them here, one after another).  The
-rows are handed out longest first (`ROW_COST`), each to the next free worker,
-and put back in the table's order: the rows are the same, field for field, as
-a serial run's except ``seconds``.  A row's seconds are its own: the wall time
-of its `family_worst_case` in the process that ran it (measured there, so that
-waiting for a free worker is not counted), not CPU time.
+`verify.parallel.worker_count`; 1 runs them here, one after another).  Rows
+whose float64 searches evaluate the same integrand (`verify.family.structured.integrand_key`:
+the same noises and release terms, e.g. dwork-roth and lyu-1 at c = 1, which differ
+only in t) go to one worker as one task, one after the other, so that the later
+ones reuse the earlier one's remembered values (exact reuse: `structured.MEMO_SIZE`).
+The tasks are handed out longest first (`ROW_COST`), each to the next free
+worker, and the rows put back in the table's order: the rows are the same,
+field for field, as a serial run's except ``seconds``.  Other rows (the
+discrete rows of the `family` command, `verify.discrete.table.discrete_tasks`)
+can join the same run (``extra``), so that they too run beside the others.
+A row's seconds are its own: the wall time of its `family_worst_case` in the
+process that ran it (measured there, so that waiting for a free worker is not
+counted), not CPU time.
 """
 
 from __future__ import annotations
 
 import multiprocessing
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -32,6 +39,7 @@ from verify.discrete.search import check_search_for
 from verify.exact import fmt, positive, to_fraction
 from verify.family.literature import LYU_CLAIMS, PUBLISHED_MACHINE, published_for
 from verify.family.presets import preset
+from verify.family.structured import integrand_key
 from verify.family.worstcase import FamilyWorstCase, family_worst_case
 from verify.integer_rules import is_discrete
 from verify.notebook import family_row_markdown
@@ -81,9 +89,12 @@ ROWS: tuple[tuple[str, int | None], ...] = (
 )
 
 
-def row_mechanism(name: str, cutoff: int | None, config: TableConfig = DP_SNIPER):
-    """The row's variant at ``config`` (default DP-Sniper's; module docstring)."""
-    kw = {"epsilon": config.epsilon, "sensitivity": config.sensitivity, "threshold": config.threshold_of(name)}
+def row_mechanism(name: str, cutoff: int | None, config: TableConfig = DP_SNIPER, compare: str | None = None):
+    """The row's variant at ``config`` (default DP-Sniper's; module docstring); ``compare``: a discrete row's tie rule
+    (None: the preset's own)."""
+    kw: dict[str, Any] = {"epsilon": config.epsilon, "sensitivity": config.sensitivity, "threshold": config.threshold_of(name)}
+    if compare is not None:
+        kw["compare"] = compare
     return preset(name, cutoff=cutoff, **kw)  # None: unlimited (refused by the presets whose scales grow with c)
 
 
@@ -148,59 +159,103 @@ class FamilyRow:
         return out
 
 
-#: Seconds of each default row at 10 queries, one worker (`python3 -m verify family --workers 1 --json`,
-#: rounded; Mechanism Two's certificate cold): only the order in which `TableRun` hands the rows out
-#: (longest first).  It never changes a row.
+#: CPU seconds of each row at 10 queries (the discrete rows at their own 5 or 2), run one after another in
+#: one process in `bundles` order, the later rows of a bundle warm (measured 2026-12-07 at load 12, least of
+#: two runs; Mechanism Two's certificate cold): only the order in which `TableRun` hands the tasks out
+#: (longest first; a task costs the sum of its rows).  It never changes a row.
 ROW_COST: dict[tuple[str, int | None], float] = {
-    ("gap-svt", 1): 1.9, ("seed-m2", 1): 1.8, ("numeric-svt", 2): 1.25, ("lyu-4", 2): 1.0, ("lyu-4", 1): 0.95,
-    ("lyu-5", None): 0.75, ("lyu-2", 2): 0.74, ("lyu-1", 2): 0.73, ("lyu-3", 1): 0.67, ("lyu-6", None): 0.63,
-    ("lyu-1", 1): 0.58, ("lyu-3", 2): 0.57, ("seed-m1", 1): 0.56, ("dwork-roth", 1): 0.55, ("lyu-2", 1): 0.5,
-    ("gaussian-svt", 1): 0.2,
+    ("seed-m2", 1): 1.3, ("gap-svt", 1): 0.71, ("numeric-svt", 2): 0.66, ("lyu-4", 2): 0.43, ("lyu-4", 1): 0.42,
+    ("lyu-2", 2): 0.42, ("lyu-1", 2): 0.38, ("lyu-6", None): 0.32, ("seed-m1", 1): 0.31, ("dwork-roth", 1): 0.31,
+    ("lyu-5", None): 0.31, ("lyu-3", 1): 0.3, ("lyu-3", 2): 0.26, ("lyu-1", 1): 0.12, ("lyu-2", 1): 0.12,
+    ("gaussian-svt", 1): 0.03,
+    # the family command's discrete rows (`verify.discrete.table.ROWS`; sampcert-above-threshold: ge and gt)
+    ("dlap-lyu-1", 2): 0.27, ("dlap-seed-m1", 1): 0.26, ("sampcert-above-threshold", 1): 0.21,
+    ("dgauss-above-threshold", 1): 0.1,
 }
 #: The presets ``--rows`` may name beyond `ROWS`, each with its default cutoff: the discrete ones (`verify.family.presets`).
 EXTRA_ROWS: tuple[tuple[str, int | None], ...] = (("sampcert-above-threshold", 1), ("dlap-seed-m1", 1), ("dlap-lyu-1", 2),
                                                   ("dgauss-above-threshold", 1))
 
 
-def _run_row(task: tuple[int, str, int | None, int, bool, TableConfig]) -> tuple[int, FamilyRow]:
+@dataclass(frozen=True)
+class RowTask:
+    """One row of a run: the preset and cutoff, the queries searched, the neighbours (``monotone``), the
+    configuration and, for a discrete row, its tie rule (``compare``; None: the preset's own)."""
+
+    name: str
+    cutoff: int | None
+    max_queries: int = 10
+    monotone: bool = False
+    config: TableConfig = DP_SNIPER
+    compare: str | None = None
+
+    def mechanism(self):
+        return row_mechanism(self.name, self.cutoff, self.config, self.compare)
+
+
+def _run_row(task: RowTask) -> FamilyRow:
     """One row, in whatever process runs it (its seconds are measured here, by `family_worst_case`)."""
-    i, name, cutoff, max_queries, monotone, config = task
-    res = family_worst_case(row_mechanism(name, cutoff, config), max_queries=max_queries, monotone=monotone)
-    return i, FamilyRow(name, cutoff, res, config)
+    res = family_worst_case(task.mechanism(), max_queries=task.max_queries, monotone=task.monotone)
+    return FamilyRow(task.name, task.cutoff, res, task.config)
+
+
+def _run_bundle(bundle: list[tuple[int, RowTask]]) -> list[tuple[int, FamilyRow]]:
+    """The rows of one task, one after the other in this process (module docstring)."""
+    return [(i, _run_row(task)) for i, task in bundle]
+
+
+def bundles(tasks: Sequence[RowTask]) -> list[list[tuple[int, RowTask]]]:
+    """The tasks with their indices, in groups that run in one process: the continuous rows with the same
+    `integrand_key` (in the table's order) together, every other row alone; the groups in the order of
+    their first row."""
+    groups: dict[object, list[tuple[int, RowTask]]] = {}
+    for i, task in enumerate(tasks):
+        mech = task.mechanism()
+        key = ("alone", i) if is_discrete(mech) else ("integrand", integrand_key(mech))
+        groups.setdefault(key, []).append((i, task))
+    return list(groups.values())
+
+
+def hand_out_order(tasks: Sequence[RowTask]) -> list[list[tuple[int, RowTask]]]:
+    """The `bundles` of ``tasks`` in the order `TableRun` hands them to its workers: longest first, a bundle
+    costing the sum of its rows' `ROW_COST` (1.0 for a row without one); ties keep the table's order."""
+    return sorted(bundles(tasks), key=lambda b: -sum(ROW_COST.get((t.name, t.cutoff), 1.0) for _, t in b))
 
 
 class TableRun:
     """The rows of a table, run from the moment this object is made: on ``workers`` processes (at most one
-    per row; the rows handed out longest first, `ROW_COST`), or, with one worker, here, one at a time as
-    they are iterated.  Iterating yields ``(index in rows, FamilyRow)`` as each row finishes (in the table's
-    order when serial); `close` (also on leaving a ``with`` block, or when an interrupted caller exits)
-    stops the workers, done or not.  Workers ignore SIGINT: Ctrl-C is the parent's, which keeps the rows
-    it has."""
+    per task, `bundles`; the tasks handed out longest first, `ROW_COST`), or, with one worker, here, one at a
+    time as they are iterated.  ``extra``: more rows (`RowTask`) after ``rows``, with the indices that follow
+    theirs.  Iterating yields ``(index in rows, FamilyRow)`` as each row finishes (in the table's order when
+    serial); `close` (also on leaving a ``with`` block, or when an interrupted caller exits) stops the
+    workers, done or not.  Workers ignore SIGINT: Ctrl-C is the parent's, which keeps the rows it has."""
 
     def __init__(self, rows=ROWS, max_queries: int = 10, monotone: bool = False, config: TableConfig = DP_SNIPER,
-                 workers: int | None = None) -> None:
-        n = min(worker_count(workers), len(rows))
-        self._tasks = [(i, name, cutoff, max_queries, monotone, config) for i, (name, cutoff) in enumerate(rows)]
-        for _, name, cutoff, *_ in self._tasks:  # a row the table cannot compute is refused before any row runs
-            mech = row_mechanism(name, cutoff, config)
+                 workers: int | None = None, extra: Sequence[RowTask] = ()) -> None:
+        tasks = [RowTask(name, cutoff, max_queries, monotone, config) for name, cutoff in rows] + list(extra)
+        self._tasks = tasks
+        for task in tasks:  # a row the table cannot compute is refused before any row runs
+            mech = task.mechanism()
             if is_discrete(mech):
-                check_search_for(mech, max_queries)
+                check_search_for(mech, task.max_queries)
+        order = hand_out_order(tasks)
+        n = min(worker_count(workers), len(order))
         self._pool = None
-        self._results: Iterator[tuple[int, FamilyRow]] | None = None
+        self._results: Iterator[list[tuple[int, FamilyRow]]] | None = None
         if n > 1:
-            order = sorted(self._tasks, key=lambda t: -ROW_COST.get((t[1], t[2]), 1.0))  # stable: ties keep the table's order
             with sigint_deferred():  # Ctrl-C during the forks is delivered after them (see sigint_deferred)
                 self._pool = multiprocessing.get_context().Pool(n, initializer=ignore_sigint)
-            self._results = self._pool.imap_unordered(_run_row, order, chunksize=1)
+            self._results = self._pool.imap_unordered(_run_bundle, order, chunksize=1)
+            self._pending = len(order)
 
     def __iter__(self) -> Iterator[tuple[int, FamilyRow]]:
         if self._results is None:
-            for task in self._tasks:
-                yield _run_row(task)
+            for i, task in enumerate(self._tasks):
+                yield i, _run_row(task)
             return
         try:
-            for _ in self._tasks:
-                yield next(self._results)
+            for _ in range(self._pending):
+                yield from next(self._results)
         finally:
             self.close()
 

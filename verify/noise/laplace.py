@@ -14,6 +14,19 @@ from verify.noise.protocol import NoiseFamily
 _LOG_HALF = -math.log(2.0)
 
 
+def _split(x: np.ndarray, b: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """y = x/b, the masks y < 0 and its complement (y >= 0 or NaN), and an empty output array of y's shape.
+
+    `Laplace.log_cdf` and `log_sf` evaluate each branch only where it is taken (ufuncs with ``where``): the
+    same operations on the same elements as ``np.where`` of both branches, so the same bits, with the
+    transcendental branch computed on about half the nodes (the quadrature's nodes come in runs of one sign)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        y = np.divide(np.asarray(x, dtype=float), b)
+    y = np.asarray(y)
+    low = np.less(y, 0)
+    return y, low, np.logical_not(low), np.empty_like(y)
+
+
 class Laplace(NoiseFamily):
     """Lap(b): two-sided, piecewise exponential with weights ½ and ½; kink at 0.
 
@@ -32,17 +45,22 @@ class Laplace(NoiseFamily):
 
     def log_cdf(self, x: np.ndarray, b: float) -> np.ndarray:
         """``log(1/2) + x/b`` for ``x < 0``, ``log1p(-exp(-x/b)/2)`` for ``x >= 0``."""
-        x = np.asarray(x, dtype=float)
+        y, low, high, out = _split(x, b)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            y = x / b
-            return np.where(y < 0, _LOG_HALF + np.minimum(y, 0), np.log1p(-0.5 * np.exp(-np.maximum(y, 0))))
+            np.add(y, _LOG_HALF, out=out, where=low)
+            e = np.negative(y, out=np.empty_like(out), where=high)
+            np.exp(e, out=e, where=high)
+            np.multiply(e, -0.5, out=e, where=high)
+            return np.log1p(e, out=out, where=high)
 
     def log_sf(self, x: np.ndarray, b: float) -> np.ndarray:
         """``log1p(-exp(x/b)/2)`` for ``x < 0``, ``log(1/2) - x/b`` for ``x >= 0``."""
-        x = np.asarray(x, dtype=float)
+        y, low, high, out = _split(x, b)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            y = x / b
-            return np.where(y < 0, np.log1p(-0.5 * np.exp(np.minimum(y, 0))), _LOG_HALF - np.maximum(y, 0))
+            np.subtract(_LOG_HALF, y, out=out, where=high)
+            e = np.exp(y, out=np.empty_like(out), where=low)
+            np.multiply(e, -0.5, out=e, where=low)
+            return np.log1p(e, out=out, where=low)
 
     def log_pdf(self, x: np.ndarray, b: float) -> np.ndarray:
         """``-log(2b) - |x|/b``."""
