@@ -26,6 +26,7 @@ from typing import Any
 
 import mpmath
 from mpmath.calculus.quadrature import TanhSinh
+from mpmath.libmp import from_int, mpf_abs, mpf_add, mpf_div, mpf_exp, mpf_mul, mpf_mul_int, mpf_neg, mpf_sign, mpf_sub
 
 from proofs.claim import CONFIRM_DIGITS, Counterexample
 from verify.noise import family_type
@@ -74,6 +75,17 @@ def scale(eps: Any, delta: Any) -> mpmath.mpf:
 #: of the claims repeat).  A value is a function of exactly these, so a remembered one is bit for bit the same.
 _VALUES: dict[tuple, mpmath.mpf] = {}
 _VALUES_MAX = 1 << 17
+#: family -> whether its noise is two-sided (Laplace) or one-sided (Exp): looked up once per family.
+_TWO_SIDED: dict[str, bool] = {}
+_FZERO = mpmath.mpf(0)._mpf_
+_ONE, _TWO = from_int(1), from_int(2)
+
+
+def _two_sided(family: str) -> bool:
+    two = _TWO_SIDED.get(family)
+    if two is None:
+        two = _TWO_SIDED[family] = family_type(family).two_sided
+    return two
 
 
 def _remembered(which: str, family: str, x: Any, b: Any, compute: Callable[[], mpmath.mpf]) -> mpmath.mpf:
@@ -88,11 +100,40 @@ def _remembered(which: str, family: str, x: Any, b: Any, compute: Callable[[], m
     return v
 
 
+def _stored(key: tuple, value: tuple) -> mpmath.mpf:
+    if len(_VALUES) >= _VALUES_MAX:
+        _VALUES.clear()
+    v = _VALUES[key] = mpmath.mp.make_mpf(value)
+    return v
+
+
 def pdf(family: str, x: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
-    """Density of Lap(b) (seed: p_b(x) = exp(-|x|/b)/(2b)) or Exp(b)."""
-    if family_type(family).two_sided and type(x) is mpmath.mpf:  # a function of |x|: the nodes of -x share it
-        return _remembered("pdf", family, abs(x), b, lambda: _pdf(family, x, b))
-    return _remembered("pdf", family, x, b, lambda: _pdf(family, x, b))
+    """Density of Lap(b) (seed: p_b(x) = exp(-|x|/b)/(2b)) or Exp(b).
+
+    For mpf arguments `_pdf`'s very operations on mpmath's raw values (``mpmath.libmp``, the same
+    rounding at the current precision: the same value bit for bit, tests/test_seed_densities.py) without
+    its number objects in between: the claims' quadratures evaluate half a million densities."""
+    if type(x) is not mpmath.mpf or type(b) is not mpmath.mpf:
+        return _pdf(family, x, b)
+    prec, rnd = mpmath.mp._prec_rounding
+    bm = b._mpf_
+    if _two_sided(family):  # Lap(b), a function of |x|: the nodes of -x share it
+        ax = mpf_abs(x._mpf_, prec, rnd)
+        key = ("pdf", family, ax, bm, prec)
+        v = _VALUES.get(key)
+        if v is not None:
+            return v
+        e = mpf_exp(mpf_div(mpf_neg(ax, prec, rnd), bm, prec, rnd), prec, rnd)  # exp(-|x|/b)
+        return _stored(key, mpf_div(e, mpf_mul_int(bm, 2, prec, rnd), prec, rnd))  # / (2b)
+    xm = x._mpf_
+    key = ("pdf", family, xm, bm, prec)
+    v = _VALUES.get(key)
+    if v is not None:
+        return v
+    if mpf_sign(xm) < 0:  # Exp(b): 0 below 0
+        return _stored(key, _FZERO)
+    e = mpf_exp(mpf_div(mpf_neg(xm, prec, rnd), bm, prec, rnd), prec, rnd)  # exp(-x/b)
+    return _stored(key, mpf_div(e, bm, prec, rnd))  # / b
 
 
 def _pdf(family: str, x: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
@@ -102,8 +143,20 @@ def _pdf(family: str, x: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
 
 
 def cdf(family: str, y: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
-    """F(y) = Pr[X <= y] (seed, Proof 1: "F be its cumulative function")."""
-    return _remembered("cdf", family, y, b, lambda: _cdf(family, y, b))
+    """F(y) = Pr[X <= y] (seed, Proof 1: "F be its cumulative function"); for Lap(b) and mpf arguments
+    `_cdf`'s very operations on mpmath's raw values, as in `pdf`."""
+    if type(y) is not mpmath.mpf or type(b) is not mpmath.mpf or not _two_sided(family):
+        return _remembered("cdf", family, y, b, lambda: _cdf(family, y, b))
+    prec, rnd = mpmath.mp._prec_rounding
+    ym, bm = y._mpf_, b._mpf_
+    key = ("cdf", family, ym, bm, prec)
+    v = _VALUES.get(key)
+    if v is not None:
+        return v
+    if mpf_sign(ym) < 0:  # exp(y/b)/2
+        return _stored(key, mpf_div(mpf_exp(mpf_div(ym, bm, prec, rnd), prec, rnd), _TWO, prec, rnd))
+    e = mpf_exp(mpf_div(mpf_neg(ym, prec, rnd), bm, prec, rnd), prec, rnd)  # 1 - exp(-y/b)/2
+    return _stored(key, mpf_sub(_ONE, mpf_div(e, _TWO, prec, rnd), prec, rnd))
 
 
 def _cdf(family: str, y: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
@@ -379,7 +432,7 @@ def log10_str(x: mpmath.mpf) -> str:
 
 
 #: (degree, prec) -> [(u_k, w_k·u_k²/2)] with u_k = 2/(x_k + 1): the part of the nodes on [a, ∞) that does not depend on a.
-_HALF_LINE: dict[tuple[int, int], list[tuple[mpmath.mpf, mpmath.mpf]]] = {}
+_HALF_LINE: dict[tuple[int, int], list[tuple[tuple, mpmath.mpf]]] = {}
 
 
 def rule_nodes(a: mpmath.mpf, b: mpmath.mpf, degree: int, prec: int) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
@@ -389,8 +442,10 @@ def rule_nodes(a: mpmath.mpf, b: mpmath.mpf, degree: int, prec: int) -> list[tup
     last addition depends on a, so u and the weight are computed once per (degree, prec) and reused for
     every a (the same operations at the same precision, prec + 20 bits: the same nodes, bit for bit)."""
     ctx = mpmath.mp
-    if b != ctx.inf or ctx.isinf(a):
+    if ctx.isinf(a) or (ctx.isinf(b) and b != ctx.inf):
         return _RULE.get_nodes(a, b, degree, prec)
+    if b != ctx.inf:
+        return _finite_nodes(a, b, degree, prec)
     orig = ctx.prec
     try:
         ctx.prec = prec + 20
@@ -400,9 +455,38 @@ def rule_nodes(a: mpmath.mpf, b: mpmath.mpf, degree: int, prec: int) -> list[tup
             base = []
             for x, w in _RULE.get_nodes(-one, one, degree, prec):
                 u = 2 / (x + one)
-                base.append((u, w * (half * u**2)))
+                base.append((u._mpf_, w * (half * u**2)))
             _HALF_LINE[degree, prec] = base
-        a1 = ctx.convert(a) - 1
-        return [(a1 + u, w) for u, w in base]
+        a1 = (ctx.convert(a) - 1)._mpf_
+        p, rnd = prec + 20, ctx._prec_rounding[1]
+        make = ctx.make_mpf
+        return [(make(mpf_add(a1, u, p, rnd)), w) for u, w in base]  # a1 + u at prec + 20
+    finally:
+        ctx.prec = orig
+
+
+def _finite_nodes(a: mpmath.mpf, b: mpmath.mpf, degree: int, prec: int) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+    """``TanhSinh.get_nodes(a, b, degree, prec)`` for finite a, b: mpmath 1.3's linear map x -> D + C·x,
+    w -> C·w with C = (b - a)/2, D = (b + a)/2, all at prec + 20 bits, done on mpmath's raw values (the
+    same operations and roundings: the same nodes, bit for bit, tests/test_seed_densities.py)."""
+    ctx = mpmath.mp
+    key = (a, b, degree, prec)
+    hit = _RULE.transformed_cache.get(key)
+    if hit is not None:
+        return hit
+    orig = ctx.prec
+    try:
+        ctx.prec = prec + 20
+        a, b = ctx.convert(a), ctx.convert(b)
+        if (a, b) == (-ctx.one, ctx.one):
+            return _RULE.get_nodes(a, b, degree, prec)
+        nodes = _RULE.standard_cache.get((degree, prec))
+        if nodes is None:
+            return _RULE.get_nodes(a, b, degree, prec)  # computes the standard nodes once
+        p, rnd = ctx._prec_rounding
+        C = mpf_div(mpf_sub(b._mpf_, a._mpf_, p, rnd), _TWO, p, rnd)
+        D = mpf_div(mpf_add(b._mpf_, a._mpf_, p, rnd), _TWO, p, rnd)
+        make = ctx.make_mpf
+        return [(make(mpf_add(D, mpf_mul(C, x._mpf_, p, rnd), p, rnd)), make(mpf_mul(C, w._mpf_, p, rnd))) for x, w in nodes]
     finally:
         ctx.prec = orig

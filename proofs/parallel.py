@@ -86,6 +86,34 @@ class ClaimRows:
             atexit.unregister(self.close)
 
 
+def _verdicts_of(ids: list[str]) -> list[tuple[str, Any]]:
+    from proofs.registry import get_claim
+
+    return [(i, get_claim(i).check()) for i in ids]
+
+
+def parallel_verdicts(workers: int, ids: list[str] | None = None) -> dict[str, Any]:
+    """Every claim's default `proofs.claim.Verdict` (or those of ``ids``) by ID, in the registry's order, checked on
+    ``workers`` processes as the rows are (`units_of_work`, largest first, each to the next free worker; 1: here,
+    serially).  The test suite computes its shared verdicts so (tests/conftest.py, ``claim_verdicts``); this process's
+    verdict cache is left as it was (`proofs.claim.remember_verdicts` takes them in)."""
+    from proofs.registry import all_claims
+
+    claims = [c for c in all_claims() if ids is None or c.id in ids]
+    if workers <= 1:
+        return {c.id: c.check() for c in claims}
+    units = units_of_work(ids)
+    with sigint_deferred():  # Ctrl-C during the forks is delivered after them
+        pool = multiprocessing.get_context().Pool(min(workers, len(units)), initializer=ignore_sigint)
+    try:
+        parts = pool.map(_verdicts_of, units, chunksize=1)
+    finally:
+        pool.terminate()
+        pool.join()
+    by_id = dict(pair for part in parts for pair in part)
+    return {c.id: by_id[c.id] for c in claims}
+
+
 def parallel_verdict_rows(workers: int) -> list[dict[str, Any]]:
     """`proofs.findings.verdict_rows()` of every claim, checked on ``workers`` processes (1: here, serially)."""
     return ClaimRows(workers).rows()

@@ -177,26 +177,29 @@ def check_definitions(**params: Any) -> Outcome:
 @cache
 def kappa_sweep(n: int = 1000, seed: int = 11) -> tuple[int, Fraction, list]:
     """Δ - |M(D,x) - M(D',x)| in exact rational arithmetic (Δ = 1) for seeded random queries,
-    neighbours (shifts ±Δ or rational in [-Δ, Δ]) and noises, i - 1 = 1..6 earlier queries."""
+    neighbours (shifts ±Δ or rational in [-Δ, Δ]) and noises, i - 1 = 1..6 earlier queries.
+
+    Every value drawn is a multiple of 1/100, so the sums, maxima and margins are exact in hundredths
+    (integers); the margins are returned as the same Fractions."""
     import random
 
     rnd = random.Random(seed)
-    worst = Fraction(10**9)
+    worst = 10**11  # hundredths: Fraction(10**9)
     bad = []
     total = 0
     for m in range(1, 7):
         for _ in range(n):
-            q = [Fraction(rnd.randint(-500, 500), 100) for _ in range(m)]
-            shift = [Fraction(rnd.choice([-1, 1])) if rnd.random() < 0.5 else Fraction(rnd.randint(-100, 100), 100) for _ in range(m)]
-            x = [Fraction(rnd.randint(-900, 900), 100) for _ in range(m)]
+            q = [rnd.randint(-500, 500) for _ in range(m)]
+            shift = [100 * rnd.choice([-1, 1]) if rnd.random() < 0.5 else rnd.randint(-100, 100) for _ in range(m)]
+            x = [rnd.randint(-900, 900) for _ in range(m)]
             M = max(a + b for a, b in zip(q, x))
             Mp = max(a + s + b for a, s, b in zip(q, shift, x))
-            margin = 1 - abs(M - Mp)
+            margin = 100 - abs(M - Mp)
             total += 1
             worst = min(worst, margin)
             if margin < 0 and len(bad) < 3:
-                bad.append((q, shift, x))
-    return total, worst, bad
+                bad.append(tuple([Fraction(v, 100) for v in vs] for vs in (q, shift, x)))
+    return total, Fraction(worst, 100), bad
 
 
 def check_kappa(**params: Any) -> Outcome:

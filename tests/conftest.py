@@ -3,7 +3,8 @@
 runs derandomised so that the suite is reproducible.
 
 The seed's claims are checked by default once per test run, not once per worker: the session
-fixture `claim_verdicts` computes every claim's verdict in the first process that asks and shares
+fixture `claim_verdicts` computes every claim's verdict in the first process that asks (on all cores,
+`proofs.parallel.parallel_verdicts`) and shares
 them with the others through a file under a lock (tests/run_cache.py; ``--dist loadgroup`` and the
 ``xdist_group("claims")`` mark do not group with pytest 9 / pytest-xdist 3.8), and each process
 takes them into its verdict cache before its first test of a claims file.  The claims' files and the
@@ -107,10 +108,12 @@ def claim_verdicts(request: pytest.FixtureRequest) -> dict:
     """Every claim's default verdict, computed once per test run (module docstring) and remembered in this
     process's verdict cache, so that ``claim.check()`` returns these very objects."""
     from proofs.claim import remember_verdicts
-    from proofs.registry import all_claims
+    from proofs.parallel import parallel_verdicts
+    from verify.parallel import default_workers
 
+    # on all cores, as the report checks them (proofs.parallel): the other xdist worker mostly waits for them
     verdicts = computed_once(run_dir(request.config) / "claim-verdicts.pickle",
-                             lambda: {c.id: c.check() for c in all_claims()})
+                             lambda: parallel_verdicts(default_workers()))
     remember_verdicts(verdicts)
     return verdicts
 

@@ -1,5 +1,6 @@
 """The claims checked on worker processes (`proofs.parallel`, the report's claims section) give the
-same rows, in the same order, as the serial `proofs.findings.verdict_rows`."""
+same rows, in the same order, as the serial `proofs.findings.verdict_rows`; the verdicts the test suite
+shares (`parallel_verdicts`, tests/conftest.py) are the serial ones, each claim checked once."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import multiprocessing
 import pytest
 
 from proofs.findings import verdict_rows
-from proofs.parallel import ClaimRows, units_of_work
+from proofs.parallel import ClaimRows, parallel_verdicts, units_of_work
 from proofs.registry import all_claims, get_claim
 
 #: Cheap claims (symbolic identities and closed forms) from two sections: two units of work.
@@ -48,3 +49,26 @@ def test_close_stops_workers_that_were_not_waited_for() -> None:
     pending.close()
     assert not set(multiprocessing.active_children()) - before
     pending.close()  # twice is harmless
+
+
+def test_verdicts_on_workers_are_the_serial_ones_each_checked_once(monkeypatch, tmp_path) -> None:
+    # every default check run (in the forked workers too) is logged; no verdict is cached beforehand
+    from proofs import claim as claim_module
+
+    log = tmp_path / "checked.log"
+    run = claim_module.Claim._run
+
+    def logged(self, params):
+        with open(log, "a", encoding="utf-8") as f:
+            f.write(self.id + "\n")
+        return run(self, params)
+
+    monkeypatch.setattr(claim_module, "_CACHE", {})
+    monkeypatch.setattr(claim_module.Claim, "_run", logged)
+    verdicts = parallel_verdicts(2, IDS)
+    checked = log.read_text(encoding="utf-8").split()
+    assert sorted(checked) == sorted(IDS)  # each claim once, over both workers (no links among these)
+    assert list(verdicts) == [c.id for c in all_claims() if c.id in IDS]
+    serial = parallel_verdicts(1, IDS)  # here, serially
+    assert verdicts == serial
+    assert all(v.claim_id == i for i, v in verdicts.items())

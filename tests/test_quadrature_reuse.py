@@ -1,4 +1,5 @@
-"""`proofs.numerics.quad` reuses work (an interval's sum under a key, the nodes on [a, ∞)) without
+"""`proofs.numerics.quad` reuses work (an interval's sum under a key, the nodes on [a, ∞), the nodes of a
+finite interval mapped on mpmath's raw values) without
 changing a single bit: its result is `mpmath.quad`'s over the same breakpoints."""
 
 from __future__ import annotations
@@ -59,6 +60,25 @@ def test_an_interval_met_again_under_the_same_key_is_not_summed_again() -> None:
         ref = _mpmath_quad(f, mpmath.mpf(-2), None, [0])
     assert 0 < again < first
     assert got._mpf_ == ref._mpf_
+
+
+@pytest.mark.parametrize("prec", [53, 150])
+def test_the_nodes_on_a_finite_interval_are_mpmaths(prec: int) -> None:
+    from mpmath.calculus.quadrature import TanhSinh
+
+    rule = TanhSinh(mpmath.mp)
+    rnd = random.Random(prec)
+    ends = [mpmath.mpf(0), mpmath.mpf(-1) / 3, mpmath.mpf(rnd.uniform(-9, 9)), mpmath.mpf(7) / 11, mpmath.mpf(-1), mpmath.mpf(1)]
+    with mpmath.workprec(prec + 60):  # ends with more bits than the nodes' precision
+        ends.append(mpmath.mpf(2) / 3 + mpmath.mpf(2) ** -(prec + 30))
+    for a in ends:
+        for b in ends:
+            if a < b:
+                for degree in (1, 3):
+                    for _ in range(2):  # mpmath keeps an interval's nodes once asked twice: both ways
+                        got = numerics.rule_nodes(a, b, degree, prec)
+                        ref = rule.get_nodes(a, b, degree, prec)
+                        assert [(x._mpf_, w._mpf_) for x, w in got] == [(x._mpf_, w._mpf_) for x, w in ref], (prec, a, b)
 
 
 @pytest.mark.parametrize("prec", [53, 150])
