@@ -1,12 +1,16 @@
 """``svt-verify audit`` as a CI job sees it: exit codes, one-line failures, isolation, Ctrl-C (issues 30, 32).
 
-Every case runs the command as a real process (``python -m verify``) with a timeout: exit status, stdout
-and stderr are process matters.  The hostile implementations are written to ``tmp_path`` and named by
+Every case with an implementation that can misbehave runs the command as a real process (``python -m verify``)
+with a timeout: exit status, stdout and stderr are process matters.  The limits refused up front, before any
+implementation runs, go through `verify.cli.main.main` in this process (`cli_here`: the same exit status,
+stdout and stderr; an unexpected exception fails the test), which spares a Python start-up each.  The hostile implementations are written to ``tmp_path`` and named by
 file path or, from that folder as the current directory, by module name (the current folder is importable).
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import signal
@@ -17,6 +21,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from verify.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 #: A correct lyu-1 (c = 2) and the claim's flags, shared by the cases below.
@@ -41,6 +47,14 @@ def cli(*argv: str, cwd: Path = ROOT, timeout: float = 120) -> subprocess.Comple
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run([sys.executable, "-m", "verify", "audit", *argv], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=timeout)
+
+
+def cli_here(*argv: str) -> subprocess.CompletedProcess:
+    """``svt-verify audit ARGV`` in this process (module docstring): its exit status, stdout and stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["audit", *argv])
+    return subprocess.CompletedProcess(["audit", *argv], code, out.getvalue(), err.getvalue())
 
 
 def module(tmp_path: Path, body: str, name: str = "impl") -> Path:
@@ -130,7 +144,7 @@ def test_parameters_in_the_spec_are_passed(tmp_path):
 def test_limits_are_refused_up_front_naming_the_flag(argv, words):
     claim = [a for a in CLAIM if a != "2" and a != "--cutoff"] if "--cutoff" in argv else CLAIM
     t0 = time.monotonic()
-    res = cli("--implementation", "verify.audit.examples:lyu1", *claim, *argv, "--workers", "1", timeout=60)
+    res = cli_here("--implementation", "verify.audit.examples:lyu1", *claim, *argv, "--workers", "1")
     assert time.monotonic() - t0 < 60
     one_line_failure(res, *words)
     assert len(res.stderr) < 400  # no 302-digit numbers

@@ -15,21 +15,22 @@ and far less for the discrete Gaussian (terms e^{-x²/18}); every probability is
 δ(ε') of the ordered pair D -> D' is Σ_s max(0, P_s - e^{ε'} P'_s); the smallest ε' with δ(ε') <= D is
 checked by its definition: δ at the returned ε' is <= D, and δ a hair below it is > D.
 Each test failed before the fix: `delta` integrated discrete noise as if it were continuous.
+The commands run through `verify.cli.main.main` in this process (exit status, stdout and stderr as a process
+would give them; an unexpected exception fails the test); tests/test_cli_process.py checks the real process.
 """
 
 from __future__ import annotations
 
-import os
+import contextlib
+import io
 import subprocess
-import sys
 from fractions import Fraction
 from functools import cache
-from pathlib import Path
 
 import mpmath
 import pytest
 
-import verify
+from verify.cli.main import main
 from verify.comparison import Comparison
 from verify.discrete.delta import pair_delta
 from verify.errors import InputError
@@ -37,7 +38,6 @@ from verify.family.delta import epsilon_for_delta, exact_delta
 from verify.mechanism import SparseVector
 from verify.noise import NoiseSpec
 
-ROOT = Path(verify.__file__).resolve().parents[1]  # the checkout under test
 WINDOW = 600
 SCALE = 3
 DPS = 60
@@ -103,9 +103,11 @@ def mech(family: str, compare: str = "ge") -> SparseVector:
 
 
 def cli(*argv: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "verify", *argv], capture_output=True, text=True, timeout=300, env=env,
-                          cwd=ROOT)
+    """``svt-verify ARGV`` in this process (module docstring): its exit status, stdout and stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return subprocess.CompletedProcess(list(argv), code, out.getvalue(), err.getvalue())
 
 
 def value_after(text: str, key: str) -> mpmath.mpf:
@@ -171,7 +173,7 @@ def test_epsilon_at_delta_of_a_discrete_pair_meets_its_definition(family, compar
 
 
 def test_cli_delta_at_epsilon_prime_both_directions():
-    """The issue's commands, as processes: the printed δ is the direct sum's."""
+    """The issue's commands: the printed δ is the direct sum's."""
     for family, compare, q, qn, eps, _ in CASES[:3]:
         for a, b in ((q, qn), (qn, q)):
             r = cli("delta", "--noise", family, "--compare", compare, "--epsilon-prime", str(eps),

@@ -8,6 +8,14 @@ on the machine, nor on ``python`` on PATH being the environment under test
 (a fresh venv used without activation).  ``MPLBACKEND=Agg`` keeps matplotlib
 headless.
 
+A notebook that checks the seed's claims (``claim.check()``) gets the run's verdicts, which the suite computes
+once per run (`claim_verdicts`, tests/conftest.py), before its first cell: its kernel runs `PRELOAD` at start-up
+(``IPKernelApp.exec_lines``, in a namespace of its own, so the notebook sees no new name), which takes them into
+`proofs`' verdict cache, so ``claim.check()`` returns the very verdicts the claims' tests check instead of
+computing them again (about 23 s of CPU over notebooks 02-05 and 07, 2026-12-07).  Everything else the notebook
+computes, it computes.  Those notebooks run after the others (`RUN_ORDER`), so that in a run on two workers the
+verdicts are ready, or nearly, when the first of them asks.
+
 Committed notebooks are either stripped (no outputs, no execution counts) or
 carry the outputs of one in-order run (execution counts 1, 2, 3, ... down the
 code cells, no error outputs); the second test checks which.
@@ -15,6 +23,8 @@ code cells, no error outputs); the second test checks which.
 
 from __future__ import annotations
 
+import pickle
+import re
 import sys
 from pathlib import Path
 
@@ -25,6 +35,11 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = ROOT / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 KERNEL_NAME = "python3"
+#: The same interpreter, with the run's claim verdicts taken into `proofs`' cache at start-up (module docstring).
+CLAIMS_KERNEL_NAME = "python3-claims"
+#: Run by that kernel at start-up, with the pickle's path in place of ``{path!r}``.
+PRELOAD = ("import pickle; from proofs.claim import remember_verdicts\n"
+           "with open({path!r}, 'rb') as f:\n    remember_verdicts(pickle.load(f))\n")
 #: Seconds per cell; every notebook is meant to run in well under 40 s in total on 2 cores.
 CELL_TIMEOUT = 120
 
@@ -43,13 +58,44 @@ def kernel_spec_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return kernels
 
 
+def checks_claims(nb: nbformat.NotebookNode) -> bool:
+    """True if a code cell calls ``.check()`` (a claim's verdict with its default grid)."""
+    return any(re.search(r"\.check\(\)", c.source) for c in nb.cells if c.cell_type == "code")
+
+
+def claims_kernel(kernels: Path, verdicts: dict) -> str:
+    """Write (once per directory) the kernel spec `CLAIMS_KERNEL_NAME`, whose start-up takes ``verdicts``."""
+    from ipykernel.kernelspec import write_kernel_spec
+
+    if not (kernels / CLAIMS_KERNEL_NAME).exists():
+        path = kernels / "claim-verdicts.pickle"
+        with open(path, "wb") as f:
+            pickle.dump(verdicts, f)
+        preload = kernels / "preload_claims.py"
+        preload.write_text(PRELOAD.format(path=str(path)), encoding="utf-8")
+        # run_path: the script's names stay in its own namespace; "... and None" displays nothing
+        line = f"__import__('runpy').run_path({str(preload)!r}) and None"
+        write_kernel_spec(path=kernels / CLAIMS_KERNEL_NAME, extra_arguments=[f"--IPKernelApp.exec_lines={[line]!r}"])
+    return CLAIMS_KERNEL_NAME
+
+
 def test_notebooks_are_found() -> None:
     assert NOTEBOOKS, f"no notebooks in {NOTEBOOK_DIR}"
 
 
+def _claims_last(paths: list[Path]) -> list[Path]:
+    """The notebooks that check claims after the others: in a run on two workers, the other worker computes the
+    claims' verdicts meanwhile (the claims' tests start first), so that the wait for them is short or none."""
+    return sorted(paths, key=lambda p: (checks_claims(nbformat.read(p, as_version=4)), p.name))
+
+
+RUN_ORDER = _claims_last(NOTEBOOKS)
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=_ids(NOTEBOOKS))
-def test_notebook_runs_top_to_bottom(path: Path, kernel_spec_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("path", RUN_ORDER, ids=_ids(RUN_ORDER))
+def test_notebook_runs_top_to_bottom(path: Path, kernel_spec_dir: Path, monkeypatch: pytest.MonkeyPatch,
+                                     request: pytest.FixtureRequest) -> None:
     from jupyter_client.kernelspec import KernelSpecManager
     from jupyter_client.manager import KernelManager
     from nbclient import NotebookClient
@@ -58,13 +104,14 @@ def test_notebook_runs_top_to_bottom(path: Path, kernel_spec_dir: Path, monkeypa
     # Some kernel start-ups print a debugger warning about frozen modules; it is noise here.
     monkeypatch.setenv("PYDEVD_DISABLE_FILE_VALIDATION", "1")
     nb = nbformat.read(path, as_version=4)
+    name = claims_kernel(kernel_spec_dir, request.getfixturevalue("claim_verdicts")) if checks_claims(nb) else KERNEL_NAME
     specs = KernelSpecManager(kernel_dirs=[str(kernel_spec_dir)], ensure_native_kernel=False)
-    km = KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=specs)
+    km = KernelManager(kernel_name=name, kernel_spec_manager=specs)
     assert km.kernel_spec.argv[0] == sys.executable
     client = NotebookClient(
         nb,
         km=km,
-        kernel_name=KERNEL_NAME,
+        kernel_name=name,
         timeout=CELL_TIMEOUT,
         startup_timeout=120,
         resources={"metadata": {"path": str(path.parent)}},

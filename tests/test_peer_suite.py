@@ -1,15 +1,20 @@
-"""The peers' suites as one table (verify.peers, `svt-verify family --suite peers`)."""
+"""The peers' suites as one table (verify.peers, `svt-verify family --suite peers`).
+
+The commands run through `verify.cli.main.main` in this process (exit status, stdout and stderr as a process
+would give them; an unexpected exception fails the test); tests/test_cli_process.py checks the real process."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import shlex
 import subprocess
-import sys
 from fractions import Fraction
 
 import pytest
 
+from verify.cli.main import main
 from verify.peers.programs import CHECKDP, PROGRAMS
 from verify.peers.suite import command, judge, run_suite
 
@@ -31,10 +36,18 @@ def test_every_program_has_a_model_or_a_stated_reason():
         assert p.source
 
 
+def _cli(*argv: str) -> subprocess.CompletedProcess:
+    """``svt-verify ARGV`` in this process (module docstring): its exit status, stdout and stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return subprocess.CompletedProcess(list(argv), code, out.getvalue(), err.getvalue())
+
+
 def _cli_verdict(cmd: str) -> str:
     argv = shlex.split(cmd)
     assert argv[0] == "svt-verify"
-    out = subprocess.run([sys.executable, "-m", "verify", *argv[1:], "--json"], capture_output=True, text=True, timeout=900)
+    out = _cli(*argv[1:], "--json")
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)["verdict"]
 
@@ -47,8 +60,7 @@ def test_a_rows_verdict_is_its_printed_commands_verdict(program):
 
 
 def test_suite_refuses_a_configuration_flag():
-    out = subprocess.run([sys.executable, "-m", "verify", "family", "--suite", "peers", "--epsilon", "1"],
-                         capture_output=True, text=True, timeout=300)
+    out = _cli("family", "--suite", "peers", "--epsilon", "1")
     assert out.returncode == 2 and "peer's own configuration" in out.stderr and "Traceback" not in out.stderr
 
 
@@ -72,6 +84,5 @@ def test_the_whole_table():
 
 
 def test_suite_refuses_a_progress_bar_it_would_not_show():
-    out = subprocess.run([sys.executable, "-m", "verify", "family", "--suite", "peers", "--progress", "always"],
-                         capture_output=True, text=True, timeout=300)
+    out = _cli("family", "--suite", "peers", "--progress", "always")
     assert out.returncode == 2 and "no progress bar" in out.stderr
