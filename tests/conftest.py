@@ -5,8 +5,8 @@ runs derandomised so that the suite is reproducible.
 The seed's claims are checked by default once per test run, not once per worker: the session
 fixture `claim_verdicts` computes every claim's verdict in the first process that asks (on all cores,
 `proofs.parallel.parallel_verdicts`) and shares
-them with the others through a file under a lock (tests/run_cache.py; ``--dist loadgroup`` and the
-``xdist_group("claims")`` mark do not group with pytest 9 / pytest-xdist 3.8), and each process
+them with the others through a file under a lock (tests/run_cache.py: the sharing does not depend on how
+pytest-xdist schedules the tests; the scheduler is ``--dist worksteal``, pyproject.toml), and each process
 takes them into its verdict cache before its first test of a claims file.  The claims' files and the
 tests marked slow are collected first (the longest work starts first, so that it does not finish
 alone at the end).

@@ -1,8 +1,8 @@
 """A value computed once per test run and shared between pytest-xdist's worker processes.
 
-``--dist loadgroup`` does not keep a group on one worker with pytest 9 / pytest-xdist 3.8 (a scratch run:
-four tests marked ``xdist_group("explicit")`` ran on both workers), so the claims' verdicts were
-computed on every worker.  `computed_once` makes the sharing explicit: the first process to ask
+The sharing must not depend on the scheduler (an ``xdist_group`` keeps a group on one worker only under
+``--dist loadgroup``, and one scratch run of this project's set-up saw a group split over both workers), so
+`computed_once` makes it explicit: the first process to ask
 computes the value under an exclusive lock (``fcntl.flock`` on ``PATH.lock``) and writes it to
 ``PATH`` (a pickle, renamed into place); every other process waits on the lock and loads it.
 `run_dir` names a directory private to one run: the run's ``testrunuid``, which the controller

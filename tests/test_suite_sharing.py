@@ -1,7 +1,6 @@
 """The suite computes the claims' verdicts once per run (tests/run_cache.py, tests/conftest.py).
 
-``--dist loadgroup`` did not keep the claims on one worker with pytest 9 / pytest-xdist 3.8, so the
-sharing is a file under a lock.  Checked three ways: processes racing for one value compute it once;
+The sharing is a file under a lock, whatever the scheduler (``--dist worksteal`` since 2026-12-07).  Checked three ways: processes racing for one value compute it once;
 an inner pytest run on two xdist workers computes its session value once while both workers use it;
 and in this run the claims' cache holds the very verdicts the fixture shares."""
 
