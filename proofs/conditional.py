@@ -27,6 +27,7 @@ import mpmath
 
 from proofs.numerics import Point, cdf, mpf, pdf, quad, scale
 from proofs.sweeps import mechanism
+from verify.exact import mpf_fraction
 from verify.noise import family_type
 
 
@@ -43,13 +44,6 @@ def at_precision(f: Callable[..., mpmath.mpf]) -> Callable[..., mpmath.mpf]:
 
     wrapper.cache_clear = cache.clear  # type: ignore[attr-defined]
     return wrapper
-
-
-def mpf_to_fraction(m: mpmath.mpf) -> Fraction:
-    """The exact binary rational of an mpf (sign included)."""
-    sign, man, exp, _ = m._mpf_
-    man = -man if sign else man
-    return Fraction(man) * Fraction(2) ** exp if exp >= 0 else Fraction(man, 2 ** (-exp))
 
 
 @lru_cache(maxsize=4096)
@@ -196,7 +190,7 @@ def total_probability(family: str, eps: Fraction, delta: Fraction, t: Fraction, 
             return s
 
         def cond(m: mpmath.mpf) -> mpmath.mpf:
-            return mp_conditional(mech, mpf_to_fraction(m) - t, q_i - t, digits)
+            return mp_conditional(mech, mpf_fraction(m) - t, q_i - t, digits)
 
         lo = None if family_type(family).two_sided else min(previous)
         val = quad(lambda m: density_of_max(m) * cond(m), lo, None, [*previous, t, q_i])
