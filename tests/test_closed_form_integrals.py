@@ -91,3 +91,12 @@ def test_tilted_hazard_pieces_are_the_same_expressions(family: str) -> None:
         new = cf.tilted_hazard_pieces(family, alpha, beta)
         old = cf.tilted_hazard_pieces(family, alpha, beta, integrate=cf.sympy_integral)
         assert new == old
+
+
+@pytest.mark.parametrize("zf,xf", [("laplace", "laplace"), ("exponential", "exponential"), ("laplace", "exponential")])
+def test_tail_cell_identity_fails_for_a_wrong_tail_form(zf: str, xf: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The identity check (sympy.cancel, else sympy.simplify) can fail: a constant off by 2 is caught."""
+    assert cf.tail_cell_identity(zf, xf, ALPHA, BETA)[0]
+    right = cf.tail_constants
+    monkeypatch.setattr(cf, "tail_constants", lambda z, x, a: (2 * right(z, x, a)[0], right(z, x, a)[1]))
+    assert not cf.tail_cell_identity(zf, xf, ALPHA, BETA)[0]
