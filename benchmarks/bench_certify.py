@@ -49,7 +49,7 @@ def run_one(mech: AboveThreshold, eps_range, repeat: int) -> dict:
         "seconds_max": max(times_ratio),
         "min_margin": frac_json(ratio.min_margin),
         "sup_log_ratio_per_epsilon": frac_json(ratio.sup_log_ratio_per_epsilon),
-        "counterexample_log_ratio": None if ratio.counterexample is None else ratio.counterexample.value("log_ratio"),
+        "counterexample_log_ratio": None if ratio.counterexample is None else ratio.counterexample.values["log_ratio"],
         "factor_verdict": factors.verdict,
         "factor_boxes": factors.boxes,
         "factor_seconds": statistics.median(times_factors),

@@ -49,6 +49,12 @@ DECLARED_CLOSED_FORMS = {
         "identities for the whole cell; the core evaluates at exact positions",
     ("verify/certify/closed_forms.py", "tilted_hazard_pieces"):
         "φ(v), a function of the threshold noise alone, symbolic in v, for the certificate's interval bounds; no outcome",
+    ("verify/certify/closed_forms.py", "integrate_exponentials"):
+        "the two above's exact integrator: ∫ c·e^{av+b} dv term by term by its antiderivative, symbolic in the "
+        "bounds; no outcome, no noise law",
+    ("verify/certify/closed_forms.py", "sympy_integral"):
+        "sympy's general integrator, the reference the tests compare `integrate_exponentials` with (and its "
+        "fallback for a term of another form); no outcome, no noise law",
 }
 
 #: functions outside the one description that read an outcome's letters with the release rule's factor
@@ -69,16 +75,23 @@ DESCRIPTION = "verify/engine/integrand.py"
 INGREDIENTS = {"above_term", "caps_threshold", "term_offset", "nonnegative", "constant_noise", "RESAMPLE"}
 
 
+#: the certificate's exact integrators (verify/certify/closed_forms.py) and their injected name ``integrate``
+SYMBOLIC_INTEGRATORS = {"integrate", "integrate_exponentials", "sympy_integral"}
+
+
 def piece_definitions(source: str) -> list[tuple[int, str]]:
     """(line, name) of every function, method or class definition named as a closed-form piece, and of
-    every function that integrates symbolically (calls ``sympy.integrate``)."""
+    every function that integrates symbolically (calls ``sympy.integrate``, or one of `SYMBOLIC_INTEGRATORS`
+    by its bare name)."""
     out = []
     for node in ast.walk(ast.parse(source)):
         if not isinstance(node, (ast.FunctionDef, ast.ClassDef)):
             continue
         integrates = isinstance(node, ast.FunctionDef) and any(
             isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "integrate"
-            and isinstance(n.func.value, ast.Name) and n.func.value.id in {"sympy", "sp"} for n in ast.walk(node))
+            and isinstance(n.func.value, ast.Name) and n.func.value.id in {"sympy", "sp"}
+            or isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in SYMBOLIC_INTEGRATORS
+            for n in ast.walk(node))
         if node.name in PIECES or integrates:
             out.append((node.lineno, node.name))
     return out

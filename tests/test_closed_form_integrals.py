@@ -1,0 +1,102 @@
+"""The certificate's closed forms integrate sums of exponentials term by term, exactly.
+
+`verify.certify.closed_forms.integrate_exponentials` replaces sympy's general integrator (its Meijer G
+path) in `conditional_cell` and `tilted_hazard_pieces`.  Reference: the same functions with
+``integrate=sympy_integral`` (sympy.integrate), compared exactly (sympy.simplify of the difference is 0,
+Piecewise results branch by branch), never a value copied from the new path.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+import sympy
+
+from verify.certify import closed_forms as cf
+
+ALPHA, BETA = sympy.symbols("alpha beta", positive=True)
+V = cf.Z
+FAMILIES = ("laplace", "exponential", "none")
+
+
+def assert_equal_exactly(new: sympy.Expr, old: sympy.Expr) -> None:
+    """new == old as functions: a plain difference simplifies to 0; a Piecewise has the same conditions
+    and each branch's difference simplifies to 0 where that branch applies (the branch after
+    ``Ne(x, y)`` with y = x substituted)."""
+    if isinstance(old, sympy.Piecewise) or isinstance(new, sympy.Piecewise):
+        assert isinstance(old, sympy.Piecewise) and isinstance(new, sympy.Piecewise), (new, old)
+        assert [_zero_set(c) for _, c in new.args] == [_zero_set(c) for _, c in old.args], (new, old)
+        where: dict = {}
+        for (e_new, cond), (e_old, _) in zip(new.args, old.args):
+            assert sympy.simplify((e_new - e_old).subs(where)) == 0, (e_new, e_old, where)
+            if cond is not sympy.true:
+                where[BETA] = _zero_set(cond)
+    else:
+        assert sympy.simplify(new - old) == 0, (new, old)
+
+
+def _zero_set(cond: sympy.Basic) -> sympy.Expr | None:
+    """A Piecewise condition Ne(p, q), as the β with p = q (None for True): Ne(α, β) and Ne(α - β, 0) alike."""
+    if cond is sympy.true:
+        return None
+    assert isinstance(cond, sympy.Ne), cond
+    (beta,) = sympy.solve(cond.args[0] - cond.args[1], BETA)
+    return beta
+
+
+@pytest.mark.parametrize("expr,lo,hi", [
+    (ALPHA * sympy.exp(-ALPHA * V), sympy.Integer(0), sympy.oo),                      # a < 0 up to +∞
+    (sympy.exp(BETA * V - BETA * cf.D) / 2, -sympy.oo, cf.D),                           # a > 0 from -∞
+    (sympy.exp((ALPHA + BETA) * V) - 3 * sympy.exp(2 * V), cf.M, cf.D),                # finite bounds, two terms
+    (sympy.exp(V / 3) * sympy.exp(-V / 3) * sympy.exp(cf.D), cf.M, sympy.Integer(0)),  # a = 0: c e^b (hi - lo)
+    (sympy.exp((ALPHA - BETA) * V), sympy.Integer(0), cf.D),                           # a of unknown zero-ness
+    (V * sympy.exp(-V), sympy.Integer(0), sympy.oo),                                   # not c·e^{av+b}
+])
+def test_integrate_exponentials_equals_sympy(expr, lo, hi) -> None:
+    assert_equal_exactly(cf.integrate_exponentials(expr, V, lo, hi), cf.sympy_integral(expr, V, lo, hi))
+
+
+def test_a_term_that_is_not_an_exponential_is_left_to_sympy() -> None:
+    assert cf.integrate_exponentials(V * sympy.exp(-V), V, sympy.Integer(0), sympy.oo) == 1
+    assert cf.integrate_exponentials(V, V, sympy.Integer(0), sympy.Integer(2)) == 2
+
+
+@pytest.mark.parametrize("zf", FAMILIES)
+@pytest.mark.parametrize("xf", FAMILIES)
+def test_conditional_cells_equal_sympy_integrals_at_rational_rates(zf: str, xf: str) -> None:
+    """Every cell (with and without m); rates equal (exponents cancel: a = 0) and unequal."""
+    for alpha, beta in [(Fraction(1, 3), Fraction(1, 3)), (Fraction(1, 2), Fraction(1, 4))]:
+        for order in cf.cells(True) + cf.cells(False):
+            new = cf.conditional_cell(zf, xf, cf.rat(alpha), cf.rat(beta), order)
+            old = cf.conditional_cell(zf, xf, cf.rat(alpha), cf.rat(beta), order, integrate=cf.sympy_integral)
+            assert_equal_exactly(new, old)
+
+
+@pytest.mark.slow  # about 40 s of CPU (sympy's Meijer G reference); the rational-rate test covers every cell quickly
+@pytest.mark.parametrize("zf,xf", [("laplace", "laplace"), ("exponential", "exponential"),
+                                   ("laplace", "exponential"), ("exponential", "laplace")])
+def test_conditional_cells_equal_sympy_integrals_at_symbolic_rates(zf: str, xf: str) -> None:
+    """Every cell with α, β symbols (what `tail_cell_identity` uses); Piecewise where α = β is possible."""
+    for order in cf.cells(True) + cf.cells(False):
+        new = cf.conditional_cell(zf, xf, ALPHA, BETA, order)
+        old = cf.conditional_cell(zf, xf, ALPHA, BETA, order, integrate=cf.sympy_integral)
+        assert_equal_exactly(new, old)
+
+
+@pytest.mark.parametrize("family", ["laplace", "exponential"])
+def test_tilted_hazard_pieces_are_the_same_expressions(family: str) -> None:
+    """Structurally identical to sympy's (the interval search evaluates these very expressions)."""
+    for alpha, beta in [(sympy.Integer(1), cf.rat(r)) for r in (Fraction(1), Fraction(1, 3), Fraction(3, 2))] + [(ALPHA, BETA)]:
+        new = cf.tilted_hazard_pieces(family, alpha, beta)
+        old = cf.tilted_hazard_pieces(family, alpha, beta, integrate=cf.sympy_integral)
+        assert new == old
+
+
+@pytest.mark.parametrize("zf,xf", [("laplace", "laplace"), ("exponential", "exponential"), ("laplace", "exponential")])
+def test_tail_cell_identity_fails_for_a_wrong_tail_form(zf: str, xf: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The identity check (sympy.cancel, else sympy.simplify) can fail: a constant off by 2 is caught."""
+    assert cf.tail_cell_identity(zf, xf, ALPHA, BETA)[0]
+    right = cf.tail_constants
+    monkeypatch.setattr(cf, "tail_constants", lambda z, x, a: (2 * right(z, x, a)[0], right(z, x, a)[1]))
+    assert not cf.tail_cell_identity(zf, xf, ALPHA, BETA)[0]
