@@ -128,3 +128,13 @@ def test_refusals_are_one_line(mech, index, margin, words):
     with pytest.raises(InputError, match=words) as err:
         arb_index_probability(mech, (0, 1), index, margin=margin)
     assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("family", ENCLOSED_FAMILIES)
+def test_scores_far_from_zero_keep_the_ball_tight(family):
+    """Pr[i] is shift-invariant: scores near 10^6 give a ball that overlaps the one at the shifted scores and is
+    as tight (the enclosure subtracts max s before integrating)."""
+    mech = ReportNoisyMax(1, 1, family, 2)
+    far = arb_index_probability(mech, (10**6, 10**6 + 1, 10**6 - Fraction(1, 3)), 0)
+    near = arb_index_probability(mech, (0, 1, Fraction(-1, 3)), 0)
+    assert far.overlaps(near) and _relative_radius(far) < Fraction(1, 10**35), (far, near)

@@ -4,7 +4,8 @@ With effective scores s (q, or −q for ``min``: `ReportNoisyMax.effective_score
 unit-scale density p and F(x) = Pr[X < x], the index probability of `verify.selection.probability`,
 in the variable t = z/b (the winner's noisy score over b; dz = b·dt, and b·p_b(z) = p(t)):
 
-    Pr[i] = ∫ p(t − σ_i) Π_{j≠i} F(t − σ_j) dt,   σ_j = s_j / b (exact rationals).
+    Pr[i] = ∫ p(t − σ_i) Π_{j≠i} F(t − σ_j) dt,   σ_j = (s_j − max s) / b (exact rationals; the
+    common shift changes nothing and keeps the arguments near 0).
 
 A tie has probability 0 (continuous noise), so < and ≤ give the same value.  The line is cut at
 
@@ -65,8 +66,9 @@ def _check(mech: ReportNoisyMax, queries: Sequence[object], index: object) -> tu
     qs = mech.check_queries(queries)
     if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(qs):
         raise InputError(f"index: {index!r} must be an integer from 0 to {len(qs) - 1} (0-based) for {len(qs)} scores")
-    b = mech.b
-    return [x / b for x in mech.effective_scores(qs)], index
+    b, s = mech.b, mech.effective_scores(qs)
+    top = max(s)  # Pr[i] is invariant under a common shift; scores near 0 keep the balls' absolute errors small
+    return [(x - top) / b for x in s], index
 
 
 # --- the unit-scale factors, one analytic formula per branch (acb or arb arguments) -----------------------
