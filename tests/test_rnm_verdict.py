@@ -72,3 +72,17 @@ def test_an_attained_bound_is_neither_a_witness_nor_a_broken_bound():
     assert v.verdict.value == "private"
     with mpmath.workdps(60):
         assert abs(v.loss - mpmath.mpf(1) / 10) < mpmath.mpf(confirmation_tolerance(50, 1).numerator) / confirmation_tolerance(50, 1).denominator
+
+
+def test_witness_loss_is_enclosed_in_arb_in_the_notes():
+    """The index with Laplace noise at scale Δ/ε: the witness's loss (near 2ε) as an arb ball whose lower end
+    exceeds ε; a private preset's witness ball lies below ε; the released value has no such note."""
+    r = selection_verdict(ReportNoisyMax(1, 1, "laplace", 1), 3)
+    note = next(n for n in r.notes if "enclosed in arb" in n)
+    assert "its lower end exceeds ε" in note
+    with mpmath.workdps(50):
+        mid = mpmath.mpf(note.split("[")[1].split(" +/-")[0])
+        assert abs(mid - r.loss) < mpmath.mpf(10) ** -20
+    private = selection_verdict(selection_preset("statdp-noisy-max-v1a"), 3)
+    assert any("enclosed in arb" in n and "its upper end is below ε" in n for n in private.notes)
+    assert not any("enclosed in arb" in n for n in selection_verdict(selection_preset("dpsniper-rnm3"), 2).notes)

@@ -5,6 +5,10 @@
   exceeds ε (decided exactly with `verify.exact.exceeds`; +inf when one side's probability is 0);
 * ``undecided`` otherwise.
 
+For the index with Laplace, exponential or Gumbel noise the witness's loss is also enclosed in an arb
+ball (`verify.selection.enclosure`, 128 bits) and stated in the notes: a rigorous interval beside the
+50-digit value, and whether its lower end exceeds ε.
+
 The released value with Laplace noise is ``unbounded``: with k scores all moved up by Δ and the value
 below every score, every factor of the density is on its lower branch, so the density ratio is
 exactly e^{kΔ/b}; the loss at k scores is at least kΔ/b, without bound in k.  With exponential noise
@@ -21,6 +25,7 @@ import mpmath
 from verify.exact import bound_or_witness, confirmation_tolerance, exceeds, fmt
 from verify.precision import MPMATH_LOCK
 from verify.selection.bounds import SelectionBound, proven_bound
+from verify.selection.enclosure import ENCLOSED_FAMILIES, arb_log_ratio
 from verify.selection.model import ReportNoisyMax, SelectionOutput
 from verify.selection.probability import mp_log_ratio
 from verify.selection.search import Candidate, structured_search
@@ -101,4 +106,13 @@ def selection_verdict(mech: ReportNoisyMax, max_queries: int = 4) -> SelectionVe
         notes.append(f"the source's map claims ρ = {fmt(mech.claimed_rho)} (zCDP); this verdict is on pure ε-DP")
     if mech.claimed:
         notes.append(f"the source claims: {mech.claimed}")
+    if cand is not None and mech.output is SelectionOutput.INDEX and mech.family in ENCLOSED_FAMILIES:
+        notes.append(_loss_enclosure_note(mech, cand))
     return SelectionVerdict(mech, verdict, method, cand, loss, bound, unbounded, evidence, by_k, tuple(notes))
+
+
+def _loss_enclosure_note(mech: ReportNoisyMax, cand: Candidate) -> str:
+    """The witness's |log ratio| as an arb ball (`arb_log_ratio`, 128 bits), and whether it lies above ε."""
+    ball, side_of_eps = arb_log_ratio(mech, cand.queries, cand.neighbour, cand.outcome.index, mech.epsilon)
+    side = {1: "its lower end exceeds ε", -1: "its upper end is below ε", 0: "it contains ε"}[side_of_eps]
+    return f"the witness's loss enclosed in arb (128 bits, rigorous): {ball}; {side}"
