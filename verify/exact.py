@@ -13,6 +13,7 @@ converted exactly (``Fraction(0.1)`` is the binary double nearest 1/10).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 
 import mpmath
@@ -114,6 +115,26 @@ def mpf_fraction(x: mpmath.mpf) -> Fraction:
     sign, man, exp, _ = x._mpf_  # not mpmath.mpf(x): that would round x to the working precision
     man = -int(man) if sign else int(man)
     return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
+
+
+def check_neighbours(queries: Sequence[Fraction], neighbour: Sequence[Fraction], sensitivity: Fraction,
+                     name: str = "neighbour queries") -> None:
+    """Refuse, in one line naming ``name``, query vectors that are not neighbouring: the same length and
+    |q_j(D) − q_j(D′)| <= Δ for every j (seed, the definition of sensitivity).  Every model and command
+    checks neighbours through this one rule.
+
+    >>> check_neighbours([Fraction(0)], [Fraction(1)], Fraction(1))
+    >>> check_neighbours([Fraction(0)], [Fraction(2)], Fraction(1), "--neighbour-queries")
+    Traceback (most recent call last):
+    ...
+    verify.errors.InputError: --neighbour-queries: |q_1(D) - q_1(D')| = 2 exceeds the sensitivity Δ = 1
+    """
+    if len(queries) != len(neighbour):
+        raise InputError(f"{name}: length {len(neighbour)} differs from the {len(queries)} queries of D")
+    for j, (a, b) in enumerate(zip(queries, neighbour), start=1):
+        if abs(a - b) > sensitivity:
+            raise InputError(f"{name}: |q_{j}(D) - q_{j}(D')| = {fmt(abs(a - b))} exceeds the sensitivity "
+                             f"Δ = {fmt(Fraction(sensitivity))}")
 
 
 def confirmation_tolerance(digits: int, epsilon: Fraction) -> Fraction:

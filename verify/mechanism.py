@@ -41,7 +41,7 @@ import numpy as np
 
 from verify.comparison import Comparison, check_comparison
 from verify.errors import InputError
-from verify.exact import fmt, positive
+from verify.exact import check_neighbours, fmt, positive
 from verify.integer_rules import check_discrete_model, is_discrete
 from verify.noise import Noise, NoiseSpec
 from verify.release import Release, ReleaseRule, release_rule
@@ -346,15 +346,7 @@ class SparseVector:
     def check_neighbours(self, queries: Sequence[Fraction], neighbour: Sequence[Fraction]) -> None:
         """Reject query vectors that are not neighbouring: same length and
         |q_j(D) - q_j(D')| <= Δ for every j (seed, Definition of sensitivity)."""
-        if len(queries) != len(neighbour):
-            raise InputError(
-                f"neighbour queries: length {len(neighbour)} differs from the {len(queries)} queries of D"
-            )
-        for j, (a, b) in enumerate(zip(queries, neighbour), start=1):
-            if abs(a - b) > self.sensitivity:
-                raise InputError(
-                    f"neighbour queries: |q_{j}(D) - q_{j}(D')| = {fmt(abs(a - b))} exceeds the sensitivity Δ = {fmt(self.sensitivity)}"
-                )
+        check_neighbours(queries, neighbour, self.sensitivity)
 
     # --- the seed's algorithm, run ------------------------------------------------------------------
     def sample(self, queries: Sequence[object], runs: int, seed: int | np.random.SeedSequence) -> np.ndarray:

@@ -21,7 +21,7 @@ from typing import Any
 
 from verify.cli.common import emit_json, exit_status, given
 from verify.errors import InputError
-from verify.exact import fmt
+from verify.exact import check_neighbours, fmt
 
 RNM = "Report Noisy Max"
 ADAPTIVE = "Adaptive SVT"
@@ -135,12 +135,7 @@ def neighbour_queries(args: argparse.Namespace, mech: Any, queries: Sequence[Fra
     """``--neighbour-queries`` as the mechanism's exact queries, refused in one line unless it has as many
     entries as ``queries`` and each within the sensitivity Δ of its own."""
     qn = mech.check_queries(args.neighbour_queries, "--neighbour-queries")
-    if len(queries) != len(qn):
-        raise InputError(f"--neighbour-queries: length {len(qn)} differs from the {len(queries)} queries of D")
-    for j, (x, y) in enumerate(zip(queries, qn), start=1):
-        if abs(x - y) > mech.sensitivity:
-            raise InputError(f"--neighbour-queries: |q_{j}(D) - q_{j}(D')| = {fmt(abs(x - y))} exceeds the sensitivity "
-                             f"Δ = {fmt(mech.sensitivity)}")
+    check_neighbours(queries, qn, mech.sensitivity, "--neighbour-queries")
     return qn
 
 

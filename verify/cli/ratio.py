@@ -27,7 +27,7 @@ from verify.cli.variant import (
     variant_from_args,
 )
 from verify.errors import InputError
-from verify.exact import fmt
+from verify.exact import check_neighbours, fmt
 from verify.mechanism import output_name
 from verify.precision import MAX_DIGITS, MIN_DIGITS
 
@@ -121,11 +121,7 @@ def run_family(args: argparse.Namespace, mech) -> int:
 
     q, qn = args.queries, args.neighbour_queries
     limits.check_queries(len(q), limits.RATIO_MAX_QUERIES, "ratio")
-    if len(q) != len(qn):
-        raise InputError(f"--neighbour-queries: length {len(qn)} differs from the {len(q)} queries of D")
-    for j, (x, y) in enumerate(zip(q, qn), start=1):
-        if abs(x - y) > mech.sensitivity:
-            raise InputError(f"--neighbour-queries: |q_{j}(D) - q_{j}(D')| = {fmt(abs(x - y))} exceeds the sensitivity Δ = {fmt(mech.sensitivity)}")
+    check_neighbours(q, qn, mech.sensitivity, "--neighbour-queries")
     k = len(q)
     released = released_from_args(args)
     outcome = outcome_from_args(args, mech, k, allow_all=True)

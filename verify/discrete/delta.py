@@ -26,7 +26,7 @@ import mpmath
 
 from verify.discrete.probability import DEFAULT_DIGITS, mp_probability
 from verify.errors import InputError
-from verify.exact import non_negative
+from verify.exact import check_neighbours, non_negative
 from verify.integer_rules import check_queries
 from verify.validate import sequence
 
@@ -40,10 +40,7 @@ def check_pair(mech: Any, queries: Sequence[object], neighbour: Sequence[object]
         raise InputError(f"neighbour {exc}") from None
     if len(q) != len(qn):
         raise InputError(f"delta: {len(q)} queries and {len(qn)} neighbour queries (need the same number, >= 1)")
-    delta = Fraction(mech.sensitivity)
-    for a, b in zip(q, qn):
-        if abs(a - b) > delta:
-            raise InputError(f"delta: |{a} - {b}| exceeds the sensitivity Δ = {delta}")
+    check_neighbours(q, qn, Fraction(mech.sensitivity), "delta")
     return q, qn
 
 

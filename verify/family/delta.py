@@ -27,7 +27,7 @@ import mpmath
 
 from verify.discrete.delta import pair_distributions
 from verify.errors import InputError
-from verify.exact import fmt, to_fraction
+from verify.exact import check_neighbours, fmt, to_fraction
 from verify.family.rdp import GaussianSVTRdp
 from verify.mechanism import SparseVector, as_variant
 from verify.noise import Gaussian
@@ -158,9 +158,7 @@ def _pair(shape: SparseVector, queries, neighbour) -> tuple[tuple[Fraction, ...]
     qn = tuple(to_fraction(x, "neighbour query") for x in sequence(neighbour, "neighbour queries"))
     if len(q) != len(qn) or not q:
         raise InputError(f"delta: {len(q)} queries and {len(qn)} neighbour queries (need the same number, >= 1)")
-    for a, b in zip(q, qn):
-        if abs(a - b) > shape.sensitivity:
-            raise InputError(f"delta: |{fmt(a)} - {fmt(b)}| exceeds the sensitivity Δ = {fmt(shape.sensitivity)}")
+    check_neighbours(q, qn, shape.sensitivity, "delta")
     return q, qn
 
 

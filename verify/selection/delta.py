@@ -32,7 +32,7 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 
 from verify.errors import InputError
-from verify.exact import fmt
+from verify.exact import check_neighbours, fmt
 from verify.precision import MPMATH_LOCK
 from verify.selection.fast import fast_index_log_probabilities
 from verify.selection.model import ReportNoisyMax, SelectionOutput
@@ -77,12 +77,7 @@ class SelectionDelta:
 def _laws(mech: ReportNoisyMax, q: Sequence[object], qn: Sequence[object], digits: int) -> tuple[list[Any], list[Any]]:
     refuse_unless_index(mech)
     a, b = mech.check_queries(q), mech.check_queries(qn, "neighbour queries")
-    if len(a) != len(b):
-        raise InputError(f"neighbour queries: length {len(b)} differs from the {len(a)} queries of D")
-    for j, (x, y) in enumerate(zip(a, b), start=1):
-        if abs(x - y) > mech.sensitivity:
-            raise InputError(f"neighbour queries: |q_{j}(D) - q_{j}(D')| = {fmt(abs(x - y))} exceeds the sensitivity "
-                             f"Δ = {fmt(mech.sensitivity)}")
+    check_neighbours(a, b, mech.sensitivity)
     return mp_index_probabilities(mech, a, digits + 5), mp_index_probabilities(mech, b, digits + 5)
 
 
