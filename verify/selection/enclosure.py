@@ -45,6 +45,7 @@ from typing import Any
 import flint
 
 from verify.errors import InputError
+from verify.noise import Exponential, Laplace, NoiseFamily
 from verify.precision import MPMATH_LOCK
 from verify.selection.model import ReportNoisyMax, SelectionOutput
 
@@ -72,58 +73,58 @@ def _check(mech: ReportNoisyMax, queries: Sequence[object], index: object) -> tu
 
 
 # --- the unit-scale factors, one analytic formula per branch (acb or arb arguments) -----------------------
-def _pdf(family: str, y: Any, upper: bool) -> Any:
-    if family == "laplace":
+def _pdf(law: NoiseFamily, y: Any, upper: bool) -> Any:
+    if isinstance(law, Laplace):
         return (-y).exp() / 2 if upper else y.exp() / 2
-    if family == "exponential":
+    if isinstance(law, Exponential):
         return (-y).exp()
     return (-y - (-y).exp()).exp()  # gumbel
 
 
-def _cdf(family: str, y: Any, upper: bool) -> Any:
-    if family == "laplace":
+def _cdf(law: NoiseFamily, y: Any, upper: bool) -> Any:
+    if isinstance(law, Laplace):
         return 1 - (-y).exp() / 2 if upper else y.exp() / 2
-    if family == "exponential":
+    if isinstance(law, Exponential):
         return -((-y).expm1())
     return (-((-y).exp())).exp()  # gumbel
 
 
-def _integrand(family: str, sigma: list[Any], i: int, upper: list[bool]) -> Callable[[Any, bool], Any]:
+def _integrand(law: NoiseFamily, sigma: list[Any], i: int, upper: list[bool]) -> Callable[[Any, bool], Any]:
     """p(t − σ_i) Π_{j≠i} F(t − σ_j) with the branches ``upper`` (entire: the analytic flag is not needed)."""
     def f(t: Any, _analytic: bool) -> Any:
-        v = _pdf(family, t - sigma[i], upper[i])
+        v = _pdf(law, t - sigma[i], upper[i])
         for j, sj in enumerate(sigma):
             if j != i:
-                v = v * _cdf(family, t - sj, upper[j])
+                v = v * _cdf(law, t - sj, upper[j])
         return v
     return f
 
 
-def _cuts(family: str, sig: list[Fraction], margin: float) -> tuple[Fraction, Fraction]:
+def _cuts(law: NoiseFamily, sig: list[Fraction], margin: float) -> tuple[Fraction, Fraction]:
     """(T_lo, T_hi): rational cut points ``margin`` e-folds beyond the scores (module docstring)."""
     lo, hi = min(sig), max(sig)
-    if family == "exponential":
+    if isinstance(law, Exponential):
         return hi, hi + Fraction(margin)
-    if family == "laplace":
+    if isinstance(law, Laplace):
         return lo - Fraction(margin), hi + Fraction(margin)
     log_total = float(hi) + math.log(math.fsum(math.exp(float(x - hi)) for x in sig))  # log Σ e^{σ_j}
     return Fraction(log_total - math.log(max(margin, 1.0))), Fraction(log_total + margin)
 
 
-def _tail_bounds(family: str, sig: list[Fraction], i: int, t_lo: Fraction, t_hi: Fraction) -> tuple[Any, Any]:
+def _tail_bounds(law: NoiseFamily, sig: list[Fraction], i: int, t_lo: Fraction, t_hi: Fraction) -> tuple[Any, Any]:
     """(bound below T_lo, bound above T_hi) as arb balls (module docstring)."""
     y = _arb(t_hi - sig[i])
-    above = (-y).exp() / 2 if family == "laplace" else (-y).exp()
-    if family == "exponential":
+    above = (-y).exp() / 2 if isinstance(law, Laplace) else (-y).exp()
+    if isinstance(law, Exponential):
         return flint.arb(0), above
     below = flint.arb(1)
     for sj in sig:
-        below = below * _cdf(family, _arb(t_lo - sj), False if family == "laplace" else True)
+        below = below * _cdf(law, _arb(t_lo - sj), False if isinstance(law, Laplace) else True)
     return below, above
 
 
-def _pieces(family: str, sig: list[Fraction], t_lo: Fraction, t_hi: Fraction) -> list[tuple[Fraction, Fraction]]:
-    inner = sorted({x for x in sig if t_lo < x < t_hi}) if family == "laplace" else []
+def _pieces(law: NoiseFamily, sig: list[Fraction], t_lo: Fraction, t_hi: Fraction) -> list[tuple[Fraction, Fraction]]:
+    inner = sorted({x for x in sig if t_lo < x < t_hi}) if isinstance(law, Laplace) else []
     ends = [t_lo, *inner, t_hi]
     return list(zip(ends, ends[1:]))
 
@@ -146,7 +147,7 @@ def arb_index_probability(mech: ReportNoisyMax, queries: Sequence[object], index
     sig, i = _check(mech, queries, index)
     if len(sig) == 1:
         return flint.arb(1)
-    family, k = mech.family, len(sig)
+    law, k = mech.law, len(sig)
     with MPMATH_LOCK:
         old = flint.ctx.prec
         flint.ctx.prec = prec
@@ -154,7 +155,7 @@ def arb_index_probability(mech: ReportNoisyMax, queries: Sequence[object], index
             fixed = margin is not None
             margin = float(margin) if fixed else (prec + 20) * math.log(2) + math.log(k)
             for _ in range(1 if fixed else _ROUNDS):
-                ball = _enclose(family, sig, i, margin, prec)
+                ball = _enclose(law, sig, i, margin, prec)
                 finite, tails = ball
                 total = finite + _zero_to(tails)
                 # tight enough when the tails are below 2^-(prec+5) of the value; else move the cuts out
@@ -170,13 +171,13 @@ def arb_index_probability(mech: ReportNoisyMax, queries: Sequence[object], index
             flint.ctx.prec = old
 
 
-def _enclose(family: str, sig: list[Fraction], i: int, margin: float, prec: int) -> tuple[Any, Any]:
+def _enclose(law: NoiseFamily, sig: list[Fraction], i: int, margin: float, prec: int) -> tuple[Any, Any]:
     """(the pieces' integral, the tails' bound) for cuts ``margin`` e-folds out."""
-    t_lo, t_hi = _cuts(family, sig, margin)
-    pieces = _pieces(family, sig, t_lo, t_hi)
+    t_lo, t_hi = _cuts(law, sig, margin)
+    pieces = _pieces(law, sig, t_lo, t_hi)
     sigma = [_arb(x) for x in sig]
     # each σ_j is a cut (or below the lower one), so a piece lies on one side of it: its left end says which
-    fns = [_integrand(family, sigma, i, [a >= sj for sj in sig]) for a, _ in pieces]
+    fns = [_integrand(law, sigma, i, [a >= sj for sj in sig]) for a, _ in pieces]
     peak = flint.arb(0)
     for (a, c), f in zip(pieces, fns):
         for x in (a, (a + c) / 2, c):
@@ -188,7 +189,7 @@ def _enclose(family: str, sig: list[Fraction], i: int, margin: float, prec: int)
     finite = flint.acb(0)
     for (a, c), f in zip(pieces, fns):
         finite += flint.acb.integral(f, _arb(a), _arb(c), abs_tol=tol, rel_tol=flint.arb(2) ** -(prec + 5))
-    below, above = _tail_bounds(family, sig, i, t_lo, t_hi)
+    below, above = _tail_bounds(law, sig, i, t_lo, t_hi)
     return finite.real, below + above
 
 
