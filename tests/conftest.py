@@ -118,6 +118,29 @@ def claim_verdicts(request: pytest.FixtureRequest) -> dict:
     return verdicts
 
 
+@pytest.fixture
+def audit_command(monkeypatch, capsys):
+    """``svt-verify audit ARGV`` run through `main` in this process (a parser with the audit command only):
+    a function returning (exit code, stdout, stderr)."""
+    from verify.cli import audit as audit_cli
+    from verify.cli import main as cli_main
+
+    def build():
+        parser = cli_main.OneLineParser(prog="svt-verify")
+        sub = parser.add_subparsers(dest="command", parser_class=cli_main.OneLineParser, metavar="COMMAND")
+        audit_cli.register(sub)
+        return parser
+
+    monkeypatch.setattr(cli_main, "build_parser", build)
+
+    def go(*argv):
+        code = cli_main.main(["audit", *argv])
+        out = capsys.readouterr()
+        return code, out.out, out.err
+
+    return go
+
+
 @pytest.fixture(autouse=True)
 def _claims_once(request: pytest.FixtureRequest) -> None:
     """Before the first test of a claims file in this process: the run's shared verdicts (`claim_verdicts`)."""

@@ -10,27 +10,12 @@ import pytest
 
 from verify.audit import audit
 from verify.audit.examples import FIXTURES, claimed_variant, lyu1
-from verify.cli import audit as audit_cli
-from verify.cli import main as cli_main
 from verify.verdicts import AuditVerdict
 
 
 @pytest.fixture
-def run(monkeypatch, capsys):
-    def build():
-        parser = cli_main.OneLineParser(prog="svt-verify")
-        sub = parser.add_subparsers(dest="command", parser_class=cli_main.OneLineParser, metavar="COMMAND")
-        audit_cli.register(sub)
-        return parser
-
-    monkeypatch.setattr(cli_main, "build_parser", build)
-
-    def go(*argv):
-        code = cli_main.main(["audit", *argv])
-        out = capsys.readouterr()
-        return code, out.out, out.err
-
-    return go
+def run(audit_command):
+    return audit_command
 
 
 def test_cli_names_the_law_of_a_broken_implementation(run):

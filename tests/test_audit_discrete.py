@@ -108,24 +108,8 @@ def test_discrete_gaussian_claim_is_audited():
 
 
 @pytest.fixture
-def run(monkeypatch, capsys):
-    from verify.cli import audit as audit_cli
-    from verify.cli import main as cli_main
-
-    def build():
-        parser = cli_main.OneLineParser(prog="svt-verify")
-        sub = parser.add_subparsers(dest="command", parser_class=cli_main.OneLineParser, metavar="COMMAND")
-        audit_cli.register(sub)
-        return parser
-
-    monkeypatch.setattr(cli_main, "build_parser", build)
-
-    def go(*argv):
-        code = cli_main.main(["audit", *argv])
-        out = capsys.readouterr()
-        return code, out.out, out.err
-
-    return go
+def run(audit_command):
+    return audit_command
 
 
 def test_cli_audits_a_built_discrete_variant(run):

@@ -20,12 +20,11 @@
 
 from __future__ import annotations
 
-import math
 import pickle
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
 from contextlib import contextmanager
 from typing import Any
@@ -37,7 +36,7 @@ from verify.audit.decision import bonferroni_level, decide, power_per_test, reje
 from verify.audit.fit import Observation, fit
 from verify.audit.gof import GofResult, g_test
 from verify.audit.laws import Candidate, letter_laws, release_cells, release_edges
-from verify.audit.loss import empirical_loss
+from verify.audit.loss import empirical_loss, exact_loss
 from verify.audit.pairs import Pair, PairKind, noise_scale, select_pairs, worst_case
 from verify.audit.power import detectable_tv, samples_for_tv
 from verify.audit.result import AuditResult, PairReport
@@ -120,17 +119,6 @@ def _side_counts(pair: Pair, tally: Tally, inner: np.ndarray | None) -> tuple[Co
         if c:
             out[f"A, value in bin {j + 1}"] = int(c)
     return out, np.concatenate([[counts.get("B", 0)], bins]).astype(float)
-
-
-def _exact_loss(law: Mapping[str, float], nlaw: Mapping[str, float]) -> float:
-    best = 0.0
-    for s in set(law) | set(nlaw):
-        p, pn = law.get(s, 0.0), nlaw.get(s, 0.0)
-        if p > 0 and pn > 0:
-            best = max(best, abs(math.log(p) - math.log(pn)))
-        elif p > 0 or pn > 0:
-            return math.inf
-    return best
 
 
 def _pairs_and_laws(claimed: SparseVector, k: int, random_pairs: int, seed: int, worst: bool, structured: bool):
@@ -366,7 +354,7 @@ def audit(implementation: Callable[..., Any] | str, claimed: SparseVector | Repo
         if p.kind is PairKind.RELEASE:
             grid_err = max(release_cells(claim, q[0], edges[i][s])[1] for s, q in enumerate((p.queries, p.neighbour)))
         reports.append(PairReport(p, (tests[(i, 0)], tests[(i, 1)]), (reruns.get((i, 0)), reruns.get((i, 1))), loss,
-                                  _exact_loss(laws[(i, 0)], laws[(i, 1)]), level, grid_err))
+                                  exact_loss(laws[(i, 0)], laws[(i, 1)]), level, grid_err))
     keys_done = sorted(tests)
     verdict = decide([tests[key].p_value for key in keys_done],
                      [reruns[key].p_value if key in reruns else None for key in keys_done], level, interrupted)

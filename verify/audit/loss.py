@@ -24,6 +24,20 @@ from dataclasses import dataclass
 
 from scipy import stats
 
+
+def exact_loss(law: Mapping[str, float], nlaw: Mapping[str, float]) -> float:
+    """max over outcomes o of |log Pr[A(D) = o] − log Pr[A(D′) = o]|: ∞ if an outcome has probability 0 on one
+    side only; outcomes of probability 0 on both sides are left out."""
+    best = 0.0
+    for o in set(law) | set(nlaw):
+        p, pn = law.get(o, 0.0), nlaw.get(o, 0.0)
+        if p > 0 and pn > 0:
+            best = max(best, abs(math.log(p) - math.log(pn)))
+        elif p > 0 or pn > 0:
+            return math.inf
+    return best
+
+
 #: Expected count, on both sides, for an outcome's loss to be estimated.
 MIN_EXPECTED_FOR_LOSS = 20.0
 

@@ -22,11 +22,10 @@ laws and the rows most sensitive to its bugs (`verify.audit.fit`, `verify.audit.
 
 from __future__ import annotations
 
-import math
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from contextlib import ExitStack
 from fractions import Fraction
@@ -38,7 +37,7 @@ import numpy as np
 from verify.audit.adapters import ImplementationError, load, parse_spec
 from verify.audit.decision import bonferroni_level, decide, power_per_test, rejects, verdict_power
 from verify.audit.gof import GofResult, g_test
-from verify.audit.loss import empirical_loss
+from verify.audit.loss import empirical_loss, exact_loss
 from verify.audit.pairs import Pair, PairKind
 from verify.audit.power import detectable_tv, samples_for_tv
 from verify.audit.result import AuditResult, PairReport
@@ -102,17 +101,6 @@ def selection_pairs(mech: ReportNoisyMax, k: int, random_pairs: int, seed: int, 
         shift = np.clip(np.round(shift / step) * step, -d, d)
         pairs.append(Pair(f"random pair {j + 1}", PairKind.RANDOM, tuple(q.tolist()), tuple((q + shift).tolist())))
     return pairs
-
-
-def _exact_loss(law: Mapping[str, float], nlaw: Mapping[str, float]) -> float:
-    best = 0.0
-    for o in set(law) | set(nlaw):
-        p, pn = law.get(o, 0.0), nlaw.get(o, 0.0)
-        if p > 0 and pn > 0:
-            best = max(best, abs(math.log(p) - math.log(pn)))
-        elif p > 0 or pn > 0:
-            return math.inf
-    return best
 
 
 def _mapper_and_boxes(implementation: Callable[..., Any] | str, workers: int | None, scheduler: str | None,
@@ -207,7 +195,7 @@ def audit_selection(implementation: Callable[..., Any] | str, claimed: ReportNoi
             continue
         loss = empirical_loss(laws[(i, 0)], laws[(i, 1)], counts[(i, 0)], counts[(i, 1)], confidence)
         reports.append(PairReport(p, (tests[(i, 0)], tests[(i, 1)]), (reruns.get((i, 0)), reruns.get((i, 1))), loss,
-                                  _exact_loss(laws[(i, 0)], laws[(i, 1)]), level))
+                                  exact_loss(laws[(i, 0)], laws[(i, 1)]), level))
     done = sorted(tests)
     verdict = decide([tests[key].p_value for key in done], [reruns[key].p_value if key in reruns else None for key in done],
                      level, interrupted)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from fractions import Fraction
 
-from verify.cli import adaptive, adaptive_commands, flags, selection, selection_commands
+from verify.cli import adaptive, adaptive_commands, flags, kinds, selection, selection_commands
 from verify.cli.common import EXIT_CODES_NO_FINDING, add_mechanism_flags, emit_json
 from verify.cli.progress import Staged, add_progress_flag
 from verify.cli.variant import add_variant_flags, variant_from_args
@@ -56,12 +56,7 @@ def run(args: argparse.Namespace) -> int:
     from verify.family import delta_search
 
     mech = variant_from_args(args)
-    if (args.epsilon_prime is None) == (args.delta is None):
-        raise InputError("--epsilon-prime and --delta: give exactly one (δ at ε', or the smallest ε' with δ(ε') <= D)")
-    if (args.queries is None) != (args.neighbour_queries is None):
-        raise InputError("--queries and --neighbour-queries: give both (an exact pair) or neither (a search)")
-    if args.queries is not None and args.max_queries is not None:
-        raise InputError("--max-queries and --queries: --max-queries bounds the search, which a given pair replaces (drop one)")
+    kinds.refuse_delta_flag_combinations(args)
     staged = Staged("delta", ["exact pair" if args.queries is not None else "search"] + ["plot"] * bool(args.plot), args)
     if args.queries is not None:
         pair = (list(args.queries), list(args.neighbour_queries))

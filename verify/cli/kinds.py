@@ -131,6 +131,17 @@ def extend_variant_choices(parser: argparse.ArgumentParser, names: Sequence[str]
             action.help = (action.help or "") + f"; or {what}"
 
 
+def refuse_delta_flag_combinations(args: argparse.Namespace) -> None:
+    """``delta``'s flags that go together, for every kind: exactly one of ``--epsilon-prime`` and ``--delta``;
+    ``--queries`` with ``--neighbour-queries`` or neither; ``--max-queries`` only for a search."""
+    if (args.epsilon_prime is None) == (args.delta is None):
+        raise InputError("--epsilon-prime and --delta: give exactly one (δ at ε', or the smallest ε' with δ(ε') <= D)")
+    if (args.queries is None) != (args.neighbour_queries is None):
+        raise InputError("--queries and --neighbour-queries: give both (an exact pair) or neither (a search)")
+    if args.queries is not None and args.max_queries is not None:
+        raise InputError("--max-queries and --queries: --max-queries bounds the search, which a given pair replaces (drop one)")
+
+
 def neighbour_queries(args: argparse.Namespace, mech: Any, queries: Sequence[Fraction]) -> tuple[Fraction, ...]:
     """``--neighbour-queries`` as the mechanism's exact queries, refused in one line unless it has as many
     entries as ``queries`` and each within the sensitivity Δ of its own."""

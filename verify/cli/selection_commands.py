@@ -176,12 +176,7 @@ def run_delta(args: argparse.Namespace) -> int:
     if args.plot is not None:
         raise InputError(f"--plot: {_WHY['plot']}")
     sd.refuse_unless_index(mech)
-    if (args.epsilon_prime is None) == (args.delta is None):
-        raise InputError("--epsilon-prime and --delta: give exactly one (δ at ε', or the smallest ε' with δ(ε') <= D)")
-    if (args.queries is None) != (args.neighbour_queries is None):
-        raise InputError("--queries and --neighbour-queries: give both (an exact pair) or neither (a search)")
-    if args.queries is not None and args.max_queries is not None:
-        raise InputError("--max-queries and --queries: --max-queries bounds the search, which a given pair replaces (drop one)")
+    kinds.refuse_delta_flag_combinations(args)
     with Staged("delta", ["pair"], args, quiet_partial=args.json) as staged, staged.stage("pair"):
         if args.queries is not None:
             pair, how = (args.queries, args.neighbour_queries), "exact, the given pair"
