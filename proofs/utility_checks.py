@@ -9,6 +9,7 @@ test has false-alarm rate `FALSE_ALARM`.  Every check returns a `proofs.claim.Ou
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 from typing import Any
@@ -23,7 +24,7 @@ from proofs import symbolic as Y
 from proofs.build import case_outcome, refuted_or_undecided
 from proofs.claim import ClaimVerdict, Evidence, Outcome
 from proofs.conditional import at_precision
-from proofs.numerics import confirm, fstr, nstr
+from proofs.numerics import confirm, fstr, nstr, pdf, quad, scale
 from proofs.sweeps import mechanism
 from proofs.symbolic import sympy_engine
 from verify.noise import family_type
@@ -59,14 +60,22 @@ def output_errors(queries: np.ndarray, t: float) -> np.ndarray:
 # --- the tails ---------------------------------------------------------------------------------------------
 @at_precision
 def tail_value(family: str, multiple: int, k: int, beta: Fraction, eps: Fraction = Fraction(1), delta: Fraction = Fraction(1)) -> mpmath.mpf:
-    """Pr[|Z| >= (multiple·Δ/ε) ln((k+1)/β)] by quadrature of the density (independent of the closed form)."""
-    from proofs.numerics import pdf, quad, scale
-
+    """Pr[|Z| >= (multiple·Δ/ε) ln((k+1)/β)] by quadrature of the density (the seed's integral; independent of the closed form)."""
     c = alpha(eps, delta, k, beta, multiple)
     b = scale(eps, delta)
     upper = quad(lambda x: pdf(family, x, b), c, None)
     lower = quad(lambda x: pdf(family, x, b), None, -c) if family_type(family).two_sided else mpmath.mpf(0)
     return upper + lower
+
+
+@at_precision
+def tail_closed(family: str, multiple: int, k: int, beta: Fraction, eps: Fraction = Fraction(1), delta: Fraction = Fraction(1)) -> mpmath.mpf:
+    """Pr[|Z| >= c], c = (multiple·Δ/ε) ln((k+1)/β), by the engine's closed form (`verify.noise`):
+    Pr[Z >= c] + Pr[Z <= -c] = sf(c) + cdf(-c), i.e. exp(-c/b)/2 + exp(-c/b)/2 for Lap(b) and exp(-c/b) + 0 for Exp(b)."""
+    law = family_type(family)
+    c = alpha(eps, delta, k, beta, multiple)
+    b = scale(eps, delta)
+    return law.mp_sf(c, b) + law.mp_cdf(-c, b)
 
 
 @sympy_engine
@@ -78,22 +87,55 @@ def symbolic_tail(family: str, multiple: int) -> sp.Expr:
     return sp.simplify(Y.tail_abs(family).subs(Y.TAIL_C, c))
 
 
-TAIL_GRID = "ε ∈ {1/2, 3}, Δ = 1, k ∈ {1, 3, 10}, β ∈ {0.99, 1/2, 1/100, 1/10000}; tail by quadrature of the density"
+#: Relative agreement asked of the quadrature and the closed form at 40 digits (`proofs.numerics`: digits - 8 and more).
+AGREE = mpmath.mpf(10) ** -30
+TAIL_EPS = (Fraction(1, 2), Fraction(3))
+TAIL_KS = (1, 3, 10)
+TAIL_BETAS = (Fraction(99, 100), Fraction(1, 2), Fraction(1, 100), Fraction(1, 10000))
+#: (ε, k, β) of the tail grid where the seed's integral is also evaluated by quadrature: the smallest and the
+#: largest threshold c/b = (multiple/3)·ln((k+1)/β) of the grid (c/b does not depend on ε), one at each ε.
+TAIL_QUAD_POINTS = ((Fraction(3), 1, Fraction(99, 100)), (Fraction(1, 2), 10, Fraction(1, 10000)))
+TAIL_GRID = ("ε ∈ {1/2, 3}, Δ = 1, k ∈ {1, 3, 10}, β ∈ {0.99, 1/2, 1/100, 1/10000}; tail by the closed form sf(c) + cdf(-c) "
+             "(verify.noise) at every point, and by quadrature of the density (the seed's integral) at (ε, k, β) = (3, 1, 99/100) "
+             "and (1/2, 10, 1/10000), the smallest and the largest threshold of the grid")
 
 
-def _grid_tails(family: str, multiple: int, rhs) -> tuple[int, mpmath.mpf, tuple]:
-    """Smallest rhs - Pr over the (k, β, ε) grid at 40 digits, and the worst point."""
-    worst, wpt, n = mpmath.inf, None, 0
+@dataclass(frozen=True)
+class TailGrid:
+    """The tail over the grid: `points` evaluated by the closed form, `worst` = smallest rhs - Pr (at `worst_point`
+    (ε, k, β, Pr)), `gap` = largest |rhs - Pr|, and the quadrature of the density at `TAIL_QUAD_POINTS`: its largest relative discrepancy from
+    the closed form, and its values."""
+
+    points: int
+    worst: mpmath.mpf
+    worst_point: tuple
+    gap: mpmath.mpf
+    discrepancy: mpmath.mpf
+    quadrature: tuple[mpmath.mpf, ...]
+
+
+def _grid_tails(family: str, multiple: int, rhs) -> TailGrid:
+    """The tail over the (ε, k, β) grid at 40 digits: closed form everywhere, quadrature at `TAIL_QUAD_POINTS`."""
+    worst, wpt, n, gap = mpmath.inf, None, 0, mpmath.mpf(0)
     with mpmath.workdps(40):
-        for eps in (Fraction(1, 2), Fraction(3)):
-            for k in (1, 3, 10):
-                for beta in (Fraction(99, 100), Fraction(1, 2), Fraction(1, 100), Fraction(1, 10000)):
-                    v = tail_value(family, multiple, k, beta, eps)
+        for eps in TAIL_EPS:
+            for k in TAIL_KS:
+                for beta in TAIL_BETAS:
+                    v = tail_closed(family, multiple, k, beta, eps)
                     m = rhs(k, beta) - v
                     n += 1
+                    gap = max(gap, abs(m))
                     if m < worst:
                         worst, wpt = m, (eps, k, beta, v)
-    return n, worst, wpt
+        quadrature = tuple(tail_value(family, multiple, k, beta, eps) for eps, k, beta in TAIL_QUAD_POINTS)
+        closed = (tail_closed(family, multiple, k, beta, eps) for eps, k, beta in TAIL_QUAD_POINTS)
+        discrepancy = max(abs(q - c) / c for q, c in zip(quadrature, closed))
+    return TailGrid(n, worst, wpt, gap, discrepancy, quadrature)
+
+
+def _quadrature_note(g: TailGrid) -> str:
+    return (f"quadrature of the density at {len(TAIL_QUAD_POINTS)} of the {g.points} points agrees with the closed form "
+            f"to a relative {nstr(g.discrepancy, 3)} (asked: {nstr(AGREE, 1)})")
 
 
 def check_tail_1(family: str, variable: str = "|Z|", **params: Any) -> Outcome:
@@ -103,13 +145,15 @@ def check_tail_1(family: str, variable: str = "|Z|", **params: Any) -> Outcome:
     # Pr = (β/(k+1))^(2/3) = exp(-2L/3) and exp(2L) >= exp(-2L/3) iff 2L + 2L/3 >= 0, true as L = ln((k+1)/β) > 0 (β <= 1 < k + 1)
     Lp = sp.Symbol("L", positive=True)
     exponent_ok = bool((2 * Lp - (-2 * Lp / 3)).is_nonnegative)
-    n, worst, wpt = _grid_tails(family, 2, lambda k, beta: mpmath.exp(2 * mpmath.log(mpmath.mpf(k + 1) / (mpmath.mpf(beta.numerator) / beta.denominator))))
-    ev = Evidence(points=n, grid=TAIL_GRID,
-                  digits=40, min_margin=nstr(worst, 10), margin_unit="exp(2L) - Pr (probability)",
-                  notes=(f"exact tail (sympy): {exact} = (β/(k+1))^(2/3): {closed}",
+    g = _grid_tails(family, 2, lambda k, beta: mpmath.exp(2 * mpmath.log(mpmath.mpf(k + 1) / (mpmath.mpf(beta.numerator) / beta.denominator))))
+    ev = Evidence(points=g.points, grid=TAIL_GRID,
+                  digits=40, min_margin=nstr(g.worst, 10), margin_unit="exp(2L) - Pr (probability)",
+                  notes=(f"exact tail (sympy): {exact} = (β/(k+1))^(2/3): {closed}", _quadrature_note(g),
                          "the bound holds only because exp(2L) >= 1 > any probability: it is vacuous"))
-    if worst < 0:
-        return Outcome(ClaimVerdict.UNDECIDED, "the quadrature found the bound violated", ev)
+    if g.worst < 0:
+        return Outcome(ClaimVerdict.UNDECIDED, "the closed form found the bound violated", ev)
+    if g.discrepancy > AGREE:
+        return Outcome(ClaimVerdict.UNDECIDED, "the quadrature of the density disagrees with the closed form", ev)
     if closed and exponent_ok:
         return Outcome(ClaimVerdict.PROVED, f"sympy: Pr[{variable} >= 2Δ/ε·L] = exp(-2L/3) <= exp(2L) since L = ln((k+1)/β) > 0; quadrature agrees", ev)
     return Outcome(ClaimVerdict.CONSISTENT, "quadrature at 40 digits over the grid", ev)
@@ -177,10 +221,14 @@ def check_tail_corrected(family: str, **params: Any) -> Outcome:
     """Pr[|Z| >= 3Δ/ε·L] = β/(k+1)."""
     exact = symbolic_tail(family, 3)
     ok = Y.is_zero(exact - BETA / (K + 1))
-    n, worst, wpt = _grid_tails(family, 3, lambda k, beta: mpmath.mpf(beta.numerator) / beta.denominator / (k + 1))
-    ev = Evidence(points=n, grid=TAIL_GRID,
-                  digits=40, max_discrepancy=nstr(abs(worst), 5), notes=(f"exact tail (sympy): {exact}",))
-    if ok and abs(worst) < mpmath.mpf(10) ** -30:
+    g = _grid_tails(family, 3, lambda k, beta: mpmath.mpf(beta.numerator) / beta.denominator / (k + 1))
+    with mpmath.workdps(40):  # |Pr - β/(k+1)|: the closed form at every point, the quadrature at TAIL_QUAD_POINTS
+        off = max(g.gap, *(abs(q - mpmath.mpf(beta.numerator) / beta.denominator / (k + 1))
+                                  for q, (_, k, beta) in zip(g.quadrature, TAIL_QUAD_POINTS)))
+    ev = Evidence(points=g.points, grid=TAIL_GRID, digits=40, max_discrepancy=nstr(off, 5),
+                  notes=(f"exact tail (sympy): {exact}", _quadrature_note(g),
+                         "max_discrepancy: largest |Pr - β/(k+1)|, Pr by the closed form at every point and by quadrature at two"))
+    if ok and off < mpmath.mpf(10) ** -30 and g.discrepancy <= AGREE:
         return Outcome(ClaimVerdict.PROVED, "sympy: ∫ of the density beyond (3Δ/ε)L is exp(-L) = β/(k+1) (k, β, ε, Δ symbolic); quadrature agrees", ev)
     return Outcome(ClaimVerdict.UNDECIDED, "the corrected tail could not be confirmed", ev)
 
@@ -337,11 +385,15 @@ def theorem_sweep(family: str) -> tuple[int, mpmath.mpf, tuple, mpmath.mpf]:
     for eps in (Fraction(1, 2), Fraction(1), Fraction(2)):
         mech = mechanism(family, eps)
         for k in (1, 2, 3, 5):
-            for beta in BETAS:
+            blocks = []
+            for beta in BETAS:  # the rows of every β first (the same draws in the same order), then one engine call
                 with mpmath.workdps(20):
                     a = float(alpha(eps, Fraction(1), k, beta))
-                Q = _theorem_rows(k, a, rng)
-                logp, _ = fast_log_distribution(mech, Q)
+                blocks.append((beta, a, _theorem_rows(k, a, rng)))
+            # the fast path's arithmetic is elementwise per row (verify.engine.fast_closed_form): the stacked call
+            # gives each block's values bit for bit (tests/test_utility_closed_forms.py)
+            stacked, _ = fast_log_distribution(mech, np.vstack([Q for _, _, Q in blocks]))
+            for (beta, a, Q), logp in zip(blocks, np.split(stacked, len(blocks))):
                 err = output_errors(Q, 0.0)
                 pr = np.where(err > a, np.exp(logp), 0.0).sum(axis=1)
                 n += len(Q)
