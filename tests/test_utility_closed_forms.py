@@ -4,7 +4,8 @@
 the density (`tail_value`, the seed's integral) over the tail grid; the quadrature stays at `TAIL_QUAD_POINTS`.
 References here: the quadrature at 40 digits (points on and off the subset) and the hand derivation
 Pr[|Z| >= c] = e^{-c/b} with c/b = (multiple/3)·ln((k+1)/β), i.e. (β/(k+1))^{multiple/3}, for Lap(b) and Exp(b).
-`theorem_sweep` stacks the rows of every β into one engine call; the reference is the per-β loop it replaced.
+`tail_abs` (the symbolic tail the tail claims prove with) integrates term by term; the reference is
+`proofs.symbolic.tail_abs`, the same integrals by sympy.integrate.  `theorem_sweep` stacks the rows of every β into one engine call; the reference is the per-β loop it replaced.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
+import sympy as sp
 
+from proofs import symbolic as Y
 from proofs import utility_checks as U
 from proofs.claim import ClaimVerdict
 from proofs.sweeps import mechanism
@@ -36,6 +39,13 @@ def test_tail_closed_form_is_the_seed_integral(family: str, multiple: int, point
         by_hand = (mpmath.mpf(beta.numerator) / beta.denominator / (k + 1)) ** (mpmath.mpf(multiple) / 3)
         assert abs(closed - by_quadrature) <= U.AGREE * by_quadrature, (closed, by_quadrature)
         assert abs(closed - by_hand) <= mpmath.mpf(10) ** -35 * by_hand, (closed, by_hand)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_symbolic_tail_is_sympys_integral(family: str) -> None:
+    new, reference = U.tail_abs(family), Y.tail_abs(family)
+    assert sp.simplify(new - reference) == 0, (new, reference)
+    assert new.free_symbols == reference.free_symbols
 
 
 def test_quadrature_subset_spans_the_grid() -> None:
