@@ -1,10 +1,12 @@
 """The checks behind the utility claims (`proofs.utility`): tails, union bound, error bound, theorem.
 
 With b = 3Δ/ε and L = ln((k+1)/β) (seed, "Utility Guarantee"): Pr[|Z| >= c] = exp(-c/b) for Lap(b) and
-Exp(b); the union bound Pr[|Z| + max_i |X_i| >= 6Δ/ε·L] <= β; the maximum empirical error is at most
-|Z| + max_i |X_i| (`proofs.case_analysis.error_bound`).  Probabilities of the theorem are exact sums of
-output probabilities (the empirical error of a run is a function of its output).  Every Monte Carlo
-test has false-alarm rate `FALSE_ALARM`.  Every check returns a `proofs.claim.Outcome`.
+Exp(b) (over the tail grid by the engine's closed form sf(c) + cdf(-c); the seed's integral, by quadrature of
+the density, at `TAIL_QUAD_POINTS` and at a counterexample); the union bound Pr[|Z| + max_i |X_i| >= 6Δ/ε·L]
+<= β; the maximum empirical error is at most |Z| + max_i |X_i| (`proofs.case_analysis.error_bound`).
+Probabilities of the theorem are exact sums of output probabilities (the empirical error of a run is a
+function of its output).  Every Monte Carlo test has false-alarm rate `FALSE_ALARM`.  Every check returns a
+`proofs.claim.Outcome`.
 """
 
 from __future__ import annotations
@@ -104,7 +106,8 @@ def symbolic_tail(family: str, multiple: int) -> sp.Expr:
 
 
 #: Relative agreement asked of the quadrature and the closed form at 40 digits (`proofs.numerics`: digits - 8 and more).
-AGREE = mpmath.mpf(10) ** -30
+AGREE_DIGITS = 30
+AGREE = mpmath.mpf(10) ** -AGREE_DIGITS
 TAIL_EPS = (Fraction(1, 2), Fraction(3))
 TAIL_KS = (1, 3, 10)
 TAIL_BETAS = (Fraction(99, 100), Fraction(1, 2), Fraction(1, 100), Fraction(1, 10000))
@@ -118,9 +121,9 @@ TAIL_GRID = ("ε ∈ {1/2, 3}, Δ = 1, k ∈ {1, 3, 10}, β ∈ {0.99, 1/2, 1/10
 
 @dataclass(frozen=True)
 class TailGrid:
-    """The tail over the grid: `points` evaluated by the closed form, `worst` = smallest rhs - Pr (at `worst_point`
-    (ε, k, β, Pr)), `gap` = largest |rhs - Pr|, and the quadrature of the density at `TAIL_QUAD_POINTS`: its largest relative discrepancy from
-    the closed form, and its values."""
+    """The tail over the grid: `points` evaluated by the closed form, `worst` = smallest rhs - Pr (at
+    `worst_point` (ε, k, β, Pr)), `gap` = largest |rhs - Pr|; and the quadrature of the density at
+    `TAIL_QUAD_POINTS`: its values and their largest relative `discrepancy` from the closed form."""
 
     points: int
     worst: mpmath.mpf
@@ -151,7 +154,7 @@ def _grid_tails(family: str, multiple: int, rhs) -> TailGrid:
 
 def _quadrature_note(g: TailGrid) -> str:
     return (f"quadrature of the density at {len(TAIL_QUAD_POINTS)} of the {g.points} points agrees with the closed form "
-            f"to a relative {nstr(g.discrepancy, 3)} (asked: {nstr(AGREE, 1)})")
+            f"to a relative {nstr(g.discrepancy, 3)} (asked: <= 1e-{AGREE_DIGITS})")
 
 
 def check_tail_1(family: str, variable: str = "|Z|", **params: Any) -> Outcome:
@@ -172,7 +175,7 @@ def check_tail_1(family: str, variable: str = "|Z|", **params: Any) -> Outcome:
         return Outcome(ClaimVerdict.UNDECIDED, "the quadrature of the density disagrees with the closed form", ev)
     if closed and exponent_ok:
         return Outcome(ClaimVerdict.PROVED, f"sympy: Pr[{variable} >= 2Δ/ε·L] = exp(-2L/3) <= exp(2L) since L = ln((k+1)/β) > 0; quadrature agrees", ev)
-    return Outcome(ClaimVerdict.CONSISTENT, "quadrature at 40 digits over the grid", ev)
+    return Outcome(ClaimVerdict.CONSISTENT, "closed form at 40 digits over the grid, quadrature of the density at two points", ev)
 
 
 @sympy_engine
@@ -240,7 +243,7 @@ def check_tail_corrected(family: str, **params: Any) -> Outcome:
     g = _grid_tails(family, 3, lambda k, beta: mpmath.mpf(beta.numerator) / beta.denominator / (k + 1))
     with mpmath.workdps(40):  # |Pr - β/(k+1)|: the closed form at every point, the quadrature at TAIL_QUAD_POINTS
         off = max(g.gap, *(abs(q - mpmath.mpf(beta.numerator) / beta.denominator / (k + 1))
-                                  for q, (_, k, beta) in zip(g.quadrature, TAIL_QUAD_POINTS)))
+                           for q, (_, k, beta) in zip(g.quadrature, TAIL_QUAD_POINTS)))
     ev = Evidence(points=g.points, grid=TAIL_GRID, digits=40, max_discrepancy=nstr(off, 5),
                   notes=(f"exact tail (sympy): {exact}", _quadrature_note(g),
                          "max_discrepancy: largest |Pr - β/(k+1)|, Pr by the closed form at every point and by quadrature at two"))
