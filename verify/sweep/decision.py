@@ -48,6 +48,7 @@ def decide(lr: np.ndarray, epsilon: Fraction, digits: int, cap: int, exact_lr: C
     at_bound_example: Witness | None = None
     violations: list[Witness] = []
     candidates: list[Candidate] = []
+    places: dict[mpmath.mpf, Position] = {}
     flagged = sorted(zip(*np.nonzero(ambiguous | clear)))
     for r, c in flagged:
         r, c = int(r), int(c)
@@ -55,7 +56,9 @@ def decide(lr: np.ndarray, epsilon: Fraction, digits: int, cap: int, exact_lr: C
             near += 1
             exact = exact_lr(r, c)
             decided[r, c] = float(abs(exact))
-            place = classify(exact, epsilon, digits)
+            place = places.get(exact)  # rows sharing an integral pair share the value: placed once
+            if place is None:
+                place = places[exact] = classify(exact, epsilon, digits)
             if place is Position.AT_BOUND:
                 at_bound += 1
                 if at_bound_example is None:

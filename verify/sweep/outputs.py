@@ -12,6 +12,7 @@ from __future__ import annotations
 from concurrent.futures import Executor
 from fractions import Fraction
 from functools import lru_cache
+from typing import Any
 
 import mpmath
 import numpy as np
@@ -20,6 +21,7 @@ from verify.mechanism import AboveThreshold, Output, SparseVector, column_output
 from verify.probabilities import fast_log_distribution, mp_probability
 from verify.ratio import log_ratio, log_ratio_from_logs, privacy_ratio
 from verify.serialize import mp_str
+from verify.sweep.balls import log_ratio_ball, output_ball, settled
 from verify.sweep.decision import decide
 from verify.sweep.decode import query_numerators, shift_numerators, unique_rows
 from verify.sweep.driver import ChunkResult, Task, drive, mechanisms_for
@@ -81,19 +83,29 @@ def outputs_chunk(task: Task) -> ChunkResult:
     lr = log_ratio_from_logs(logp[inv[:n]], logp[inv[n:]])
     keys: dict[tuple[int, int], tuple[int, ...]] = {}
     ratios: dict[tuple[tuple[int, ...], tuple[int, ...], int], mpmath.mpf] = {}
+    balls: dict[tuple[tuple[int, ...], int], Any] = {}
 
     def key(u: int, c: int) -> tuple[int, ...]:
         if (u, c) not in keys:
             keys[u, c] = confirming_queries(tuple(int(x) for x in uniq[u]), c)
         return keys[u, c]
 
+    def ball(a: tuple[int, ...], c: int):
+        if (a, c) not in balls:
+            balls[a, c] = output_ball(mech, a, c, int(den), spec.digits)
+        return balls[a, c]
+
     def exact_lr(r: int, c: int) -> mpmath.mpf:
-        # rows whose two confirming vectors agree have the same two integrals, hence the same log ratio
+        # rows whose two confirming vectors agree have the same two integrals, hence the same log ratio;
+        # a ball that settles the point (`verify.sweep.balls`) is taken, else the mpmath closed form
         a, b = key(int(inv[r]), c), key(int(inv[n + r]), c)
         if (a, b, c) not in ratios:
-            with mpmath.workdps(spec.digits + 10):
-                ratios[a, b, c] = log_ratio(exact_output(mech, a, c, int(den), spec.digits),
-                                            exact_output(mech, b, c, int(den), spec.digits))
+            value = settled(log_ratio_ball(ball(a, c), ball(b, c), spec.digits), mech.epsilon, spec.digits)
+            if value is None:
+                with mpmath.workdps(spec.digits + 10):
+                    value = log_ratio(exact_output(mech, a, c, int(den), spec.digits),
+                                      exact_output(mech, b, c, int(den), spec.digits))
+            ratios[a, b, c] = value
         return ratios[a, b, c]
 
     def make_witness(r: int, c: int, kind: WitnessKind) -> Witness:
