@@ -250,7 +250,7 @@ def test_near_bound_confirmations_compute_each_query_vector_once_across_chunks(m
 
     def clear():
         so.exact_output.cache_clear()
-        sb.output_ball.cache_clear()
+        sb.clear_output_balls()
 
     m = AboveThreshold.mechanism_two(1)
     spec = GridSpec(k=2, query_values=tuple(range(-2, 3)))

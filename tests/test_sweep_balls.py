@@ -10,6 +10,7 @@ alone (every count, witness and value the same).
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 
@@ -23,7 +24,7 @@ from verify.mechanism import AboveThreshold, column_output
 from verify.probabilities import mp_conditional, mp_probability
 from verify.screen import Position, classify, confirm_tolerance
 from verify.sweep import ConditionalGridSpec, GridSpec, conditional_sweep, sweep
-from verify.sweep.balls import ball_bits, conditional_ball, log_ratio_ball, output_ball, settled
+from verify.sweep.balls import ball_bits, conditional_ball, log_ratio_ball, output_ball, output_balls, settled
 
 DIGITS = 30
 M1 = AboveThreshold.mechanism_one(1)
@@ -114,6 +115,37 @@ def test_output_balls_contain_the_mpmath_closed_form(mech):
             with mpmath.workdps(DIGITS + 20):
                 assert abs(mpmath.mpf(ball.mid().str(DIGITS + 15, radius=False)) - exact) <= exact * mpmath.mpf(10) ** -(DIGITS + 5)
             assert ball.rad() < flint.arb(10) ** -(DIGITS + 10)
+
+
+@pytest.mark.parametrize("mech", [M1, M2], ids=["mechanism one", "mechanism two"])
+def test_output_balls_asked_together_are_each_outputs_own(mech, monkeypatch):
+    """Every output of every vector of a k = 3 grid, asked for at once (pieces with the same kinks are
+    integrated in one pass), is a ball around that output's own mpmath closed form; and asked again,
+    none is integrated twice."""
+    import verify.sweep.balls as sb
+
+    wanted = [(tuple(q), c) for q in itertools.product(range(-2, 3), repeat=3) for c in range(4)]
+    sb.clear_output_balls()
+    passes = []
+    real = sb.ClosedForm.integrals
+
+    def counted(self, pieces, floor=None):
+        passes.append(len(pieces))
+        return real(self, pieces, floor)
+
+    monkeypatch.setattr(sb.ClosedForm, "integrals", counted)
+    got = output_balls(mech, wanted, 1, DIGITS)
+    assert sum(passes) == len(wanted) and max(passes) > 1  # each once, several in one pass
+    assert output_balls(mech, wanted, 1, DIGITS) == got and sum(passes) == len(wanted)
+    sb.clear_output_balls()
+    for (q, c), ball in got.items():
+        exact = mp_probability(mech, [Fraction(x) for x in q], column_output(c, 3), DIGITS + 10)
+        if ball is None:
+            assert exact == 0, (q, c)
+            continue
+        assert ball.rad() < flint.arb(10) ** -(DIGITS + 10)
+        with mpmath.workdps(DIGITS + 20):
+            assert abs(mpmath.mpf(ball.mid().str(DIGITS + 15, radius=False)) - exact) <= exact * mpmath.mpf(10) ** -(DIGITS + 5), (q, c)
 
 
 def test_conditional_balls_contain_the_mpmath_closed_form():

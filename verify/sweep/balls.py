@@ -8,25 +8,31 @@ proofs' conditional form, seed, Proof 1); here each is evaluated in ball arithme
 probability, and the ball L = log p - log p' contains the exact log ratio.
 
 `settled`(L, ε, digits) accepts L when it alone fixes everything the decision reads from a confirmed
-value, for every number within ``W`` = 10^-(digits-1) of the ball (the mpmath path's value is within
-about 2·10^-digits of the exact log ratio: each probability correct to ``digits`` significant digits):
+value, for every number within ``2W`` of the ball, W = 2^-floor((digits-1)·log2 10) >= 10^-(digits-1)
+(the mpmath path's value is within about 2·10^-digits of the exact log ratio: each probability correct to
+``digits`` significant digits):
 
 * its radius is at most 10^-(digits+5), so its midpoint is a log ratio correct to ``digits`` digits;
-* the widened ball [mid - rad - 2W, mid + rad + 2W] keeps one sign, `verify.screen.classify` places its
-  two ends alike and float(|·|), the decision's record of the point, is the same at both ends (each is a
-  monotone function of the value, so every number between is placed and recorded alike).
+* the widened ball [mid - rad - 2W, mid + rad + 2W] (exact dyadic ends) keeps one sign,
+  `verify.screen.classify` places its two ends alike and float(|·|), the decision's record of the point, is
+  the same at both ends (each is a monotone function of the value, so every number between is placed and
+  recorded alike).  The placing is read from exact margins around ε ± tol (`_regions`), or from classify
+  itself at the two ends where those margins do not tell.
 
 It then returns the midpoint (an mpf); else None, and the caller confirms with the mpmath closed form
 (`verify.probabilities.mp_probability`, `mp_conditional`) exactly as before.  A settled point is therefore
 placed by the ball rigorously, and the mpmath path would have placed and recorded it the same way: the ball
 path changes no result, only the time (ball arithmetic in C, no precision loop; the ties at exactly e^ε,
-which the seed's mechanisms reach at many grid points, settle with a radius near 2^-bits).
+which the seed's mechanisms reach at many grid points, settle with a radius near 2^-bits).  The output
+sweep asks for a chunk's balls at once (`output_balls`): outputs whose pieces have the same kinks are
+integrated in one pass of the closed form, as `verify.engine.piecewise.mp_closed_form` integrates a
+vector's outputs together.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -36,7 +42,7 @@ import mpmath
 from mpmath.libmp import from_man_exp
 
 from verify.engine.backends import ArbBackend
-from verify.engine.integrand import build
+from verify.engine.integrand import Piece, build
 from verify.engine.piecewise import ClosedForm
 from verify.mechanism import SparseVector, column_output, output_column
 from verify.precision import MPMATH_LOCK
@@ -52,22 +58,30 @@ def ball_bits(digits: int) -> int:
     return math.ceil((digits + GUARD_DIGITS) * math.log2(10))
 
 
-def _integral(mech: SparseVector, queries: Sequence[Fraction], outcome: str, floor: Fraction | None, digits: int) -> Any | None:
-    """The closed form of one outcome of one uncapped piece as an arb ball (None: exactly 0, or not of
-    that shape: the mpmath path then decides, or refuses, as it always did)."""
+def _integrals(mech: SparseVector, requests: Sequence[tuple[Sequence[Fraction], str]], floor: Fraction | None,
+               digits: int) -> list[Any | None]:
+    """The closed form of each requested outcome (queries, outcome string) of one uncapped piece as an arb
+    ball (None: exactly 0, or not of that shape: the mpmath path then decides, or refuses, as it always
+    did).  Pieces with the same kinks are integrated together, in one pass of `ClosedForm.integrals` over
+    their common segments (a trie of their terms: the engine's joint integration of a vector's outputs)."""
     bits = ball_bits(digits)
     form = _form(mech, bits)  # first: the mpmath path's refusals, in its order
-    integ = build(mech, queries, outcome)
-    if len(integ.pieces) != 1 or integ.constants or integ.pieces[0].cap is not None:
-        return None
+    results: list[Any | None] = [None] * len(requests)
+    groups: dict[frozenset[Fraction], list[tuple[int, Piece]]] = {}
+    for i, (queries, outcome) in enumerate(requests):
+        integ = build(mech, queries, outcome)
+        if len(integ.pieces) == 1 and not integ.constants and integ.pieces[0].cap is None:
+            groups.setdefault(frozenset(integ.pieces[0].kinks), []).append((i, integ.pieces[0]))
     with MPMATH_LOCK:  # flint's precision is global to the process, as mpmath's is
         old = flint.ctx.prec
         flint.ctx.prec = bits
         try:
-            r = form.integrals([integ.pieces[0]], floor)[0]
+            for members in groups.values():
+                for (i, _), r in zip(members, form.integrals([p for _, p in members], floor)):
+                    results[i] = None if r.zero else r.value
         finally:
             flint.ctx.prec = old
-    return None if r.zero else r.value
+    return results
 
 
 @lru_cache(maxsize=64)
@@ -85,20 +99,49 @@ def _form(mech: SparseVector, bits: int) -> ClosedForm:
             flint.ctx.prec = old
 
 
-@lru_cache(maxsize=1 << 14)
+#: Output balls remembered in this process, by (mech, numerators, column, den, digits); emptied when full.
+_OUTPUT_BALLS: dict[tuple, Any] = {}
+OUTPUT_BALLS_KEPT = 1 << 15
+
+
+def clear_output_balls() -> None:
+    """Forget the remembered output balls."""
+    _OUTPUT_BALLS.clear()
+
+
+def output_balls(mech: SparseVector, wanted: Iterable[tuple[tuple[int, ...], int]], den: int, digits: int) -> dict[tuple[tuple[int, ...], int], Any | None]:
+    """Pr[output ``column``] of the queries numerators/den as a ball, for every (numerators, column) of
+    ``wanted`` (`verify.sweep.outputs.exact_output`'s integrals; callers pass
+    `verify.sweep.outputs.confirming_queries`); each is computed once per process, those not yet computed
+    together (`_integrals`)."""
+    out: dict[tuple[tuple[int, ...], int], Any | None] = {}
+    missing: list[tuple[tuple[int, ...], int]] = []
+    for a, c in wanted:
+        key = (mech, a, c, den, digits)
+        if key in _OUTPUT_BALLS:
+            out[a, c] = _OUTPUT_BALLS[key]
+        else:
+            missing.append((a, c))
+    if missing:
+        requests = [([Fraction(x, den) for x in a], mech.outputs(len(a))[output_column(column_output(c, len(a)), len(a))])
+                    for a, c in missing]
+        if len(_OUTPUT_BALLS) + len(missing) > OUTPUT_BALLS_KEPT:
+            _OUTPUT_BALLS.clear()
+        for (a, c), ball in zip(missing, _integrals(mech, requests, None, digits)):
+            out[a, c] = _OUTPUT_BALLS[mech, a, c, den, digits] = ball
+    return out
+
+
 def output_ball(mech: SparseVector, numerators: tuple[int, ...], column: int, den: int, digits: int) -> Any | None:
-    """Pr[output ``column``] of the queries numerators/den as a ball (`verify.sweep.outputs.exact_output`'s
-    integral; callers pass `verify.sweep.outputs.confirming_queries`), remembered in this process."""
-    k = len(numerators)
-    outcome = mech.outputs(k)[output_column(column_output(column, k), k)]
-    return _integral(mech, [Fraction(x, den) for x in numerators], outcome, None, digits)
+    """`output_balls` of one (numerators, column)."""
+    return output_balls(mech, [(numerators, column)], den, digits)[numerators, column]
 
 
 @lru_cache(maxsize=1 << 13)
 def conditional_ball(mech: SparseVector, gap_max: Fraction | None, gap_query: Fraction, digits: int) -> Any | None:
     """cond(m, d) = Pr[A(D) = s_i | X_<i = x] with m = ``gap_max`` (None: i = 1) and d = ``gap_query`` as a
     ball (`verify.probabilities.mp_conditional`'s integral: ∫_{z > m} p_Z(z) S(z - d) dz)."""
-    return _integral(mech, [gap_query + mech.threshold], "A", gap_max, digits)
+    return _integrals(mech, [([gap_query + mech.threshold], "A")], gap_max, digits)[0]
 
 
 def log_ratio_ball(p: Any | None, pn: Any | None, digits: int) -> Any | None:

@@ -27,6 +27,15 @@ from verify.screen import Position, classify, float_margin
 from verify.sweep.results import Candidate, Tally, Witness, WitnessKind
 
 
+def near_bound(lr: np.ndarray, epsilon: Fraction) -> np.ndarray:
+    """The points `decide` re-evaluates at high precision: |lr| within the float margin of ε, or NaN
+    (callers that integrate the confirmations together ask for these first)."""
+    eps = float(epsilon)
+    margin = float_margin(eps)
+    a = np.abs(lr)
+    return np.isnan(a) | ((a > eps - margin) & (a <= eps + margin))
+
+
 def decide(lr: np.ndarray, epsilon: Fraction, digits: int, cap: int, exact_lr: Callable[[int, int], mpmath.mpf],
            make_witness: Callable[[int, int, WitnessKind], Witness], points: int, refined_by_mpmath: int = 0,
            candidate: Callable[[int, int], Candidate] | None = None) -> Tally:
@@ -41,7 +50,7 @@ def decide(lr: np.ndarray, epsilon: Fraction, digits: int, cap: int, exact_lr: C
     margin = float_margin(eps)
     a = np.abs(lr)
     nan = np.isnan(a)
-    ambiguous = nan | ((a > eps - margin) & (a <= eps + margin))
+    ambiguous = near_bound(lr, epsilon)
     clear = (a > eps + margin) & ~nan
     decided = np.where(nan, -np.inf, a)
     near = at_bound = violation_count = disagreements = listed = 0
