@@ -230,26 +230,38 @@ def test_screen_orders_candidates_and_never_passes_nan():
 def test_near_bound_confirmations_compute_each_query_vector_once_across_chunks(monkeypatch):
     """Mechanism Two attains e^ε on many points of a grid, each confirmed at 30 digits; a query vector is
     the first vector of some pairs and the neighbour of others, in several chunks, and each of its
-    confirmed outputs is computed once per process (`verify.sweep.outputs.exact_output`), with the
-    same verdicts and counts as a sweep in one chunk."""
+    confirmed outputs is computed once per process (as a ball, `verify.sweep.balls.output_ball`, and by
+    mpmath, `verify.sweep.outputs.exact_output`, where a ball does not settle), with the same verdicts and
+    counts as a sweep in one chunk."""
+    import verify.sweep.balls as sb
     import verify.sweep.outputs as so
 
     calls: list[tuple] = []
-    real = so.mp_probability
+    balls: list[tuple] = []
+    real, real_build = so.mp_probability, sb.build
 
     def counted(mech, queries, output, digits):
         calls.append((tuple(queries), output))
         return real(mech, queries, output, digits)
 
+    def counted_build(mech, queries, outcome):
+        balls.append((tuple(queries), outcome))
+        return real_build(mech, queries, outcome)
+
+    def clear():
+        so.exact_output.cache_clear()
+        sb.clear_output_balls()
+
     m = AboveThreshold.mechanism_two(1)
     spec = GridSpec(k=2, query_values=tuple(range(-2, 3)))
-    so.exact_output.cache_clear()
+    clear()
     one = sweep(m, spec, workers=1)
     monkeypatch.setattr(so, "mp_probability", counted)
-    so.exact_output.cache_clear()
+    monkeypatch.setattr(sb, "build", counted_build)
+    clear()
     many = sweep(m, GridSpec(k=2, query_values=tuple(range(-2, 3)), chunk_size=7), workers=1)
-    so.exact_output.cache_clear()
+    clear()
     assert one.per_epsilon[0].at_bound > 0
     assert [e.at_bound for e in many.per_epsilon] == [e.at_bound for e in one.per_epsilon]
     assert [e.violation_count for e in many.per_epsilon] == [e.violation_count for e in one.per_epsilon]
-    assert len(calls) == len(set(calls)) > 0
+    assert len(calls) == len(set(calls)) and len(balls) == len(set(balls)) > 0

@@ -86,11 +86,17 @@ def test_one_output_alone_is_the_distributions_entry():
             assert abs(one - dist[c]) <= dist[c] * mpmath.mpf(10) ** -39
 
 
+@pytest.mark.parametrize("wide", [False, True], ids=["one int64 per row", "ranked columns"])
 @pytest.mark.parametrize("shape", [(1, 1), (50, 1), (400, 2), (400, 3), (1000, 5)])
-def test_unique_rows_is_numpys_unique_over_rows(shape):
+def test_unique_rows_is_numpys_unique_over_rows(shape, wide):
+    """Every way of `unique_rows`: rows packed into one int64 (narrow columns, the output grid's; a table
+    of the keys present, or a 1-d `np.unique` where the keys spread wider) and columns ranked one by one
+    (a column spanning the conditional sweep's code for m = -∞)."""
     rng = np.random.default_rng(20261207 + shape[0] * 10 + shape[1])
     a = rng.integers(-3, 4, size=shape).astype(np.int64)
-    a[rng.random(shape[0]) < 0.2, 0] = NEG_INF_CODE  # the conditional sweep's code for m = -∞
+    a[:, -1] *= 1 + np.arange(shape[0]) % 3  # columns of different widths
+    if wide:
+        a[rng.random(shape[0]) < 0.2, 0] = NEG_INF_CODE  # the conditional sweep's code for m = -∞
     u, inv = unique_rows(a)
     ref_u, ref_inv = np.unique(a, axis=0, return_inverse=True)
     assert np.array_equal(u, ref_u) and np.array_equal(inv, ref_inv.reshape(-1))

@@ -12,6 +12,7 @@ from __future__ import annotations
 from concurrent.futures import Executor
 from fractions import Fraction
 from functools import lru_cache
+from typing import Any
 
 import mpmath
 import numpy as np
@@ -20,6 +21,7 @@ from verify.mechanism import AboveThreshold, SparseVector  # noqa: F401  (AboveT
 from verify.probabilities import fast_log_conditional, mp_conditional
 from verify.ratio import log_ratio, log_ratio_from_logs
 from verify.serialize import mp_str
+from verify.sweep.balls import conditional_ball, log_ratio_ball, settled
 from verify.sweep.decision import decide
 from verify.sweep.decode import conditional_point, unique_rows
 from verify.sweep.driver import ChunkResult, Task, drive, mechanisms_for
@@ -71,7 +73,20 @@ def conditional_chunk(task: Task) -> ChunkResult:
     def cond(u: int) -> mpmath.mpf:
         return exact_conditional(mech, int(uniq[u, 0]), int(uniq[u, 1]), int(den), spec.digits)
 
+    balls: dict[int, Any] = {}
+
+    def ball(u: int):
+        if u not in balls:
+            code = int(uniq[u, 0])
+            balls[u] = conditional_ball(mech, None if code == NEG_INF_CODE else Fraction(code, den),
+                                        Fraction(int(uniq[u, 1]), den), spec.digits)
+        return balls[u]
+
     def exact_lr(r: int, c: int) -> mpmath.mpf:
+        # a ball that settles the point (`verify.sweep.balls`), else the mpmath closed form
+        value = settled(log_ratio_ball(ball(int(inv[r])), ball(int(inv[n + r])), spec.digits), mech.epsilon, spec.digits)
+        if value is not None:
+            return value
         with mpmath.workdps(spec.digits + 10):
             return log_ratio(cond(int(inv[r])), cond(int(inv[n + r])))
 

@@ -27,6 +27,15 @@ from verify.screen import Position, classify, float_margin
 from verify.sweep.results import Candidate, Tally, Witness, WitnessKind
 
 
+def near_bound(lr: np.ndarray, epsilon: Fraction) -> np.ndarray:
+    """The points `decide` re-evaluates at high precision: |lr| within the float margin of ε, or NaN
+    (callers that integrate the confirmations together ask for these first)."""
+    eps = float(epsilon)
+    margin = float_margin(eps)
+    a = np.abs(lr)
+    return np.isnan(a) | ((a > eps - margin) & (a <= eps + margin))
+
+
 def decide(lr: np.ndarray, epsilon: Fraction, digits: int, cap: int, exact_lr: Callable[[int, int], mpmath.mpf],
            make_witness: Callable[[int, int, WitnessKind], Witness], points: int, refined_by_mpmath: int = 0,
            candidate: Callable[[int, int], Candidate] | None = None) -> Tally:
@@ -41,13 +50,14 @@ def decide(lr: np.ndarray, epsilon: Fraction, digits: int, cap: int, exact_lr: C
     margin = float_margin(eps)
     a = np.abs(lr)
     nan = np.isnan(a)
-    ambiguous = nan | ((a > eps - margin) & (a <= eps + margin))
+    ambiguous = near_bound(lr, epsilon)
     clear = (a > eps + margin) & ~nan
     decided = np.where(nan, -np.inf, a)
     near = at_bound = violation_count = disagreements = listed = 0
     at_bound_example: Witness | None = None
     violations: list[Witness] = []
     candidates: list[Candidate] = []
+    places: dict[mpmath.mpf, Position] = {}
     flagged = sorted(zip(*np.nonzero(ambiguous | clear)))
     for r, c in flagged:
         r, c = int(r), int(c)
@@ -55,7 +65,9 @@ def decide(lr: np.ndarray, epsilon: Fraction, digits: int, cap: int, exact_lr: C
             near += 1
             exact = exact_lr(r, c)
             decided[r, c] = float(abs(exact))
-            place = classify(exact, epsilon, digits)
+            place = places.get(exact)  # rows sharing an integral pair share the value: placed once
+            if place is None:
+                place = places[exact] = classify(exact, epsilon, digits)
             if place is Position.AT_BOUND:
                 at_bound += 1
                 if at_bound_example is None:

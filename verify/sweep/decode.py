@@ -10,6 +10,8 @@ witness see the same point.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from verify.sweep.specs import ConditionalGridSpec, GridSpec
@@ -23,12 +25,33 @@ def unique_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(a, axis=0, return_inverse=True)`` for a 2-d integer array, as (unique rows, inverse):
     the same rows in the same (lexicographic) order and the same inverse, ten times faster (numpy
     sorts rows as structured records).  Each column is ranked by a 1-d `np.unique`, and the ranks of
-    the columns so far are folded into one rank (< n, so no overflow) column by column.
+    the columns so far are folded into one rank (< n, so no overflow) column by column; when the
+    columns' ranges multiply to less than 2^62 (the output grid's), each row is one int64 in mixed
+    radix instead and one 1-d `np.unique` does it, or, for keys from a range at most four times the
+    number of rows, a table of the keys present.
 
     >>> u, inv = unique_rows(np.array([[2, -1], [0, 5], [2, -1], [0, 4]]))
     >>> u.tolist(), inv.tolist()
     ([[0, 4], [0, 5], [2, -1]], [2, 1, 2, 0])
     """
+    if len(a) and a.shape[1]:
+        lows = [int(a[:, j].min()) for j in range(a.shape[1])]
+        spans = [int(a[:, j].max()) - lo + 1 for j, lo in enumerate(lows)]
+        size = math.prod(spans)
+        if size < 1 << 62:  # one int64 per row, mixed radix, first column most significant: same order
+            key = np.zeros(len(a), dtype=np.int64)
+            for j, (lo, span) in enumerate(zip(lows, spans)):
+                key = key * span + (a[:, j] - lo)
+            if size <= 4 * len(a):  # a table of every key: the present ones in order, each row's rank
+                present = np.zeros(size, dtype=bool)
+                present[key] = True
+                keys = np.flatnonzero(present)
+                rank = np.cumsum(present) - 1
+                first = np.empty(size, dtype=np.int64)
+                first[key] = np.arange(len(a))  # a row of each key (rows of one key are equal)
+                return a[first[keys]], rank[key]
+            _, first, inv = np.unique(key, return_index=True, return_inverse=True)
+            return a[first], inv.reshape(-1)
     rank = np.zeros(len(a), dtype=np.int64)
     for j in range(a.shape[1]):
         values, col = np.unique(a[:, j], return_inverse=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from concurrent.futures import Executor
 from fractions import Fraction
 from functools import lru_cache
+from typing import Any
 
 import mpmath
 import numpy as np
@@ -20,7 +21,8 @@ from verify.mechanism import AboveThreshold, Output, SparseVector, column_output
 from verify.probabilities import fast_log_distribution, mp_probability
 from verify.ratio import log_ratio, log_ratio_from_logs, privacy_ratio
 from verify.serialize import mp_str
-from verify.sweep.decision import decide
+from verify.sweep.balls import log_ratio_ball, output_ball, output_balls, settled
+from verify.sweep.decision import decide, near_bound
 from verify.sweep.decode import query_numerators, shift_numerators, unique_rows
 from verify.sweep.driver import ChunkResult, Task, drive, mechanisms_for
 from verify.sweep.results import Candidate, SweepResult, Witness, WitnessKind
@@ -81,19 +83,34 @@ def outputs_chunk(task: Task) -> ChunkResult:
     lr = log_ratio_from_logs(logp[inv[:n]], logp[inv[n:]])
     keys: dict[tuple[int, int], tuple[int, ...]] = {}
     ratios: dict[tuple[tuple[int, ...], tuple[int, ...], int], mpmath.mpf] = {}
+    balls: dict[tuple[tuple[int, ...], int], Any] = {}
 
     def key(u: int, c: int) -> tuple[int, ...]:
         if (u, c) not in keys:
-            keys[u, c] = confirming_queries(tuple(int(x) for x in uniq[u]), c)
+            keys[u, c] = confirming_queries(tuple(uniq[u].tolist()), c)
         return keys[u, c]
 
+    def ball(a: tuple[int, ...], c: int):
+        if (a, c) not in balls:
+            balls[a, c] = output_ball(mech, a, c, int(den), spec.digits)
+        return balls[a, c]
+
+    # the integrals decide will confirm, integrated together (those with the same kinks in one pass)
+    rows, cols = np.nonzero(near_bound(lr, mech.epsilon))
+    wanted = dict.fromkeys((key(int(inv[s + r]), c), c) for r, c in zip(rows.tolist(), cols.tolist()) for s in (0, n))
+    balls.update(output_balls(mech, wanted, int(den), spec.digits))
+
     def exact_lr(r: int, c: int) -> mpmath.mpf:
-        # rows whose two confirming vectors agree have the same two integrals, hence the same log ratio
+        # rows whose two confirming vectors agree have the same two integrals, hence the same log ratio;
+        # a ball that settles the point (`verify.sweep.balls`) is taken, else the mpmath closed form
         a, b = key(int(inv[r]), c), key(int(inv[n + r]), c)
         if (a, b, c) not in ratios:
-            with mpmath.workdps(spec.digits + 10):
-                ratios[a, b, c] = log_ratio(exact_output(mech, a, c, int(den), spec.digits),
-                                            exact_output(mech, b, c, int(den), spec.digits))
+            value = settled(log_ratio_ball(ball(a, c), ball(b, c), spec.digits), mech.epsilon, spec.digits)
+            if value is None:
+                with mpmath.workdps(spec.digits + 10):
+                    value = log_ratio(exact_output(mech, a, c, int(den), spec.digits),
+                                      exact_output(mech, b, c, int(den), spec.digits))
+            ratios[a, b, c] = value
         return ratios[a, b, c]
 
     def make_witness(r: int, c: int, kind: WitnessKind) -> Witness:
