@@ -103,18 +103,25 @@ def test_gauss_legendre_gives_way_to_tanh_sinh_where_its_degrees_do_not_agree() 
         assert smooth is not None and abs(smooth[0] - (mpmath.e ** 2 - 1 / mpmath.e)) <= mpmath.mpf(10) ** -39
 
 
-def test_the_nested_integrals_on_the_exponential_map_agree_with_the_closed_form() -> None:
-    pt = Point(*(Fraction(v) for v in ("1/2", "2/3", "1/2", "1", "1/3", "1/3", "1")))
-    for family in ("exponential", "laplace"):
+@pytest.mark.parametrize("family", ["exponential", "laplace"])
+def test_the_nested_integral_equals_the_form_with_its_inner_integral_in_closed_form_to_40_digits(family: str) -> None:
+    """The seed's double integral, both integrals by quadrature (`conditional.nested`), against the outer quadrature
+    over the inner integral in closed form (the survival function: m2_survival_form, p1_survival_form) and against
+    the library's closed form, at the points of every case (i = 1, M - t on each side of 0 and of q_i - t)."""
+    closed_inner = C.m2_survival_form if family == "exponential" else C.p1_survival_form
+    for pt in POINTS:
         for side in ("D", "Dp"):
-            v = C.nested(family, pt, side, 15)
-            ref = C.library(family, pt, side, 30)
-            with mpmath.workdps(30):
-                assert abs(v - ref) <= mpmath.mpf(10) ** -14 * ref, (family, side, v, ref)
-    v = C.p2_substituted_denominator(pt, 15)
-    ref = C.library("laplace", pt, "Dp", 30)
-    with mpmath.workdps(30):
-        assert abs(v - ref) <= mpmath.mpf(10) ** -14 * ref
+            v = C.nested(family, pt, side, 40)
+            with mpmath.workdps(40):
+                w = closed_inner(pt) if side == "D" else closed_inner(Point(pt.eps, pt.delta, pt.t, pt.Mp, pt.qp, pt.M, pt.q))
+                ref = C.library(family, pt, side, 45)
+                assert abs(v - w) <= mpmath.mpf(10) ** -36 * ref, (family, pt, side, v, w)
+                assert abs(v - ref) <= mpmath.mpf(10) ** -36 * ref, (family, pt, side, v, ref)
+    pt = POINTS[1]
+    v = C.p2_substituted_denominator(pt, 40)  # Proof 2's substituted denominator, a double integral: Pr[A(D') = s_i ∥ x]
+    ref = C.library("laplace", pt, "Dp", 45)
+    with mpmath.workdps(40):
+        assert abs(v - ref) <= mpmath.mpf(10) ** -36 * ref
 
 
 def test_a_form_is_shared_between_points_that_agree_on_what_it_reads_and_only_then() -> None:
