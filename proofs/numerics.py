@@ -1,8 +1,9 @@
 """High-precision evaluation of the seed's own expressions (mpmath).
 
 The seed's integrals are evaluated here *as the seed writes them* (density
-times CDF or survival function, integrated by `mpmath.quad` with the kinks as
-breakpoints: STYLE, "give the integrator the kinks"), independently of the
+times CDF or survival function, integrated by tanh-sinh quadrature with the
+kinks as breakpoints: STYLE, "give the integrator the kinks"; `proofs.quadrature`,
+whose ``decay`` puts the infinite ends on an exponential map), independently of the
 library's closed forms in `verify.probabilities`, so that comparing the two
 checks the seed's step.  A quadrature error is an estimate, never a bound: the
 equality checks ask for agreement to ``digits - 8`` significant digits at a
@@ -19,16 +20,16 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 import mpmath
-from mpmath.calculus.quadrature import TanhSinh
-from mpmath.libmp import from_int, mpf_abs, mpf_add, mpf_div, mpf_exp, mpf_mul, mpf_mul_int, mpf_neg, mpf_sign, mpf_sub
+from mpmath.libmp import from_int, mpf_abs, mpf_div, mpf_exp, mpf_mul_int, mpf_neg, mpf_sign, mpf_sub
 
 from proofs.claim import CONFIRM_DIGITS, Counterexample
+from proofs.quadrature import exp_tail, interval_quad, mpf, pieces_quad, quad, rule_nodes  # noqa: F401  (the claims' quadrature, imported from here)
 from verify.noise import family_type
 
 #: Working precision of the numerical checks of equalities.
@@ -36,15 +37,6 @@ DIGITS = 40
 #: Precisions at which a counterexample is evaluated twice.
 CONFIRM_PRECISIONS = (45, 70)
 NINF = None  # M(D, x) for i = 1: the maximum over the empty set
-
-
-def mpf(x: Any) -> mpmath.mpf:
-    """An mpf from a Fraction/int/str/mpf at the current precision (exact input rounded once)."""
-    if isinstance(x, Fraction):
-        return mpmath.mpf(x.numerator) / x.denominator
-    if isinstance(x, str):
-        return mpf(Fraction(x))
-    return mpmath.mpf(x)
 
 
 def fstr(x: Any) -> str:
@@ -170,87 +162,6 @@ def survival(family: str, y: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
     if family_type(family).two_sided:  # Lap(b); else Exp(b)
         return 1 - mpmath.exp(y / b) / 2 if y < 0 else mpmath.exp(-y / b) / 2
     return mpmath.exp(-max(mpmath.mpf(0), y) / b)
-
-
-def quad(
-    f: Callable[[mpmath.mpf], mpmath.mpf],
-    lo: mpmath.mpf | None,
-    hi: mpmath.mpf | None,
-    kinks: Iterable[Any] = (),
-    key: Hashable | None = None,
-) -> mpmath.mpf:
-    """∫_lo^hi f with every kink strictly inside (lo, hi) as a breakpoint (None = ∓∞).
-
-    ``key``: a hashable name of the integrand (equal keys only for the same function of x, e.g.
-    ``("pdf", family, b)``); with it, the sum of each interval between breakpoints is remembered
-    (`interval_quad`), so that an interval met again (the ∫_0^∞ half of an inner integral, the same
-    for every outer node) is not summed twice.  The result is that of ``mpmath.quad(f, pts)``, bit for bit."""
-    a = mpmath.ninf if lo is None else mpf(lo)
-    c = mpmath.inf if hi is None else mpf(hi)
-    inner = sorted({mpf(k) for k in kinks if k is not None and a < mpf(k) < c})
-    pts = [a, *inner, c]
-    return interval_quad(f, pts, key)
-
-
-#: The tanh-sinh rule of `interval_quad` (its own cache of nodes, computed as mpmath.quad's own rule computes them).
-_RULE = TanhSinh(mpmath.mp)
-#: (key, a, b, prec, epsilon, max degree) -> (sum over [a, b], its error estimate), at prec + 20 bits.
-_INTERVALS: dict[tuple, tuple[mpmath.mpf, mpmath.mpf]] = {}
-_INTERVALS_MAX = 1 << 16
-
-
-def interval_quad(f: Callable[[mpmath.mpf], mpmath.mpf], pts: Sequence[mpmath.mpf], key: Hashable) -> mpmath.mpf:
-    """``mpmath.quad(f, pts)`` (tanh-sinh, one dimension) with each interval's sum remembered under ``key``.
-
-    The same steps as mpmath 1.3's ``quad`` and ``QuadratureRule.summation``: working precision
-    prec + 20 bits, ε = eps/8 at prec, degrees 1 .. guess_degree(prec) until the error estimate is
-    below ε, the intervals' sums added in order and rounded once to prec; an interval's sum is a
-    function of (f, a, b, prec) only, so a remembered one is the value mpmath would compute again."""
-    ctx = mpmath.mp
-    prec = ctx.prec
-    epsilon = ctx.eps / 8
-    m = _RULE.guess_degree(prec)
-    if len(_INTERVALS) > _INTERVALS_MAX:
-        _INTERVALS.clear()
-    try:
-        ctx.prec += 20
-        total = ctx.zero
-        for a, b in zip(pts[:-1], pts[1:]):
-            if a == b:
-                continue
-            k = (key, a, b, prec, epsilon, m)
-            hit = None if key is None else _INTERVALS.get(k)
-            if hit is None:
-                hit = _interval_sum(f, a, b, prec, epsilon, m)
-                if key is not None:
-                    _INTERVALS[k] = hit
-            total += hit[0]
-    finally:
-        ctx.prec = prec
-    return +total
-
-
-def _interval_sum(f: Callable[[mpmath.mpf], mpmath.mpf], a: mpmath.mpf, b: mpmath.mpf, prec: int, epsilon: mpmath.mpf,
-                  m: int) -> tuple[mpmath.mpf, mpmath.mpf]:
-    """One interval of ``QuadratureRule.summation`` (mpmath 1.3): degrees 1..m until the error estimate is <= ε."""
-    ctx = mpmath.mp
-    if (a, b) == (ctx.ninf, ctx.inf):
-        g = f
-
-        def f(x: mpmath.mpf) -> mpmath.mpf:
-            return g(-x) + g(x)
-
-        a, b = ctx.zero, ctx.inf
-    results: list[mpmath.mpf] = []
-    err = ctx.zero
-    for degree in range(1, m + 1):
-        nodes = rule_nodes(a, b, degree, prec)
-        results.append(_RULE.sum_next(f, nodes, degree, prec, results))
-        if degree > 1:
-            err = _RULE.estimate_error(results, prec, epsilon)
-            if err <= epsilon:
-                break
-    return results[-1], err
 
 
 # --- parameter points ---------------------------------------------------------------------------------
@@ -430,63 +341,3 @@ def log10_str(x: mpmath.mpf) -> str:
         return "0"
     return f"1e{int(math.floor(float(mpmath.log10(x))))}"
 
-
-#: (degree, prec) -> [(u_k, w_k·u_k²/2)] with u_k = 2/(x_k + 1): the part of the nodes on [a, ∞) that does not depend on a.
-_HALF_LINE: dict[tuple[int, int], list[tuple[tuple, mpmath.mpf]]] = {}
-
-
-def rule_nodes(a: mpmath.mpf, b: mpmath.mpf, degree: int, prec: int) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
-    """The rule's nodes on [a, b], as ``TanhSinh.get_nodes`` gives them (mpmath 1.3's ``transform_nodes``).
-
-    On [a, ∞) mpmath maps a standard node x to a - 1 + u, u = 2/(x + 1), with weight w·(u²/2): only the
-    last addition depends on a, so u and the weight are computed once per (degree, prec) and reused for
-    every a (the same operations at the same precision, prec + 20 bits: the same nodes, bit for bit)."""
-    ctx = mpmath.mp
-    if ctx.isinf(a) or (ctx.isinf(b) and b != ctx.inf):
-        return _RULE.get_nodes(a, b, degree, prec)
-    if b != ctx.inf:
-        return _finite_nodes(a, b, degree, prec)
-    orig = ctx.prec
-    try:
-        ctx.prec = prec + 20
-        base = _HALF_LINE.get((degree, prec))
-        if base is None:
-            one, half = ctx.one, ctx.mpf(0.5)
-            base = []
-            for x, w in _RULE.get_nodes(-one, one, degree, prec):
-                u = 2 / (x + one)
-                base.append((u._mpf_, w * (half * u**2)))
-            _HALF_LINE[degree, prec] = base
-        a1 = (ctx.convert(a) - 1)._mpf_
-        p, rnd = prec + 20, ctx._prec_rounding[1]
-        make = ctx.make_mpf
-        return [(make(mpf_add(a1, u, p, rnd)), w) for u, w in base]  # a1 + u at prec + 20
-    finally:
-        ctx.prec = orig
-
-
-def _finite_nodes(a: mpmath.mpf, b: mpmath.mpf, degree: int, prec: int) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
-    """``TanhSinh.get_nodes(a, b, degree, prec)`` for finite a, b: mpmath 1.3's linear map x -> D + C·x,
-    w -> C·w with C = (b - a)/2, D = (b + a)/2, all at prec + 20 bits, done on mpmath's raw values (the
-    same operations and roundings: the same nodes, bit for bit, tests/test_seed_densities.py)."""
-    ctx = mpmath.mp
-    key = (a, b, degree, prec)
-    hit = _RULE.transformed_cache.get(key)
-    if hit is not None:
-        return hit
-    orig = ctx.prec
-    try:
-        ctx.prec = prec + 20
-        a, b = ctx.convert(a), ctx.convert(b)
-        if (a, b) == (-ctx.one, ctx.one):
-            return _RULE.get_nodes(a, b, degree, prec)
-        nodes = _RULE.standard_cache.get((degree, prec))
-        if nodes is None:
-            return _RULE.get_nodes(a, b, degree, prec)  # computes the standard nodes once
-        p, rnd = ctx._prec_rounding
-        C = mpf_div(mpf_sub(b._mpf_, a._mpf_, p, rnd), _TWO, p, rnd)
-        D = mpf_div(mpf_add(b._mpf_, a._mpf_, p, rnd), _TWO, p, rnd)
-        make = ctx.make_mpf
-        return [(make(mpf_add(D, mpf_mul(C, x._mpf_, p, rnd), p, rnd)), make(mpf_mul(C, w._mpf_, p, rnd))) for x, w in nodes]
-    finally:
-        ctx.prec = orig
