@@ -2,7 +2,7 @@
 
 The kernel multiplies each node's factors (F, S, densities) in linear space with exact power-of-two
 rescaling and a window whose left-out mass is bounded.  Checked against the log-space sum of the same
-rule on the same nodes (the path it replaced), against the family's mpmath closed form on a long
+rule on the same nodes (the path it replaced), against the family's closed form (an arb ball) on a long
 outcome, and at the window's edge: a row whose window bound could matter is integrated again without it.
 """
 
@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-import mpmath
 import numpy as np
 import pytest
 
@@ -20,7 +19,7 @@ from verify.engine.fast_plan import logsumexp_weighted, panels, tail_edges
 from verify.engine.integrand import TermKind
 from verify.family import preset
 from verify.family.fast_api import FAST_TOLERANCE
-from verify.family.probability import mp_probability
+from verify.family.probability import arb_probability
 
 KINDS = {"B": TermKind.BELOW, "A": TermKind.ABOVE, "D": TermKind.DENSITY}
 
@@ -64,21 +63,26 @@ def test_no_query_noise_kernel_is_the_indicator_rule():
     assert abs(math.exp(lin[0]) / want - 1) < 1e-13
 
 
-@pytest.mark.slow  # about 12 s CPU (the mpmath reference at k = 300); the only test of k = 300: the quick subset keeps k <= 41
-def test_long_outcome_of_a_cutoff_2_variant_within_its_estimate_of_mpmath():
+@pytest.mark.slow  # about 7 s CPU (the arb reference at k = 300); the only test of k = 300: the quick subset keeps k <= 41
+def test_long_outcome_of_a_cutoff_2_variant_within_its_estimate_of_the_closed_form():
     """lyu-1 with cutoff 2, k = 300, one outcome with both A's late: the linear path's estimate is
     below the tolerance (the log-space sum's (k+2)·|log f|·2^-52 was not: 2e-10 at k = 100) and the
-    value is within it of the mpmath closed form at 30 digits."""
+    value is within it of the family's closed form, every point of its arb ball at 256 bits
+    (`arb_probability`: a rigorous enclosure, about 1e-15 relative wide here; it replaced the mpmath value at
+    30 digits, which took three times the CPU and carried no error bound)."""
+    import flint
+
     m = preset("lyu-1", cutoff=2)
     k = 300
     q = np.round(np.random.default_rng(300).uniform(-6, 6, (1, k)), 3)
     outcome = "B" * 150 + "A" + "B" * 148 + "A"
     res = fg.log_probability(m, q, outcome)
     assert res.error_estimate[0] <= FAST_TOLERANCE
-    exact = mp_probability(m, [Fraction(str(x)) for x in q[0]], outcome, None, 30)
-    with mpmath.workdps(30):
-        rel = abs(float(mpmath.expm1(mpmath.mpf(res.log_value[0]) - mpmath.log(exact))))
-    assert rel <= res.error_estimate[0]
+    exact = arb_probability(m, [Fraction(str(x)) for x in q[0]], outcome, None, 256)
+    with flint.ctx.workprec(256):
+        assert exact > 0 and exact.rad() < exact.mid() * 1e-14, exact  # tight enough for a 1e-11-wide test
+        rel = abs(flint.arb(res.log_value[0]).exp() / exact - 1)  # a ball holding |fast / p - 1| for every p in it
+    assert rel.upper() <= res.error_estimate[0], (rel, res.error_estimate[0])
 
 
 def test_a_window_that_cut_the_mass_is_redone_without_it(monkeypatch):

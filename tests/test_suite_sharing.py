@@ -9,7 +9,7 @@ from __future__ import annotations
 import multiprocessing
 from pathlib import Path
 
-from run_cache import computed_once
+from run_cache import computed_once, run_dir
 
 from proofs.registry import all_claims
 
@@ -96,3 +96,16 @@ def test_{n}(shared):
 def test_claims_cache_holds_the_shared_verdicts(claim_verdicts):
     assert set(claim_verdicts) == {c.id for c in all_claims()}
     assert all(c.check() is claim_verdicts[c.id] for c in all_claims())
+
+
+def test_the_claims_fixture_shares_through_the_runs_file(claim_verdicts, request):
+    """`claim_verdicts` goes through `computed_once` (so the racing test above applies to it): the run's file holds
+    the verdicts, the same claims with the same verdicts, for any other process of the run to load."""
+    import pickle
+
+    path = run_dir(request.config) / "claim-verdicts.pickle"
+    assert path.exists(), path
+    with open(path, "rb") as f:
+        shared = pickle.load(f)
+    assert set(shared) == set(claim_verdicts)
+    assert all(shared[i].verdict is claim_verdicts[i].verdict for i in shared)
