@@ -39,7 +39,7 @@ from verify.discrete.search import check_search_for
 from verify.exact import fmt, positive, to_fraction
 from verify.family.literature import LYU_CLAIMS, PUBLISHED_MACHINE, published_for
 from verify.family.presets import preset
-from verify.family.structured import integrand_key
+from verify.family.structured import integrand_key, load_compiled
 from verify.family.worstcase import FamilyWorstCase, family_worst_case
 from verify.integer_rules import is_discrete
 from verify.notebook import family_row_markdown
@@ -243,6 +243,8 @@ class TableRun:
         self._pool = None
         self._results: Iterator[list[tuple[int, FamilyRow]]] | None = None
         if n > 1:
+            if any(not is_discrete(task.mechanism()) for task in tasks):
+                load_compiled()  # once here, not once per worker (the workers fork from this process)
             with sigint_deferred():  # Ctrl-C during the forks is delivered after them (see sigint_deferred)
                 self._pool = multiprocessing.get_context().Pool(n, initializer=ignore_sigint)
             self._results = self._pool.imap_unordered(_run_bundle, order, chunksize=1)
