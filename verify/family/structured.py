@@ -234,6 +234,40 @@ def _compiled_laws(shape: SparseVector) -> tuple | None:
     return a_term, bool(rule.caps_threshold), z_kind, bz, cz, x_kind, bx, cx
 
 
+@dataclass(frozen=True)
+class _Facts:
+    """What every evaluation of one variant reads, computed once per variant object (`_facts`): its integrand key
+    as a small number (equal keys, equal numbers: hashing the key's exact scales on every call cost more than
+    some evaluations), whether r enters (`_r_free`), the compiled loop's law arguments (`_compiled_laws`) and the
+    tails and rate of each count pair (`_tails_and_rate`, filled as asked)."""
+
+    token: int
+    r_free: bool
+    laws: tuple | None
+    tails: dict
+
+
+#: id(variant) -> (the variant, its `_Facts`): the variant is kept, so an id is never taken for another's.
+_FACTS: dict[int, tuple[SparseVector, _Facts]] = {}
+_KEY_TOKENS: dict[tuple, int] = {}
+_FACTS_SIZE = 256
+
+
+def _facts(shape: SparseVector) -> _Facts:
+    hit = _FACTS.get(id(shape))
+    if hit is not None and hit[0] is shape:
+        return hit[1]
+    key = integrand_key(shape)
+    with _MEMO_LOCK:
+        token = _KEY_TOKENS.setdefault(key, len(_KEY_TOKENS))
+    facts = _Facts(token, _r_free(shape), _compiled_laws(shape), {})
+    with _MEMO_LOCK:
+        if len(_FACTS) >= _FACTS_SIZE:
+            _FACTS.clear()
+        _FACTS[id(shape)] = (shape, facts)
+    return facts
+
+
 def _r_free(shape: SparseVector) -> bool:
     """True when the released value r enters neither the integrand nor its kinks (no gap density, no cap)."""
     rule = shape.release_rule
@@ -245,12 +279,13 @@ def _segment_log(shape: SparseVector, n_b: int, n_a: int, u: np.ndarray, v: np.n
     """log ∫ p_Z(z) F(z-u)^{n_b} G(z)^{n_a} dz (t = 0), vectorised over the points (u, v, r).
 
     ``groups``: consecutive ranges of the points, each integrated as if it were a call of its own
-    (`_segment_points`).  The values of the last `MEMO_SIZE` calls are kept, keyed by `integrand_key`,
+    (`_segment_points`).  The values of the last `MEMO_SIZE` calls are kept, keyed by `integrand_key` (its `_facts` token),
     the counts, the points' bits (r's only where r enters, `_r_free`) and the groups.  Where r does not
     enter and there are no groups, each distinct (u, v) is computed once: the panel count of a call is
     set by its widest point, which a repeated point does not change, so every value is the one
     `_segment_points` gives for the whole array."""
-    r_free = _r_free(shape)
+    facts = _facts(shape)
+    r_free = facts.r_free
     back = None  # where each given point's value sits among the distinct points' (None: all distinct)
     if groups is None and r_free and len(u) > 1:  # the distinct (u, v), bit for bit (0.0 and -0.0 apart), in the order they first occur
         bits = np.stack([u, v], axis=1).view(np.int64)
@@ -261,7 +296,7 @@ def _segment_log(shape: SparseVector, n_b: int, n_a: int, u: np.ndarray, v: np.n
             rank[order] = np.arange(len(order))
             pick, back = first[order], rank[inverse.reshape(-1)]
             u, v, r = u[pick], v[pick], r[pick]
-    key = (integrand_key(shape), n_b, n_a, u.tobytes(), v.tobytes(), None if r_free else r.tobytes(), groups)
+    key = (facts.token, n_b, n_a, u.tobytes(), v.tobytes(), None if r_free else r.tobytes(), groups)
     with _MEMO_LOCK:
         out = _MEMO.get(key)
         if out is not None:
@@ -328,8 +363,12 @@ def _segment_points(shape: SparseVector, n_b: int, n_a: int, u: np.ndarray, v: n
     if zn.is_none:
         z0 = np.zeros_like(u)
         return log_integrand(z0, u, v, r)
-    left_tail, right_tail, rate = _tails_and_rate(shape, n_b, n_a)
-    laws = _compiled_laws(shape) if USE_COMPILED else None
+    facts = _facts(shape)
+    tails = facts.tails.get((n_b, n_a))
+    if tails is None:
+        tails = facts.tails[(n_b, n_a)] = _tails_and_rate(shape, n_b, n_a)
+    left_tail, right_tail, rate = tails
+    laws = facts.laws if USE_COMPILED else None
     if laws is not None:  # the same values, bit for bit, in one compiled pass (`verify.family.structured_kernel`)
         nodes, weights = gauss_legendre(GL_POINTS)
         bounds = np.array(((0, len(u)),) if groups is None else groups, dtype=np.int64).reshape(-1, 2)
