@@ -5,6 +5,10 @@ numpy's pairwise summation reproduced; a point it cannot take goes to numpy's pa
 from __future__ import annotations
 
 import itertools
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +16,11 @@ from family_variants import variant
 
 from verify.errors import InputError
 from verify.family import structured as S
+
+
+@pytest.fixture(autouse=True)
+def _compiled():
+    S.load_compiled()  # (a process evaluates with numpy's loop until the compiled one is loaded)
 
 
 def _bits(a: np.ndarray) -> np.ndarray:
@@ -96,3 +105,15 @@ def test_pairwise_sum_is_numpys(n):
 def test_gaussian_noise_stays_on_numpy():
     assert S._compiled_laws(variant(z=("gaussian", 3), x=("gaussian", 3))) is None
     assert S._compiled_laws(variant(z=("laplace", 3), x=("gaussian", 3))) is None
+
+
+def test_numba_is_imported_only_when_the_compiled_loop_is_loaded():
+    """A single search does not pay numba's import: numpy's loop evaluates until `load_compiled` (the family table)."""
+    code = ("import sys; import numpy as np; from verify.family import structured as S; from verify.family.presets import preset; "
+            "s = preset('seed-m1'); a = S._segment_points(s, 2, 1, np.array([1.0]), np.array([-2.0]), np.array([0.0])); "
+            "assert 'numba' not in sys.modules; S.load_compiled(); assert 'numba' in sys.modules; "
+            "b = S._segment_points(s, 2, 1, np.array([1.0]), np.array([-2.0]), np.array([0.0])); "
+            "assert a.view(np.int64)[0] == b.view(np.int64)[0]; print('ok')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+    assert out.stdout.strip() == "ok", out.stderr

@@ -59,6 +59,7 @@ def _threshold_nodes(monkeypatch, shape, n_b: int, n_a: int, u: float, v: float,
 def _reference_path(monkeypatch, spy, shape, n_b: int, n_a: int, u, v, r, groups=None) -> np.ndarray:
     """`_segment_points` on numpy's loop with ``spy()``'s spies installed (they watch numpy's steps), after checking
     that the compiled loop (`verify.family.structured_kernel`, whose inner steps no spy sees) gives the same bits."""
+    S.load_compiled()
     compiled = S._segment_points(shape, n_b, n_a, u, v, r, groups)
     monkeypatch.setattr(S, "USE_COMPILED", False)
     spy()

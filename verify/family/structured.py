@@ -187,15 +187,17 @@ def _panel_rule(sub: int) -> tuple[np.ndarray, np.ndarray]:
     return t, log_wq
 
 
-#: Evaluate Laplace and exponential noise with the compiled loop (`verify.family.structured_kernel`); False: numpy's
-#: loop below, the reference the compiled one is tested against bit for bit (tests/test_structured_kernel.py).
+#: Evaluate Laplace and exponential noise with the compiled loop (`verify.family.structured_kernel`) once it is
+#: loaded (`load_compiled`); False: numpy's loop below, the reference the compiled one is tested against bit for
+#: bit (tests/test_structured_kernel.py).
 USE_COMPILED = True
+#: Whether `load_compiled` has run in this process (or the parent it forked from).
+_LOADED = False
 
 
 def compiled_kernel():
-    """The compiled node loop (`verify.family.structured_kernel`), loaded on first use: numba takes about half a
-    second to import, which commands that never evaluate a family search should not pay.  `verify.family.table`
-    loads it before it forks its workers, so that they share the parent's copy."""
+    """The compiled node loop (`verify.family.structured_kernel`), imported on first use (`load_compiled`): numba
+    takes about half a second to import, which commands that never evaluate a family table should not pay."""
     from verify.family import structured_kernel  # lazy: start-up time (numba)
 
     return structured_kernel
@@ -203,8 +205,12 @@ def compiled_kernel():
 
 def load_compiled() -> None:
     """Import the compiled loop and load its machine code (numba's cache) with one tiny call of the types
-    `_segment_points` passes: done once in a parent before it forks workers, they all share it instead of each
-    paying the import and the load (about half a second of CPU each)."""
+    `_segment_points` passes; from then on this process (and the workers it forks: they share it instead of
+    each paying the import and the load) evaluates Laplace and exponential noise with it.  Until then numpy's
+    loop does (the same values): importing numba costs about half a second of CPU, more than the compiled loop
+    saves on a small search.  The family table loads it (`verify.family.table.TableRun`: its rows spend seconds
+    in the evaluator)."""
+    global _LOADED
     if USE_COMPILED:
         nodes, weights = gauss_legendre(GL_POINTS)
         k = compiled_kernel()
@@ -212,6 +218,7 @@ def load_compiled() -> None:
         k.segment_values(one, one, one, np.array([[0, 1]], dtype=np.int64), 1, 1, k.SURVIVAL, False, k.LAPLACE, 1.0,
                          -math.log(2.0), k.LAPLACE, 1.0, -math.log(2.0), 1.0, 1.0, 1.0, PANEL_EFOLDS, MIN_PANELS,
                          MAX_PANELS, nodes, weights)
+        _LOADED = True
 
 
 def _compiled_laws(shape: SparseVector) -> tuple | None:
@@ -238,13 +245,13 @@ def _compiled_laws(shape: SparseVector) -> tuple | None:
 class _Facts:
     """What every evaluation of one variant reads, computed once per variant object (`_facts`): its integrand key
     as a small number (equal keys, equal numbers: hashing the key's exact scales on every call cost more than
-    some evaluations), whether r enters (`_r_free`), the compiled loop's law arguments (`_compiled_laws`) and the
-    tails and rate of each count pair (`_tails_and_rate`, filled as asked)."""
+    some evaluations), whether r enters (`_r_free`), and, filled as asked, the compiled loop's law arguments
+    (`_compiled_laws`, under ``"laws"``) and the tails and rate of each count pair (`_tails_and_rate`, under
+    ``(n_b, n_a)``)."""
 
     token: int
     r_free: bool
-    laws: tuple | None
-    tails: dict
+    cache: dict
 
 
 #: id(variant) -> (the variant, its `_Facts`): the variant is kept, so an id is never taken for another's.
@@ -260,7 +267,7 @@ def _facts(shape: SparseVector) -> _Facts:
     key = integrand_key(shape)
     with _MEMO_LOCK:
         token = _KEY_TOKENS.setdefault(key, len(_KEY_TOKENS))
-    facts = _Facts(token, _r_free(shape), _compiled_laws(shape), {})
+    facts = _Facts(token, _r_free(shape), {})
     with _MEMO_LOCK:
         if len(_FACTS) >= _FACTS_SIZE:
             _FACTS.clear()
@@ -364,11 +371,15 @@ def _segment_points(shape: SparseVector, n_b: int, n_a: int, u: np.ndarray, v: n
         z0 = np.zeros_like(u)
         return log_integrand(z0, u, v, r)
     facts = _facts(shape)
-    tails = facts.tails.get((n_b, n_a))
+    tails = facts.cache.get((n_b, n_a))
     if tails is None:
-        tails = facts.tails[(n_b, n_a)] = _tails_and_rate(shape, n_b, n_a)
+        tails = facts.cache[(n_b, n_a)] = _tails_and_rate(shape, n_b, n_a)
     left_tail, right_tail, rate = tails
-    laws = facts.laws if USE_COMPILED else None
+    laws = None
+    if USE_COMPILED and _LOADED:
+        if "laws" not in facts.cache:
+            facts.cache["laws"] = _compiled_laws(shape)
+        laws = facts.cache["laws"]
     if laws is not None:  # the same values, bit for bit, in one compiled pass (`verify.family.structured_kernel`)
         nodes, weights = gauss_legendre(GL_POINTS)
         bounds = np.array(((0, len(u)),) if groups is None else groups, dtype=np.int64).reshape(-1, 2)

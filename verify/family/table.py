@@ -242,9 +242,9 @@ class TableRun:
         n = min(worker_count(workers), len(order))
         self._pool = None
         self._results: Iterator[list[tuple[int, FamilyRow]]] | None = None
+        if any(not is_discrete(task.mechanism()) for task in tasks):
+            load_compiled()  # the compiled evaluator, once here, not once per worker (they fork from this process)
         if n > 1:
-            if any(not is_discrete(task.mechanism()) for task in tasks):
-                load_compiled()  # once here, not once per worker (the workers fork from this process)
             with sigint_deferred():  # Ctrl-C during the forks is delivered after them (see sigint_deferred)
                 self._pool = multiprocessing.get_context().Pool(n, initializer=ignore_sigint)
             self._results = self._pool.imap_unordered(_run_bundle, order, chunksize=1)
