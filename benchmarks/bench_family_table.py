@@ -17,15 +17,21 @@ script also prints what the one-worker run's row times give when handed out long
 workers (`makespan`): the wall time to expect on a quiet machine, process start-up aside.
 With ``--command``, the same two runs as the command, ``python3 -m verify family --json --no-discrete
 --workers N``, in child processes (cold: imports and certificate included).
+With ``--against PATH`` (another checkout, e.g. main) only the whole command ``python3 -m verify family --json``
+(discrete rows included, ``--workers N`` if given) is timed, ``--reps`` times each, this checkout and PATH
+taking turns (each child's ``PYTHONPATH`` its checkout): CPU (child and workers, `os.wait4`) and wall, their
+medians and the ratio of the CPU medians, and whether both print the same rows (every field but the seconds).
 
-Run: python3 benchmarks/bench_family_table.py [--workers N] [--command]
+Run: python3 benchmarks/bench_family_table.py [--workers N] [--command] [--against PATH [--reps 3]]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -85,11 +91,52 @@ def command(workers: int) -> tuple[float, float]:
     return wall, usage.ru_utime + usage.ru_stime
 
 
+def _timing_free(x):
+    """``x`` (parsed JSON) without its timing fields (seconds, time ratios)."""
+    if isinstance(x, dict):
+        return {k: _timing_free(v) for k, v in x.items() if "second" not in k and "time" not in k}
+    return [_timing_free(v) for v in x] if isinstance(x, list) else x
+
+
+def against(other: Path, reps: int, workers: int | None) -> bool:
+    """The whole command here and in ``other``, taking turns (module docstring); True if both print the same rows."""
+    runs: dict[str, list[tuple[float, float]]] = {"this checkout": [], str(other): []}
+    outs: dict[str, object] = {}
+    extra = [] if workers is None else ["--workers", str(workers)]
+    for _ in range(reps):
+        for name, tree in (("this checkout", ROOT), (str(other), other)):
+            t0 = time.perf_counter()
+            proc = subprocess.Popen([sys.executable, "-m", "verify", "family", "--json", *extra], cwd=tree,
+                                    env={**os.environ, "PYTHONPATH": str(tree)}, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            out = proc.stdout.read()
+            _, status, usage = os.wait4(proc.pid, 0)
+            wall = time.perf_counter() - t0
+            if os.waitstatus_to_exitcode(status) != 0:
+                raise SystemExit(f"python3 -m verify family failed in {tree}")
+            runs[name].append((usage.ru_utime + usage.ru_stime, wall))
+            outs[name] = _timing_free(json.loads(out))
+            print(f"  {name}: {runs[name][-1][0]:6.2f} s CPU  {wall:6.2f} s wall  (load {os.getloadavg()[0]:.1f})", flush=True)
+    med = {name: (statistics.median(c for c, _ in r), statistics.median(w for _, w in r)) for name, r in runs.items()}
+    for name, (c, w) in med.items():
+        print(f"  median {name}: {c:6.2f} s CPU  {w:6.2f} s wall")
+    print(f"  CPU this checkout / {other}: {med['this checkout'][0] / med[str(other)][0]:.3f} (medians of {reps})")
+    same = outs["this checkout"] == outs[str(other)]
+    print(f"  rows identical (every field but the timings): {'yes' if same else 'NO'}")
+    return same
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workers", type=int, default=None, help="workers of the parallel run (default: all cores)")
     ap.add_argument("--command", action="store_true", help="also time the command in child processes (cold)")
+    ap.add_argument("--against", type=Path, help="another checkout: time the whole command here and there, taking turns")
+    ap.add_argument("--reps", type=int, default=3, help="runs of each checkout with --against")
     args = ap.parse_args(argv)
+    if args.against is not None:
+        print(f"python3 -m verify family --json, {args.reps} runs each, taking turns; load average {os.getloadavg()[0]:.1f}")
+        if not against(args.against.resolve(), args.reps, args.workers):
+            raise SystemExit(1)
+        return
     n = default_workers() if args.workers is None else args.workers
     print(f"family table, {len(ROWS)} rows at 10 queries; {os.cpu_count()} cores, {n} workers; "
           f"load average {os.getloadavg()[0]:.1f} at the start")

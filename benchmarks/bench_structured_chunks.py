@@ -1,11 +1,14 @@
-"""CPU time of the float64 structured evaluator at several chunk sizes, on the `family` table's own calls.
+"""CPU time of the float64 structured evaluator, compiled and at several numpy chunk sizes, on the `family`
+table's own calls.
 
-`verify.family.structured._segment_points` works on chunks of `CHUNK_NODES` quadrature nodes; the chunk size
-never changes a value (the rows of a chunk are computed independently), only how well the arrays stay in the
-processor's cache.  This script records every `_segment_points` call that the table's rows make (one worker, in
-this process; ``--every N`` keeps every N-th call), then replays them at each chunk size, the sizes taking
-turns, ``--reps`` rounds, and prints the least CPU time (`time.process_time`) of each size with its ratio to
-the first, and whether every replayed value is bit for bit the recorded one.
+`verify.family.structured._segment_points` computes Laplace and exponential noise with a compiled loop
+(`verify.family.structured_kernel`); numpy's loop, its reference, works on chunks of `CHUNK_NODES` quadrature
+nodes, and the chunk size never changes a value (the rows of a chunk are computed independently), only how
+well the arrays stay in the processor's cache.  This script records every `_segment_points` call that the
+table's rows make (one worker, in this process; ``--every N`` keeps every N-th call), then replays them with
+the compiled loop and with numpy's at each chunk size, taking turns, ``--reps`` rounds, and prints the least
+CPU time (`time.process_time`) of each with its ratio to the first numpy size, and whether every replayed value
+is bit for bit the recorded one (recorded with the compiled loop).
 
 Run: PYTHONPATH=$PWD python benchmarks/bench_structured_chunks.py [--sizes 65536,16384] [--reps 6] [--every 5]
 """
@@ -52,19 +55,25 @@ def main() -> None:
     ap.add_argument("--every", type=int, default=5, help="replay every N-th recorded call")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
+    structured.load_compiled()
     calls = record()[::args.every]
-    best = {s: float("inf") for s in sizes}
+    runs = ["compiled"] + sizes
+    best = {s: float("inf") for s in runs}
     same = True
     for _ in range(args.reps):
-        for size in sizes:
-            structured.CHUNK_NODES = size
+        for run in runs:
+            structured.USE_COMPILED = run == "compiled"
+            if run != "compiled":
+                structured.CHUNK_NODES = run
             t0 = time.process_time()
             outs = [structured._segment_points(*a) for a, _ in calls]
-            best[size] = min(best[size], time.process_time() - t0)
+            best[run] = min(best[run], time.process_time() - t0)
             same = same and all(np.array_equal(o.view(np.int64), r.view(np.int64)) for o, (_, r) in zip(outs, calls))
+    structured.USE_COMPILED = True
     print(f"{len(calls)} evaluator calls replayed, least of {args.reps} alternating runs; values bit for bit the recorded ones: {same}")
-    for size in sizes:
-        print(f"  CHUNK_NODES = {size:>8,}: {best[size]:.3f} s CPU  ({best[size] / best[sizes[0]]:.2f} of {sizes[0]:,})")
+    for run in runs:
+        what = "compiled loop         " if run == "compiled" else f"numpy, CHUNK_NODES = {run:>8,}"
+        print(f"  {what}: {best[run]:.3f} s CPU  ({best[run] / best[sizes[0]]:.2f} of numpy at {sizes[0]:,})")
 
 
 if __name__ == "__main__":

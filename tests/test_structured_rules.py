@@ -50,10 +50,22 @@ def _threshold_nodes(monkeypatch, shape, n_b: int, n_a: int, u: float, v: float,
             seen.append(np.array(x, dtype=float).reshape(-1))
         return real(self, x)
 
-    monkeypatch.setattr(Noise, "log_pdf", log_pdf)
-    S._segment_points(shape, n_b, n_a, np.array([u]), np.array([v]), np.array([r]))
+    _reference_path(monkeypatch, lambda: monkeypatch.setattr(Noise, "log_pdf", log_pdf), shape, n_b, n_a,
+                    np.array([u]), np.array([v]), np.array([r]))
     assert seen
     return np.concatenate(seen)
+
+
+def _reference_path(monkeypatch, spy, shape, n_b: int, n_a: int, u, v, r, groups=None) -> np.ndarray:
+    """`_segment_points` on numpy's loop with ``spy()``'s spies installed (they watch numpy's steps), after checking
+    that the compiled loop (`verify.family.structured_kernel`, whose inner steps no spy sees) gives the same bits."""
+    S.load_compiled()
+    compiled = S._segment_points(shape, n_b, n_a, u, v, r, groups)
+    monkeypatch.setattr(S, "USE_COMPILED", False)
+    spy()
+    out = S._segment_points(shape, n_b, n_a, u, v, r, groups)
+    assert np.array_equal(compiled.view(np.int64), out.view(np.int64))
+    return out
 
 
 # --- the structured search's float64 objective -----------------------------------------------------------------------
@@ -258,14 +270,14 @@ class TestQuadratureKills4:
 
         asked: list[int] = []
         real = S._panel_rule
-        monkeypatch.setattr(S, "_panel_rule", lambda sub: asked.append(sub) or real(sub))
         zs, xs = Fraction(z[1]).limit_denominator(100), Fraction(x[1]).limit_denominator(100)
         s = variant(z=(z[0], zs), x=(x[0], xs), release=release)
         u, v, r = point
         kinks = [0.0, u, v] + ([v - r] if release == "gap" else []) + ([r] if release == "query" else [])
         want = _documented_panels(float(zs), float(xs), z[0] == "gaussian", x[0] == "gaussian", n_b, n_a, kinks,
                                   a_factor=release != "query")
-        S._segment_points(s, n_b, n_a, np.array([u]), np.array([v]), np.array([r]))
+        _reference_path(monkeypatch, lambda: monkeypatch.setattr(S, "_panel_rule", lambda sub: asked.append(sub) or real(sub)),
+                        s, n_b, n_a, np.array([u]), np.array([v]), np.array([r]))
         assert asked == [want]
 
     def test_the_widest_point_of_a_group_sets_its_panels(self, monkeypatch):
@@ -276,11 +288,11 @@ class TestQuadratureKills4:
 
         asked: list[int] = []
         real = S._panel_rule
-        monkeypatch.setattr(S, "_panel_rule", lambda sub: asked.append(sub) or real(sub))
         s = variant(z=("laplace", 2), x=("laplace", 3))
         u, v = np.array([0.0, 60.0, 0.0, 300.0]), np.array([0.0, -10.0, 1.0, 0.0])
         each = [_documented_panels(2.0, 3.0, False, False, 2, 1, [0.0, a, b]) for a, b in zip(u, v)]
-        S._segment_points(s, 2, 1, u, v, np.zeros(4), groups=((0, 2), (2, 4)))
+        _reference_path(monkeypatch, lambda: monkeypatch.setattr(S, "_panel_rule", lambda sub: asked.append(sub) or real(sub)),
+                        s, 2, 1, u, v, np.zeros(4), groups=((0, 2), (2, 4)))
         assert sorted(set(asked)) == sorted({max(each[:2]), max(each[2:])}) and len(set(each)) > 2
 
 

@@ -30,6 +30,9 @@ the seed's proofs, extended to the family; `verify.family.worstcase`):
 release constants) in float64 log space by Gauss-Legendre quadrature on
 sub-panels between the kinks (0, u, v, v - r for the gap, the cap r for the
 query release), tails cut TAIL_EFOLDS e-folds of the decay rate past the outer kinks (GAUSSIAN_TAIL_SCALES σ_Z if Z is Gaussian).
+For Laplace and exponential noise the node loop is compiled (`verify.family.structured_kernel`, numba): the same
+operations in the same order as numpy's loop here, so the same bits (tests/test_structured_kernel.py); numpy's
+loop stays as the reference and computes Gaussian noise.
 """
 
 from __future__ import annotations
@@ -44,6 +47,9 @@ import numpy as np
 
 from verify.engine.fast_plan import gauss_legendre
 from verify.mechanism import SparseVector
+from verify.noise.exponential import Exponential
+from verify.noise.laplace import Laplace
+from verify.noise.none import NoNoise
 from verify.ratio import log_ratio_from_logs
 from verify.release.protocol import TermKind
 
@@ -181,6 +187,94 @@ def _panel_rule(sub: int) -> tuple[np.ndarray, np.ndarray]:
     return t, log_wq
 
 
+#: Evaluate Laplace and exponential noise with the compiled loop (`verify.family.structured_kernel`) once it is
+#: loaded (`load_compiled`); False: numpy's loop below, the reference the compiled one is tested against bit for
+#: bit (tests/test_structured_kernel.py).
+USE_COMPILED = True
+#: Whether `load_compiled` has run in this process (or the parent it forked from).
+_LOADED = False
+
+
+def compiled_kernel():
+    """The compiled node loop (`verify.family.structured_kernel`), imported on first use (`load_compiled`): numba
+    takes about half a second to import, which commands that never evaluate a family table should not pay."""
+    from verify.family import structured_kernel  # lazy: start-up time (numba)
+
+    return structured_kernel
+
+
+def load_compiled() -> None:
+    """Import the compiled loop and load its machine code (numba's cache) with one tiny call of the types
+    `_segment_points` passes; from then on this process (and the workers it forks: they share it instead of
+    each paying the import and the load) evaluates Laplace and exponential noise with it.  Until then numpy's
+    loop does (the same values): importing numba costs about half a second of CPU, more than the compiled loop
+    saves on a small search.  The family table loads it (`verify.family.table.TableRun`: its rows spend seconds
+    in the evaluator)."""
+    global _LOADED
+    if USE_COMPILED:
+        nodes, weights = gauss_legendre(GL_POINTS)
+        k = compiled_kernel()
+        one = np.zeros(1)
+        k.segment_values(one, one, one, np.array([[0, 1]], dtype=np.int64), 1, 1, k.SURVIVAL, False, k.LAPLACE, 1.0,
+                         -math.log(2.0), k.LAPLACE, 1.0, -math.log(2.0), 1.0, 1.0, 1.0, PANEL_EFOLDS, MIN_PANELS,
+                         MAX_PANELS, nodes, weights)
+        _LOADED = True
+
+
+def _compiled_laws(shape: SparseVector) -> tuple | None:
+    """The compiled loop's arguments after the counts (above term, cap, Z's kind, scale and log-density
+    constant, X's), or None when a law has no compiled form (Gaussian noise: numpy computes it)."""
+    kernel = compiled_kernel()
+    zn, xn = shape.threshold_noise, shape.query_noise
+    rule = shape.release_rule
+    kinds = ((Laplace, kernel.LAPLACE), (Exponential, kernel.EXPONENTIAL))
+    z_kind = next((kind for cls, kind in kinds if isinstance(zn.law, cls)), None)
+    x_kind = kernel.NONE if isinstance(xn.law, NoNoise) else next((kind for cls, kind in kinds if isinstance(xn.law, cls)), None)
+    term = rule.above_term
+    if z_kind is None or x_kind is None or (term is TermKind.DENSITY and xn.is_none):
+        return None  # (a gap density of no noise: numpy's path raises the law's own error)
+    a_term = kernel.NO_TERM if term is None else kernel.DENSITY if term is TermKind.DENSITY else kernel.SURVIVAL
+    bz, bx = float(zn.scale), float(xn.scale)
+    # the log-density constants exactly as the laws compute them (Laplace -log(2b), exponential -log b)
+    cz = -math.log(2 * bz) if z_kind == kernel.LAPLACE else -math.log(bz)
+    cx = 0.0 if xn.is_none else -math.log(2 * bx) if x_kind == kernel.LAPLACE else -math.log(bx)
+    return a_term, bool(rule.caps_threshold), z_kind, bz, cz, x_kind, bx, cx
+
+
+@dataclass(frozen=True)
+class _Facts:
+    """What every evaluation of one variant reads, computed once per variant object (`_facts`): its integrand key
+    as a small number (equal keys, equal numbers: hashing the key's exact scales on every call cost more than
+    some evaluations), whether r enters (`_r_free`), and, filled as asked, the compiled loop's law arguments
+    (`_compiled_laws`, under ``"laws"``) and the tails and rate of each count pair (`_tails_and_rate`, under
+    ``(n_b, n_a)``)."""
+
+    token: int
+    r_free: bool
+    cache: dict
+
+
+#: id(variant) -> (the variant, its `_Facts`): the variant is kept, so an id is never taken for another's.
+_FACTS: dict[int, tuple[SparseVector, _Facts]] = {}
+_KEY_TOKENS: dict[tuple, int] = {}
+_FACTS_SIZE = 256
+
+
+def _facts(shape: SparseVector) -> _Facts:
+    hit = _FACTS.get(id(shape))
+    if hit is not None and hit[0] is shape:
+        return hit[1]
+    key = integrand_key(shape)
+    with _MEMO_LOCK:
+        token = _KEY_TOKENS.setdefault(key, len(_KEY_TOKENS))
+    facts = _Facts(token, _r_free(shape), {})
+    with _MEMO_LOCK:
+        if len(_FACTS) >= _FACTS_SIZE:
+            _FACTS.clear()
+        _FACTS[id(shape)] = (shape, facts)
+    return facts
+
+
 def _r_free(shape: SparseVector) -> bool:
     """True when the released value r enters neither the integrand nor its kinks (no gap density, no cap)."""
     rule = shape.release_rule
@@ -192,12 +286,13 @@ def _segment_log(shape: SparseVector, n_b: int, n_a: int, u: np.ndarray, v: np.n
     """log ∫ p_Z(z) F(z-u)^{n_b} G(z)^{n_a} dz (t = 0), vectorised over the points (u, v, r).
 
     ``groups``: consecutive ranges of the points, each integrated as if it were a call of its own
-    (`_segment_points`).  The values of the last `MEMO_SIZE` calls are kept, keyed by `integrand_key`,
+    (`_segment_points`).  The values of the last `MEMO_SIZE` calls are kept, keyed by `integrand_key` (its `_facts` token),
     the counts, the points' bits (r's only where r enters, `_r_free`) and the groups.  Where r does not
     enter and there are no groups, each distinct (u, v) is computed once: the panel count of a call is
     set by its widest point, which a repeated point does not change, so every value is the one
     `_segment_points` gives for the whole array."""
-    r_free = _r_free(shape)
+    facts = _facts(shape)
+    r_free = facts.r_free
     back = None  # where each given point's value sits among the distinct points' (None: all distinct)
     if groups is None and r_free and len(u) > 1:  # the distinct (u, v), bit for bit (0.0 and -0.0 apart), in the order they first occur
         bits = np.stack([u, v], axis=1).view(np.int64)
@@ -208,7 +303,7 @@ def _segment_log(shape: SparseVector, n_b: int, n_a: int, u: np.ndarray, v: np.n
             rank[order] = np.arange(len(order))
             pick, back = first[order], rank[inverse.reshape(-1)]
             u, v, r = u[pick], v[pick], r[pick]
-    key = (integrand_key(shape), n_b, n_a, u.tobytes(), v.tobytes(), None if r_free else r.tobytes(), groups)
+    key = (facts.token, n_b, n_a, u.tobytes(), v.tobytes(), None if r_free else r.tobytes(), groups)
     with _MEMO_LOCK:
         out = _MEMO.get(key)
         if out is not None:
@@ -221,6 +316,24 @@ def _segment_log(shape: SparseVector, n_b: int, n_a: int, u: np.ndarray, v: np.n
             while len(_MEMO) > MEMO_SIZE:
                 _MEMO.popitem(last=False)
     return out.copy() if back is None else out[back]
+
+
+def _tails_and_rate(shape: SparseVector, n_b: int, n_a: int) -> tuple[float, float, float]:
+    """How far the integration runs beyond the outermost kinks (left, right) and the decay rate that sets the
+    sub-panels (module docstring; `_segment_points`)."""
+    zn, xn = shape.threshold_noise, shape.query_noise
+    bz = float(zn.scale)
+    # beyond the outermost kink the integrand decays at least at the threshold's rate plus the query
+    # factors' (B's on the left, A's on the right, Laplace/exponential); 40 e-folds are cut
+    xs = float(xn.scale) if not xn.is_none else math.inf
+    piece = zn.law.piecewise and xn.law.piecewise
+    left_rate = 1 / bz + (n_b / xs if piece else 0.0)
+    right_rate = 1 / bz + (n_a / xs if piece and shape.release_rule.above_term is not None else 0.0)
+    scale_tail = GAUSSIAN_TAIL_SCALES * bz if not zn.law.piecewise else None
+    rate = 1 / bz + (n_b + n_a) / (xs if math.isfinite(xs) else bz)
+    if not piece:
+        rate *= GAUSSIAN_RATE_FACTOR
+    return scale_tail or TAIL_EFOLDS / left_rate, scale_tail or TAIL_EFOLDS / right_rate, rate
 
 
 def _segment_points(shape: SparseVector, n_b: int, n_a: int, u: np.ndarray, v: np.ndarray, r: np.ndarray,
@@ -257,27 +370,32 @@ def _segment_points(shape: SparseVector, n_b: int, n_a: int, u: np.ndarray, v: n
     if zn.is_none:
         z0 = np.zeros_like(u)
         return log_integrand(z0, u, v, r)
+    facts = _facts(shape)
+    tails = facts.cache.get((n_b, n_a))
+    if tails is None:
+        tails = facts.cache[(n_b, n_a)] = _tails_and_rate(shape, n_b, n_a)
+    left_tail, right_tail, rate = tails
+    laws = None
+    if USE_COMPILED and _LOADED:
+        if "laws" not in facts.cache:
+            facts.cache["laws"] = _compiled_laws(shape)
+        laws = facts.cache["laws"]
+    if laws is not None:  # the same values, bit for bit, in one compiled pass (`verify.family.structured_kernel`)
+        nodes, weights = gauss_legendre(GL_POINTS)
+        bounds = np.array(((0, len(u)),) if groups is None else groups, dtype=np.int64).reshape(-1, 2)
+        vals, ok = compiled_kernel().segment_values(
+            *(np.ascontiguousarray(a, dtype=np.float64) for a in (u, v, r)), bounds, n_b, n_a, *laws,
+            left_tail, right_tail, rate, PANEL_EFOLDS, MIN_PANELS, MAX_PANELS, nodes, weights)
+        if ok:
+            return vals
     cols = [np.zeros_like(u), u, v]
     if term is TermKind.DENSITY:
         cols.append(v - r)
     if rule.caps_threshold:
         cols.append(r)
     kinks = np.sort(np.stack(cols, axis=1), axis=1)
-    bz = float(zn.scale)
-    # beyond the outermost kink the integrand decays at least at the threshold's rate plus the query
-    # factors' (B's on the left, A's on the right, Laplace/exponential); 40 e-folds are cut
-    xs = float(xn.scale) if not xn.is_none else math.inf
-    piece = zn.law.piecewise and xn.law.piecewise
-    left_rate = 1 / bz + (n_b / xs if piece else 0.0)
-    right_rate = 1 / bz + (n_a / xs if piece and term is not None else 0.0)
-    scale_tail = GAUSSIAN_TAIL_SCALES * bz if not zn.law.piecewise else None
-    lo = kinks[:, :1] - (scale_tail or TAIL_EFOLDS / left_rate)
-    hi = kinks[:, -1:] + (scale_tail or TAIL_EFOLDS / right_rate)
-    edges = np.concatenate([lo, kinks, hi], axis=1)
+    edges = np.concatenate([kinks[:, :1] - left_tail, kinks, kinks[:, -1:] + right_tail], axis=1)
     widths = np.diff(edges, axis=1)
-    rate = 1 / bz + (n_b + n_a) / (xs if math.isfinite(xs) else bz)
-    if not (zn.law.piecewise and xn.law.piecewise):
-        rate *= GAUSSIAN_RATE_FACTOR
     subs = np.empty(len(u), dtype=int)
     for a, b in ((0, len(u)),) if groups is None else groups:
         subs[a:b] = int(np.clip(math.ceil(rate * float(np.max(widths[a:b])) / PANEL_EFOLDS), MIN_PANELS, MAX_PANELS))

@@ -39,7 +39,7 @@ from verify.discrete.search import check_search_for
 from verify.exact import fmt, positive, to_fraction
 from verify.family.literature import LYU_CLAIMS, PUBLISHED_MACHINE, published_for
 from verify.family.presets import preset
-from verify.family.structured import integrand_key
+from verify.family.structured import integrand_key, load_compiled
 from verify.family.worstcase import FamilyWorstCase, family_worst_case
 from verify.integer_rules import is_discrete
 from verify.notebook import family_row_markdown
@@ -160,17 +160,17 @@ class FamilyRow:
 
 
 #: CPU seconds of each row at 10 queries (the discrete rows at their own 5 or 2), run one after another in
-#: one process in `bundles` order, the later rows of a bundle warm (measured 2026-12-07 at load 12, least of
-#: two runs; Mechanism Two's certificate cold): only the order in which `TableRun` hands the tasks out
-#: (longest first; a task costs the sum of its rows).  It never changes a row.
+#: one process in `bundles` order, the later rows of a bundle warm, the compiled evaluator loaded first (as
+#: `TableRun` does before it forks; measured 2026-12-07 at load 10, least of two processes): only the order in
+#: which `TableRun` hands the tasks out (longest first; a task costs the sum of its rows).  It never changes a row.
 ROW_COST: dict[tuple[str, int | None], float] = {
-    ("seed-m2", 1): 1.3, ("gap-svt", 1): 0.71, ("numeric-svt", 2): 0.66, ("lyu-4", 2): 0.43, ("lyu-4", 1): 0.42,
-    ("lyu-2", 2): 0.42, ("lyu-1", 2): 0.38, ("lyu-6", None): 0.32, ("seed-m1", 1): 0.31, ("dwork-roth", 1): 0.31,
-    ("lyu-5", None): 0.31, ("lyu-3", 1): 0.3, ("lyu-3", 2): 0.26, ("lyu-1", 1): 0.12, ("lyu-2", 1): 0.12,
-    ("gaussian-svt", 1): 0.03,
+    ("gap-svt", 1): 0.52, ("numeric-svt", 2): 0.42, ("lyu-4", 1): 0.31, ("lyu-2", 2): 0.3, ("lyu-4", 2): 0.29,
+    ("seed-m2", 1): 0.26, ("lyu-3", 1): 0.24, ("lyu-1", 2): 0.24, ("seed-m1", 1): 0.23, ("dwork-roth", 1): 0.21,
+    ("lyu-6", None): 0.19, ("lyu-5", None): 0.15, ("lyu-3", 2): 0.15, ("lyu-1", 1): 0.13, ("lyu-2", 1): 0.12,
+    ("gaussian-svt", 1): 0.05,
     # the family command's discrete rows (`verify.discrete.table.ROWS`; sampcert-above-threshold: ge and gt)
-    ("dlap-lyu-1", 2): 0.27, ("dlap-seed-m1", 1): 0.26, ("sampcert-above-threshold", 1): 0.21,
-    ("dgauss-above-threshold", 1): 0.1,
+    ("dlap-lyu-1", 2): 0.28, ("dlap-seed-m1", 1): 0.23, ("sampcert-above-threshold", 1): 0.21,
+    ("dgauss-above-threshold", 1): 0.08,
 }
 #: The presets ``--rows`` may name beyond `ROWS`, each with its default cutoff: the discrete ones (`verify.family.presets`).
 EXTRA_ROWS: tuple[tuple[str, int | None], ...] = (("sampcert-above-threshold", 1), ("dlap-seed-m1", 1), ("dlap-lyu-1", 2),
@@ -242,6 +242,8 @@ class TableRun:
         n = min(worker_count(workers), len(order))
         self._pool = None
         self._results: Iterator[list[tuple[int, FamilyRow]]] | None = None
+        if any(not is_discrete(task.mechanism()) for task in tasks):
+            load_compiled()  # the compiled evaluator, once here, not once per worker (they fork from this process)
         if n > 1:
             with sigint_deferred():  # Ctrl-C during the forks is delivered after them (see sigint_deferred)
                 self._pool = multiprocessing.get_context().Pool(n, initializer=ignore_sigint)

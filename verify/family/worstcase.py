@@ -188,11 +188,13 @@ GAUSSIAN_DIGITS = 20
 DEFAULT_STARTS = 4
 
 
+def _digits(shape: SparseVector, p: _Point, digits: int | None) -> int:  # ``digits``, else 50 (Gaussian quadrature: 20)
+    gauss = not (shape.threshold_noise.law.piecewise and shape.query_noise.law.piecewise) and len(p.lay.string(shape)) > 1
+    return digits if digits is not None else GAUSSIAN_DIGITS if gauss else VIOLATION_DIGITS
+
+
 def _witness(shape: SparseVector, p: _Point, unit: Fraction, digits: int | None = None) -> FamilyWitness:
-    if digits is None:
-        gauss = not (shape.threshold_noise.law.piecewise and shape.query_noise.law.piecewise) and len(p.lay.string(shape)) > 1
-        digits = GAUSSIAN_DIGITS if gauss else VIOLATION_DIGITS
-    return confirm(shape, *p.pair(shape, unit), digits)
+    return confirm(shape, *p.pair(shape, unit), _digits(shape, p, digits))
 
 
 def family_worst_case(mech: Any, max_queries: int = 10, monotone: bool = False, starts: int = DEFAULT_STARTS,
@@ -371,16 +373,16 @@ def guard(res: FamilyWorstCase, w: FamilyWitness, what: str) -> None:
 
 
 def _guard_all(res: FamilyWorstCase, best_of: dict[Layout, _Point], unit: Fraction) -> None:
-    """The guard on every witness ``res`` carries, and on the best point of every layout whose float64
-    search value comes within 1e-6 (relative) of the bound (confirmed first: floats are not facts)."""
+    """The guard on every witness ``res`` carries, and on the best point of every layout whose float64 search value comes
+    within 1e-6 (relative) of the bound (confirmed first: floats are not facts; not twice: a pair guarded as a witness)."""
     guard(res, res.witness, "witness")
     for out, w in res.rows.items():
         guard(res, w, f"best {out} point")
-    if res.upper_bound is not None:
-        near = float(res.upper_bound.value) * (1 - 1e-6)
-        for lay, p in best_of.items():
-            if p.value > near and lay.string(res.shape) not in res.rows:
-                guard(res, _witness(res.shape, p, unit), f"best {lay.string(res.shape)} point")
+    done = {(w.queries, w.neighbour, w.outcome, w.released, w.digits) for w in (res.witness, *res.rows.values())}
+    near = math.inf if res.upper_bound is None else float(res.upper_bound.value) * (1 - 1e-6)
+    for lay, p in best_of.items():
+        if p.value > near and lay.string(res.shape) not in res.rows and (*p.pair(res.shape, unit), _digits(res.shape, p, None)) not in done:
+            guard(res, _witness(res.shape, p, unit), f"best {lay.string(res.shape)} point")
 
 
 def _decide(shape, monotone, max_queries, witness, by_k, notes) -> FamilyWorstCase:
