@@ -136,10 +136,40 @@ NORMAL_FORMS: tuple[Callable[[sp.Expr], sp.Expr], ...] = (
 )
 
 
+#: Values tried for a symbol in `nonzero_at_a_point`, first admissible one taken (ε: e^{-ε/3} = 1/2).
+WITNESS_VALUES: dict[sp.Symbol, sp.Expr] = {EPSILON: 3 * sp.log(2), DELTA: sp.Integer(1)}
+
+
+def _admissible(sym: sp.Symbol, value: sp.Expr) -> bool:
+    """``value`` has every property the assumptions of ``sym`` state (positive, integer, ...)."""
+    return all(getattr(value, f"is_{fact}") is holds for fact, holds in sym.assumptions0.items())
+
+
+def nonzero_at_a_point(expr: sp.Expr) -> bool:
+    """True if ``expr`` is a non-zero rational number, exactly, at one point its symbols' assumptions admit:
+    ε = 3 ln 2 (so e^{-ε/3} = 1/2), Δ = 1, any other symbol 2 or 1 (integer n = 2, positive s = 2, ...).
+    Then ``expr`` is not identically 0 and no normal form can show it is; sympy's exact arithmetic only
+    (an exponential that does not reduce to a rational leaves the value irrational: no conclusion, False)."""
+    point = {}
+    for sym in expr.free_symbols:
+        candidates = [WITNESS_VALUES[sym]] if sym in WITNESS_VALUES else [sp.Integer(2), sp.Integer(1)]
+        value = next((v for v in candidates if _admissible(sym, v)), None)
+        if value is None:
+            return False
+        point[sym] = value
+    try:
+        value = expr.subs(point)
+    except Exception:  # noqa: BLE001 - no value at the point: no conclusion
+        return False
+    return bool(value.is_Rational) and value != 0
+
+
 def is_zero(expr: sp.Expr) -> bool:
     """True only if sympy shows ``expr == 0`` (the `NORMAL_FORMS` tried in turn, cheapest first).
 
-    A normal form that raises is simply not a proof; if every one raises, sympy
+    When the first (sympy.cancel) does not give 0 and ``expr`` is a non-zero rational at an admissible point
+    (`nonzero_at_a_point`), it is not identically 0: False at once, without the slower forms (which could
+    not give 0 either).  A normal form that raises is simply not a proof; if every one raises, sympy
     itself failed and `EngineFailure` is raised."""
     errors = []
     for f in NORMAL_FORMS:
@@ -148,6 +178,9 @@ def is_zero(expr: sp.Expr) -> bool:
                 return True
         except Exception as exc:  # noqa: BLE001 - a failed normal form is simply not a proof
             errors.append(f"{type(exc).__name__}: {exc}")
+            continue
+        if f is cancel_form and nonzero_at_a_point(expr):
+            return False
     if len(errors) == len(NORMAL_FORMS):
         raise EngineFailure(f"sympy engine: every normal form failed ({'; '.join(errors)})")
     return False

@@ -4,7 +4,9 @@
 rational function of its generators; p = 0 is a proof), then the forms is_zero used alone before
 (sympy.simplify, expand/powsimp, simplify of the exp rewrite).  Here: on the claims' own expressions, cancel
 proves what sympy.simplify proves and, on the expressions that are not 0, gives no proof either (the reference is
-sympy.simplify, never a value copied from the new path).
+sympy.simplify, never a value copied from the new path).  When cancel does not give 0, an expression that is a
+non-zero rational at an admissible point (`proofs.symbolic.nonzero_at_a_point`, exact: ε = 3 ln 2, Δ = 1) is not
+0, and is_zero says so without the slower forms.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ def _non_identities():
 def test_cancel_proves_the_claims_identities_as_simplify_does(name: str, expr: sp.Expr) -> None:
     assert sp.simplify(expr) == 0, name
     assert Y.NORMAL_FORMS[0](expr) == 0, name
+    assert not Y.nonzero_at_a_point(expr), name
     assert Y.is_zero(expr)
 
 
@@ -52,7 +55,30 @@ def test_cancel_proves_the_claims_identities_as_simplify_does(name: str, expr: s
 def test_no_normal_form_proves_a_false_identity(name: str, expr: sp.Expr) -> None:
     assert sp.simplify(expr) != 0, name
     assert Y.NORMAL_FORMS[0](expr) != 0, name
+    assert Y.nonzero_at_a_point(expr), name
     assert not Y.is_zero(expr)
+
+
+def test_the_witness_point_respects_the_assumptions() -> None:
+    """ε = 3 ln 2 and Δ = 1 make e^{-ε/3} rational; an integer symbol gets an integer, a negative one no value of
+    the list (no conclusion); an expression irrational at the point gives no conclusion."""
+    n = sp.Symbol("n", integer=True, nonnegative=True)
+    assert Y.nonzero_at_a_point(sp.exp(-EPSILON * n / 3) - sp.Rational(1, 3))  # 1/4 - 1/3 at n = 2
+    assert not Y.nonzero_at_a_point(sp.exp(-EPSILON * n / 3) - sp.Rational(1, 4))  # 0 at the point: no conclusion
+    assert not Y.nonzero_at_a_point(sp.Symbol("m", negative=True) + 1)
+    assert not Y.nonzero_at_a_point(sp.exp(EPSILON / 5) - 1)  # 2^(3/5) - 1: not rational
+    assert Y.nonzero_at_a_point(sp.exp(EPSILON) - 1)  # 7
+
+
+def test_a_false_identity_never_reaches_simplify(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The seed's displayed Pr[A(D) = ⊤^2⊥] against the exact one: cancel does not give 0 and the witness point
+    shows it is not 0, so sympy.simplify (seconds on such expressions) is not asked."""
+    expr = M1.example_probabilities(2)[0] - M1.seed_example_D(2)
+    calls = []
+    real = sp.simplify
+    monkeypatch.setattr(sp, "simplify", lambda e, **kw: calls.append(e) or real(e, **kw))
+    assert not Y.is_zero(expr)
+    assert calls == []
 
 
 def test_cancel_is_tried_first(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -62,5 +88,5 @@ def test_cancel_is_tried_first(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sp, "simplify", lambda e, **kw: calls.append(e) or real(e, **kw))
     assert Y.is_zero(M1.product_formula(1, M1.N) - M1.corrected_example_D(M1.N))
     assert calls == []
-    assert not Y.is_zero(M1.product_formula(1, M1.N) - M1.seed_example_D(M1.N))
-    assert calls  # not 0 by cancel: the slower forms are asked
+    assert not Y.is_zero(sp.exp(EPSILON / 5) - 1 + sp.exp(-EPSILON) * 0)
+    assert calls  # not 0 by cancel and no witness (2^(3/5) - 1): the slower forms are asked
