@@ -108,6 +108,26 @@ def _mp_log_ratio(mech: SparseVector, q: tuple, qn: tuple, output: Any) -> mpmat
 
 
 @cache
+def theorem_ratios(family: str, n_random: int, kmax: int) -> tuple[tuple[Fraction, int, np.ndarray, np.ndarray, np.ndarray], ...]:
+    """(ε, k, Q, Q', float64 log ratios of every output s_1..s_k, ⊤^k) for each block of `theorem_sweep`'s rows,
+    drawn in its order from one generator (`SEED`).  Both sweeps of a family (outputs s_i, ``"halt"``, and ⊤^k,
+    ``"none"``) read these same rows and ratios, so they are computed once per process."""
+    from verify.ratio import fast_log_ratios
+
+    rng = np.random.default_rng(SEED)
+    blocks = []
+    for eps in EPSILONS:
+        mech = mechanism(family, eps)
+        for k in range(1, kmax + 1):
+            Q, Qn = _theorem_rows(eps, k, rng, n_random)
+            lr = fast_log_ratios(mech, Q, Qn)
+            for a in (Q, Qn, lr):
+                a.setflags(write=False)  # shared by both sweeps
+            blocks.append((eps, k, Q, Qn, lr))
+    return tuple(blocks)
+
+
+@cache
 def theorem_sweep(family: str, which: str = "halt", n_random: int = 1500, kmax: int = 4) -> SweepResult:
     """Sweep |ln Pr[A(D)=s]/Pr[A(D')=s]| over neighbouring query vectors.
 
@@ -116,29 +136,22 @@ def theorem_sweep(family: str, which: str = "halt", n_random: int = 1500, kmax: 
     (60%) or uniform in [-Δ, Δ], every ±Δ shift pattern on the grid
     {-2b, 0, 2b}^k (k <= 3), and the tightness family (seeded, `SEED`).
     """
-    from verify.ratio import fast_log_ratios
-
-    rng = np.random.default_rng(SEED)
     total = 0
     best = None  # (margin float, eps, q, qn, col, k)
     candidates = []
-    for eps in EPSILONS:
-        mech = mechanism(family, eps)
-        for k in range(1, kmax + 1):
-            Q, Qn = _theorem_rows(eps, k, rng, n_random)
-            lr = fast_log_ratios(mech, Q, Qn)
-            cols = list(range(k)) if which == "halt" else [k]
-            sub = lr[:, cols]
-            margin = float(eps) - np.abs(sub)
-            s = screen(margin, float(eps))
-            total += s.points
-            m = np.where(np.isnan(margin), -np.inf, margin)
-            r, c = np.unravel_index(s.worst, margin.shape)
-            if best is None or s.worst_margin < best[0]:
-                best = (s.worst_margin, eps, Q[r], Qn[r], cols[c], k)
-            for flat in s.candidates:
-                rr, cc = np.unravel_index(int(flat), margin.shape)
-                candidates.append((float(m[rr, cc]), eps, Q[rr], Qn[rr], cols[cc], k))
+    for eps, k, Q, Qn, lr in theorem_ratios(family, n_random, kmax):
+        cols = list(range(k)) if which == "halt" else [k]
+        sub = lr[:, cols]
+        margin = float(eps) - np.abs(sub)
+        s = screen(margin, float(eps))
+        total += s.points
+        m = np.where(np.isnan(margin), -np.inf, margin)
+        r, c = np.unravel_index(s.worst, margin.shape)
+        if best is None or s.worst_margin < best[0]:
+            best = (s.worst_margin, eps, Q[r], Qn[r], cols[c], k)
+        for flat in s.candidates:
+            rr, cc = np.unravel_index(int(flat), margin.shape)
+            candidates.append((float(m[rr, cc]), eps, Q[rr], Qn[rr], cols[cc], k))
     candidates.sort(key=lambda c: c[0])
 
     def confirm(cand: tuple) -> tuple[SweepPoint, mpmath.mpf, Fraction]:
@@ -310,6 +323,7 @@ def pointwise_sweep(
 
 def clear_caches() -> None:
     theorem_sweep.cache_clear()
+    theorem_ratios.cache_clear()
     conditional_sweep.cache_clear()
 
 
