@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from verify.mechanism import AboveThreshold
 from verify.noise import Noise
+from verify.precision import FAST_TOLERANCE
 from verify.probabilities import (
     DELTA,
     EPSILON,
@@ -328,6 +329,39 @@ def test_extended_precision_resolves_most_ill_conditioned_rows():
         with mpmath.workdps(30):
             for lf, e in zip(logf[row], exact):
                 assert abs(lf - float(mpmath.log(e))) <= 1e-10
+
+
+def _far_sign_rows(k: int) -> np.ndarray:
+    """The utility notebook's rows: k queries at ±32 scales of t (the utility bound at β = 0.1), one sign flipped
+    per row: the closed form's alternating sums lose about 9 digits here (estimate 5e-9 in float64, 2e-12 in long
+    double at k = 20)."""
+    a = 6 * math.log((k + 1) / 0.1) * (1 + 1e-9)
+    rows = np.repeat(np.array([1.0] * (k - 1) + [-1.0])[None, :], k, axis=0)
+    rows[np.arange(k), np.arange(k)] *= -1
+    return rows * a
+
+
+@pytest.mark.parametrize("family", ["laplace", "exponential"])
+def test_rows_the_closed_form_cannot_resolve_go_to_the_halting_path_before_mpmath(family):
+    """Rule (`closed_form_log_distribution`): a row still above the tolerance after long double is computed by
+    the Gauss–Legendre halting path (no cancellation), and only a row whose halting estimate is above the
+    tolerance too goes to the mpmath closed form.  Every value within 1e-12 of the 30-digit mpmath value."""
+    from verify.doors.fast import closed_form_log_distribution
+    from verify.engine.fast_closed_form import FastIntegrator
+    from verify.engine.fast_halting import halting_distribution
+
+    m = mech(family, family)
+    q = _far_sign_rows(20)[:3]
+    assert (FastIntegrator(m).events(q).error_estimate > FAST_TOLERANCE).any(axis=1).all()
+    logf, by_mpmath = closed_form_log_distribution(m, q)
+    assert by_mpmath == 0
+    for row in range(len(q)):
+        exact = mp_distribution(m, [Fraction(float(x)) for x in q[row]], digits=30)
+        with mpmath.workdps(30):
+            assert max(abs(lf - float(mpmath.log(e))) for lf, e in zip(logf[row], exact)) <= 1e-12
+    # the edge: a tolerance below the halting path's own estimate leaves every row to mpmath
+    below = float(np.min(np.max(halting_distribution(m, q).error_estimate, axis=1))) / 2
+    assert closed_form_log_distribution(m, q, tolerance=below)[1] == len(q)
 
 
 @pytest.mark.parametrize("zf,xf", [("laplace", "laplace"), ("exponential", "exponential"), ("laplace", "none"), ("none", "exponential")])

@@ -4,7 +4,7 @@ Contract (one shape): both calls return a `FastLogs`, the log values (natural lo
 -inf where the probability is 0) with the outcomes in column order, the engine's name, the
 tolerance and the number of rows recomputed.  **Every value's estimated relative error is at most
 ``tolerance``** (default `verify.precision.FAST_TOLERANCE`, 1e-12): a value whose engine estimate
-is above it is recomputed (long double where the engine has it, then the exact door,
+is above it is recomputed (long double where the engine has it, the halting path for the seed's shape, then the exact door,
 `verify.doors.exact`, at 20 digits); so |log p̂ − log p| ≲ tolerance plus the rounding of the log itself
 (2^-53·|log p|).
 
@@ -99,9 +99,12 @@ def closed_form_log_distribution(mech: SparseVector, q: np.ndarray, tolerance: f
     """log Pr of B^{i-1}A (i = 1..k) and B^k for each row of ``q`` (n, k), and the rows recomputed.
 
     Rows whose float64 error estimate exceeds ``tolerance`` are re-evaluated in extended precision
-    (np.longdouble, where it is wider than float64), and those still above it by the mpmath closed
-    form.  With ``cutoff`` (n,), the conditional form z > cutoff - t is used (one query).  Above
-    `SEED_FAST_MAX_K` queries, the halting path (`halting_log_distribution`)."""
+    (np.longdouble, where it is wider than float64), then (no ``cutoff``, where its precondition holds)
+    by the Gauss–Legendre halting path, which has no cancellation (`verify.engine.fast_halting`: the
+    closed form's alternating sums lose digits when a query sits far from the others, e.g. 20 queries at
+    ±32 scales), and those still above it by the mpmath closed form; the count returned is of the rows
+    the mpmath closed form computed.  With ``cutoff`` (n,), the conditional form z > cutoff - t is used
+    (one query).  Above `SEED_FAST_MAX_K` queries, the halting path (`halting_log_distribution`)."""
     if cutoff is None and q.shape[1] > SEED_FAST_MAX_K and not mech.threshold_noise.is_none and halting_refusal(mech) is None:
         return halting_log_distribution(mech, q, tolerance)
     res = FastIntegrator(mech).events(q, cutoff)
@@ -112,6 +115,11 @@ def closed_form_log_distribution(mech: SparseVector, q: np.ndarray, tolerance: f
         ext = FastIntegrator(mech, np.longdouble).events(q[bad], None if cutoff is None else np.asarray(cutoff)[bad])
         ok = ~(ext.error_estimate > tolerance).any(axis=1)
         logp[bad[ok]] = ext.log_probability[ok]
+        bad = bad[~ok]
+    if len(bad) and cutoff is None and not mech.threshold_noise.is_none and halting_refusal(mech) is None:
+        halt = halting_distribution(mech, q[bad])
+        ok = ~(halt.error_estimate > tolerance).any(axis=1)
+        logp[bad[ok]] = halt.log_value[ok]
         bad = bad[~ok]
     digits = _mp_digits(tolerance)
     for row in bad:
