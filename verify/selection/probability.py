@@ -17,7 +17,7 @@ else the degree is raised, else a recomputation at 10 more digits must agree, el
 The product Π F(z − s_j) is evaluated once per distinct score, raised to its multiplicity (tied scores), and for a
 piecewise exponential family (Laplace, exponential) with one exponential per node: e^{−(z − s_j)/b} = w·c_j,
 w = e^{−z/b}, c_j = e^{s_j/b} (`NoiseFamily.mp_cdf_u`), as `verify.oracles.seed` does for the Sparse Vector
-Technique; the same factors, k exponentials fewer per node.
+Technique; the same factors, k exponentials fewer per node.  For Gumbel noise the product is exp(−w·Σ_j c_j).
 """
 
 from __future__ import annotations
@@ -99,6 +99,8 @@ def _cdf_product(law: Any, scores: Sequence[Any], b: Any) -> Callable[[Any], Any
     """z ↦ Π_j F(z − s_j) over the multiset ``scores``: one factor per distinct score raised to its multiplicity,
     and for a piecewise exponential family each factor from u = w·c_j (module docstring); 0 as soon as a factor is."""
     groups = sorted(Counter(scores).items(), reverse=True)  # highest score first: the first to give F = 0
+    if isinstance(law, Gumbel):
+        return _gumbel_product(groups, 1 / b)
     if not law.piecewise:
         def product(z: Any) -> Any:
             v = mpmath.mpf(1)
@@ -124,6 +126,16 @@ def _cdf_product(law: Any, scores: Sequence[Any], b: Any) -> Callable[[Any], Any
             v *= f if m == 1 else f ** m
         return v
     return product_u
+
+
+def _gumbel_product(groups: Sequence[tuple[Any, int]], rate: Any) -> Callable[[Any], Any]:
+    """Π_j F(z − s_j) for Gumbel noise, F(y) = exp(−e^{−y/b}): exp(−e^{−z/b}·T), T = Σ_j m_j·e^{s_j/b} over the distinct
+    scores s_j with multiplicities m_j (two exponentials per node; every term of T is positive)."""
+    total = mpmath.fsum(m * mpmath.exp(sj * rate) for sj, m in groups)
+
+    def product(z: Any) -> Any:
+        return mpmath.exp(-mpmath.exp(-z * rate) * total)
+    return product
 
 
 def _laplace_product(groups: Sequence[tuple[Any, int]], rate: Any) -> Callable[[Any], Any]:
