@@ -34,6 +34,7 @@ import mpmath
 from verify.engine.relative_quad import relative_piece
 from verify.errors import InputError
 from verify.exact import to_fraction
+from verify.noise.exponential import Exponential
 from verify.noise.gumbel import Gumbel
 from verify.noise.laplace import Laplace
 from verify.precision import MPMATH_LOCK, check_digits
@@ -114,6 +115,8 @@ def _cdf_product(law: Any, scores: Sequence[Any], b: Any) -> Callable[[Any], Any
     rate = 1 / b
     if isinstance(law, Laplace):
         return _laplace_product(groups[::-1], rate)
+    if isinstance(law, Exponential):
+        return _exponential_product(groups, rate)
     terms = [(sj, mpmath.exp(sj * rate), m) for sj, m in groups]
 
     def product_u(z: Any) -> Any:
@@ -135,6 +138,25 @@ def _gumbel_product(groups: Sequence[tuple[Any, int]], rate: Any) -> Callable[[A
 
     def product(z: Any) -> Any:
         return mpmath.exp(-mpmath.exp(-z * rate) * total)
+    return product
+
+
+def _exponential_product(groups: Sequence[tuple[Any, int]], rate: Any) -> Callable[[Any], Any]:
+    """Π_j F(z − s_j) for exponential noise, ``groups`` the distinct scores descending with their multiplicities: 0 at or
+    below the highest score, else Π (1 − w·c_j)^{m_j}, w = e^{−z/b}, c_j = e^{s_j/b} (u = w·c_j < 1; for u >= ½ the
+    subtraction 1 − u is exact, Sterbenz's lemma, so no digit is lost near a kink beyond u's own rounding)."""
+    top = groups[0][0] if groups else None
+    terms = [(mpmath.exp(sj * rate), m) for sj, m in groups]
+
+    def product(z: Any) -> Any:
+        if top is not None and z <= top:
+            return mpmath.mpf(0)
+        w = mpmath.exp(-z * rate)
+        v = mpmath.mpf(1)
+        for c, m in terms:
+            f = 1 - w * c
+            v *= f if m == 1 else f ** m
+        return v
     return product
 
 
