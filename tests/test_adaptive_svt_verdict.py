@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from fractions import Fraction
 
 import mpmath
@@ -15,6 +13,7 @@ from verify.adaptive.model import below, top
 from verify.adaptive.presets import adaptive_preset
 from verify.adaptive.probability import mp_log_ratio
 from verify.adaptive.verdict import adaptive_verdict, growth_loss
+from verify.cli.main import main
 from verify.exact import exceeds
 from verify.verdicts import MechanismVerdict
 
@@ -65,24 +64,32 @@ def test_papers_program_is_private_and_the_search_stays_below_the_bound():
     assert res.loss <= 1 and res.loss > mpmath.mpf("0.5")  # a real pair, and below the proven bound
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "verify", *args], capture_output=True, text=True, timeout=600)
+def _cli(capsys, *args: str) -> tuple[int, str, str]:
+    """``svt-verify ARGS`` through `main` in this process (the exit code and the one-line refusals are `main`'s; an
+    uncaught exception, which a process would print as a traceback, fails the test): (exit code, stdout, stderr)."""
+    capsys.readouterr()
+    try:
+        code = main(list(args))
+    except SystemExit as exc:  # argparse's own refusals
+        code = exc.code
+    out = capsys.readouterr()
+    return code, out.out, out.err
 
 
-def test_worst_case_front_door_prints_the_verdict_as_json():
-    out = _cli("worst-case", "--variant", "checkdp-bad-adaptive-svt", "--max-queries", "3", "--json")
-    assert out.returncode == 0, out.stderr
-    j = json.loads(out.stdout)
+def test_worst_case_front_door_prints_the_verdict_as_json(capsys):
+    code, stdout, stderr = _cli(capsys, "worst-case", "--variant", "checkdp-bad-adaptive-svt", "--max-queries", "3", "--json")
+    assert code == 0, stderr
+    j = json.loads(stdout)
     assert j["verdict"] == "not_private" and j["witness"]["log_ratio_digits"] == 50
 
 
-def test_worst_case_refuses_the_flags_a_preset_fixes():
-    out = _cli("worst-case", "--variant", "checkdp-adaptive-svt", "--query-scale", "3")
-    assert out.returncode == 2 and "fixes its noises" in out.stderr and "Traceback" not in out.stderr
-    out = _cli("worst-case", "--variant", "checkdp-adaptive-svt", "--max-queries", "9")
-    assert out.returncode == 2 and "at most 6" in out.stderr
-    out = _cli("worst-case", "--variant", "checkdp-adaptive-svt", "--progress", "always")
-    assert out.returncode == 2 and "no progress bar" in out.stderr
+def test_worst_case_refuses_the_flags_a_preset_fixes(capsys):
+    code, _, err = _cli(capsys, "worst-case", "--variant", "checkdp-adaptive-svt", "--query-scale", "3")
+    assert code == 2 and "fixes its noises" in err and "Traceback" not in err
+    code, _, err = _cli(capsys, "worst-case", "--variant", "checkdp-adaptive-svt", "--max-queries", "9")
+    assert code == 2 and "at most 6" in err
+    code, _, err = _cli(capsys, "worst-case", "--variant", "checkdp-adaptive-svt", "--progress", "always")
+    assert code == 2 and "no progress bar" in err
 
 
 def test_a_short_search_still_finds_the_growth_witness():

@@ -32,8 +32,11 @@ class AdaptiveSamples:
 
     def sequences(self) -> list[str]:
         """Each run's branch sequence as a string over B (below), M (middle), T (top)."""
-        letters = np.array(["B", "M", "T"])
-        return ["".join(letters[row[row >= 0]]) for row in self.branches]
+        letters = "BMT"
+        # one string per distinct row (a handful of branch sequences among many runs), then looked up per run
+        rows, which = np.unique(self.branches, axis=0, return_inverse=True)
+        names = ["".join(letters[c] for c in row if c >= 0) for row in rows]
+        return [names[w] for w in np.ravel(which)]
 
 
 def sample(mech: AdaptiveSVT, queries: Sequence[object], runs: int, rng: np.random.Generator) -> AdaptiveSamples:

@@ -13,10 +13,17 @@ digits plus guard digits, with mpmath's tanh-sinh quadrature split at every kink
 (the points s_j, and s_i − g for the gap) and started at the support's lower end (max s for
 exponential noise); the quadrature's own error estimate must be below 10^-(digits+1) of the value,
 else the degree is raised, else a recomputation at 10 more digits must agree, else `ArithmeticError`.  Closed forms (`closed_forms`) check these.
+
+The product Π F(z − s_j) is evaluated once per distinct score, raised to its multiplicity (tied scores), and for a
+piecewise exponential family (Laplace, exponential) with one exponential per node: e^{−(z − s_j)/b} = w·c_j,
+w = e^{−z/b}, c_j = e^{s_j/b} (`NoiseFamily.mp_cdf_u`), as `verify.oracles.seed` does for the Sparse Vector
+Technique; the same factors, k exponentials fewer per node.  For Gumbel noise the product is exp(−w·Σ_j c_j).
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -27,7 +34,9 @@ import mpmath
 from verify.engine.relative_quad import relative_piece
 from verify.errors import InputError
 from verify.exact import to_fraction
+from verify.noise.exponential import Exponential
 from verify.noise.gumbel import Gumbel
+from verify.noise.laplace import Laplace
 from verify.precision import MPMATH_LOCK, check_digits
 from verify.selection.discrete import mp_discrete_index_probabilities
 from verify.selection.model import ReportNoisyMax, SelectionOutput, TieRule
@@ -87,6 +96,99 @@ def _quad(f: Callable[[Any], Any], points: Sequence[Any], dps: int, width: Any) 
     return total
 
 
+def _cdf_product(law: Any, scores: Sequence[Any], b: Any) -> Callable[[Any], Any]:
+    """z ↦ Π_j F(z − s_j) over the multiset ``scores``: one factor per distinct score raised to its multiplicity,
+    and for a piecewise exponential family each factor from u = w·c_j (module docstring); 0 as soon as a factor is."""
+    groups = sorted(Counter(scores).items(), reverse=True)  # highest score first: the first to give F = 0
+    if isinstance(law, Gumbel):
+        return _gumbel_product(groups, 1 / b)
+    if not law.piecewise:
+        def product(z: Any) -> Any:
+            v = mpmath.mpf(1)
+            for sj, m in groups:
+                f = law.mp_cdf(z - sj, b)
+                if f == 0:
+                    return f
+                v *= f if m == 1 else f ** m
+            return v
+        return product
+    rate = 1 / b
+    if isinstance(law, Laplace):
+        return _laplace_product(groups[::-1], rate)
+    if isinstance(law, Exponential):
+        return _exponential_product(groups, rate)
+    terms = [(sj, mpmath.exp(sj * rate), m) for sj, m in groups]
+
+    def product_u(z: Any) -> Any:
+        w = mpmath.exp(-z * rate)
+        v = mpmath.mpf(1)
+        for sj, cj, m in terms:
+            f = law.mp_cdf_u(z - sj, w * cj)
+            if f == 0:
+                return f
+            v *= f if m == 1 else f ** m
+        return v
+    return product_u
+
+
+def _gumbel_product(groups: Sequence[tuple[Any, int]], rate: Any) -> Callable[[Any], Any]:
+    """Π_j F(z − s_j) for Gumbel noise, F(y) = exp(−e^{−y/b}): exp(−e^{−z/b}·T), T = Σ_j m_j·e^{s_j/b} over the distinct
+    scores s_j with multiplicities m_j (two exponentials per node; every term of T is positive)."""
+    total = mpmath.fsum(m * mpmath.exp(sj * rate) for sj, m in groups)
+
+    def product(z: Any) -> Any:
+        return mpmath.exp(-mpmath.exp(-z * rate) * total)
+    return product
+
+
+def _exponential_product(groups: Sequence[tuple[Any, int]], rate: Any) -> Callable[[Any], Any]:
+    """Π_j F(z − s_j) for exponential noise, ``groups`` the distinct scores descending with their multiplicities: 0 at or
+    below the highest score, else Π (1 − w·c_j)^{m_j}, w = e^{−z/b}, c_j = e^{s_j/b} (u = w·c_j < 1; for u >= ½ the
+    subtraction 1 − u is exact, Sterbenz's lemma, so no digit is lost near a kink beyond u's own rounding)."""
+    top = groups[0][0] if groups else None
+    terms = [(mpmath.exp(sj * rate), m) for sj, m in groups]
+
+    def product(z: Any) -> Any:
+        if top is not None and z <= top:
+            return mpmath.mpf(0)
+        w = mpmath.exp(-z * rate)
+        v = mpmath.mpf(1)
+        for c, m in terms:
+            f = 1 - w * c
+            v *= f if m == 1 else f ** m
+        return v
+    return product
+
+
+def _laplace_product(groups: Sequence[tuple[Any, int]], rate: Any) -> Callable[[Any], Any]:
+    """Π_j F(z − s_j) for Laplace noise, ``groups`` the distinct scores ascending with their multiplicities: the
+    scores above z give Π (½e^{(z − s_j)/b})^{m_j} = 2^{−M}·e^{(M·z − S)/b} (M = Σ m_j, S = Σ m_j·s_j over them: one
+    exponential), the scores at or below z give Π (1 − w·c_j/2)^{m_j}, w = e^{−z/b}, c_j = e^{s_j/b}; each factor is in
+    [½, 1] (no cancellation)."""
+    ends = [sj for sj, _ in groups]
+    halves = [mpmath.exp(sj * rate) / 2 for sj, _ in groups]
+    mult = [m for _, m in groups]
+    above = []  # for p = 0..n: (M, S·rate, 2^{−M}) over groups[p:]
+    big_m, big_s = 0, mpmath.mpf(0)
+    for sj, m in reversed(groups):
+        above.append((big_m, big_s * rate, mpmath.mpf(2) ** -big_m))
+        big_m, big_s = big_m + m, big_s + m * sj
+    above.append((big_m, big_s * rate, mpmath.mpf(2) ** -big_m))
+    above.reverse()
+
+    def product(z: Any) -> Any:
+        p = bisect_right(ends, z)  # groups[:p] at or below z
+        m_up, s_up, two = above[p]
+        v = two * mpmath.exp(m_up * z * rate - s_up) if m_up else mpmath.mpf(1)
+        if p:
+            w = mpmath.exp(-z * rate)
+            for h, m in zip(halves[:p], mult[:p]):
+                f = 1 - w * h
+                v *= f if m == 1 else f ** m
+        return v
+    return product
+
+
 def _floor(mech: ReportNoisyMax, s: Sequence[Any], dps: int) -> Any:
     """The lower end of the integration: max s for a one-sided family (every F(z − s_j) is 0 below it),
     −inf for Laplace; for Gumbel noise the integrand is exp(−e^{−z/b}·T)·(a single exponential) with
@@ -130,12 +232,11 @@ def mp_index_probabilities(mech: ReportNoisyMax, queries: Sequence[object], digi
         s = [_mpf(x) for x in mech.effective_scores(qs)]
         out = []
         for i in which:
-            def f(z: Any, i: int = i) -> Any:
+            rest = _cdf_product(law, s[:i] + s[i + 1:], b)
+
+            def f(z: Any, i: int = i, rest: Callable[[Any], Any] = rest) -> Any:
                 v = law.mp_pdf(z - s[i], b)
-                for j, sj in enumerate(s):
-                    if j != i and v != 0:
-                        v *= law.mp_cdf(z - sj, b)
-                return v
+                return v * rest(z) if v != 0 else v
             out.append(_quad(f, _kinks(mech, s, dps), dps, 4 * b))
         return out
 
@@ -178,12 +279,11 @@ def mp_gap_density(mech: ReportNoisyMax, queries: Sequence[object], index: int, 
             if j == i:
                 continue
 
-            def f(r: Any, j: int = j) -> Any:
+            rest = _cdf_product(law, [x for m, x in enumerate(s) if m not in (i, j)], b)
+
+            def f(r: Any, j: int = j, rest: Callable[[Any], Any] = rest) -> Any:
                 v = law.mp_pdf(r - s[j], b) * law.mp_pdf(r + gm - s[i], b)
-                for m, sm in enumerate(s):
-                    if m not in (i, j) and v != 0:
-                        v *= law.mp_cdf(r - sm, b)
-                return v
+                return v * rest(r) if v != 0 else v
             others = [x for m, x in enumerate(s) if m != i]
             lo = max(max(others), s[i] - gm) if not law.two_sided else _floor(mech, [*others, s[i] - gm], dps)
             pts = [lo, *[x for x in (*others, s[i] - gm) if x > lo], mpmath.inf]
