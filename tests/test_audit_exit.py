@@ -2,8 +2,10 @@
 
 Every case with an implementation that can misbehave runs the command as a real process (``python -m verify``)
 with a timeout: exit status, stdout and stderr are process matters.  The limits refused up front, before any
-implementation runs, go through `verify.cli.main.main` in this process (`cli_here`: the same exit status,
-stdout and stderr; an unexpected exception fails the test), which spares a Python start-up each.  The hostile implementations are written to ``tmp_path`` and named by
+implementation runs, and the spec's parameters (parsing and calling, not the process) go through
+`verify.cli.main.main` in this process (`cli_here`: the same exit status, stdout and stderr; an unexpected
+exception fails the test; a spec's implementation still runs in the audit's own children), which spares a
+Python start-up each.  The hostile implementations are written to ``tmp_path`` and named by
 file path or, from that folder as the current directory, by module name (the current folder is importable).
 """
 
@@ -126,11 +128,13 @@ def test_prints_do_not_corrupt_json(tmp_path):
 
 
 def test_parameters_in_the_spec_are_passed(tmp_path):
+    # about parsing the spec and calling with its parameters, not about the process: in this process (the
+    # implementation still runs in the audit's own children)
     path = module(tmp_path, "def g(queries, rng, cutoff=1, scale=1.0):\n"
                             "    assert cutoff == 2 and scale == 8.0\n    return lyu1(queries, rng)\n")
-    res = cli("--implementation", f"{path}:g?cutoff=2&scale=8", *CLAIM, *QUICK, "--workers", "1")
-    assert res.returncode == 0, res.stderr
-    res = cli("--implementation", f"{path}:g?cutoff=3&scale=8", *CLAIM, *QUICK, "--workers", "1")
+    res = cli_here("--implementation", f"{path}:g?cutoff=2&scale=8", *CLAIM, *QUICK, "--workers", "1")
+    assert res.returncode == 0 and "verdict: matches" in res.stdout, res.stderr
+    res = cli_here("--implementation", f"{path}:g?cutoff=3&scale=8", *CLAIM, *QUICK, "--workers", "1")
     one_line_failure(res, "AssertionError")
 
 

@@ -12,7 +12,7 @@ import pytest
 from verify.audit import audit, from_batch
 from verify.audit.core import _stages
 from verify.audit.pairs import Pair, PairKind
-from verify.audit.shaped_examples import lyu1_batch
+from verify.audit.shaped_examples import letters, lyu1_batch
 from verify.family.presets import preset
 from verify.verdicts import AuditVerdict
 
@@ -26,7 +26,7 @@ def _lyu1_wide_threshold(queries, rng, n):
     above = q[None, :] + rng.laplace(0.0, 8.0, (n, len(q))) >= rng.laplace(0.0, 2.6, n)[:, None]
     halted = np.cumsum(above, axis=1) >= 2
     length = np.where(halted.any(axis=1), halted.argmax(axis=1) + 1, len(q))
-    return ["".join(r)[:m] for r, m in zip(np.where(above, "A", "B").tolist(), length.tolist())]
+    return letters(above, length)
 
 
 wide_threshold = from_batch(_lyu1_wide_threshold)

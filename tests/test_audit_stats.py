@@ -9,12 +9,13 @@ import pytest
 from scipy import integrate, stats
 
 from verify.audit.adapters import from_stream, from_vector, load, normalize
+from verify.audit.discrete_laws import prefix_products
 from verify.audit.fit import candidates
-from verify.audit.gof import g_test, pooled_cells
+from verify.audit.gof import chi2_sf, g_test, pooled_cells
 from verify.audit.laws import Candidate, Law, _density, grid_letter_laws, letter_laws, release_cells, release_edges, reused_cdf
 from verify.audit.loss import clopper_pearson, empirical_loss, log_ratio_interval
 from verify.audit.pairs import PairKind, select_pairs
-from verify.audit.power import detectable_tv, noncentrality, samples_for_tv
+from verify.audit.power import chi2_isf, detectable_tv, noncentrality, samples_for_tv
 from verify.errors import InputError
 from verify.family.fast_api import fast_log_probability
 from verify.family.presets import preset
@@ -45,6 +46,25 @@ def test_power_rule_holds_by_simulation():
     rejections = sum(g_test(dict(zip("abcd", rng.multinomial(n, q).tolist())), law).p_value < alpha for _ in range(400))
     # χ² = δ²(1/0.4 + 1/0.3) > 4δ²: the power exceeds 0.9; 400 trials: 0.9 - 3 sd = 0.855
     assert rejections / 400 >= 0.855
+
+
+def test_distributions_are_scipy_stats():
+    """The audit calls scipy.special, not scipy.stats (start-up time): the same floats as scipy.stats' χ² tail and
+    quantile and beta quantiles; λ* (through 1 - ncx2 CDF) equal to the root of scipy.stats' ncx2.sf to 1e-10."""
+    from scipy import optimize
+
+    for df in (1, 2, 3, 7, 20, 63):
+        for x in (-1e-12, 0.0, 1e-3, 0.5, 3.0, 11.0, 40.0, 150.0, math.inf):
+            assert chi2_sf(x, df) == stats.chi2.sf(x, df)
+        for alpha in (0.3, 0.05, 1e-3, 1e-5, 3e-7):
+            assert chi2_isf(alpha, df) == stats.chi2.isf(alpha, df)
+            crit = stats.chi2.isf(alpha, df)
+            ref = optimize.brentq(lambda lam, c=crit, d=df: stats.ncx2.sf(c, d, lam) - 0.9, 1e-9, 1e4, xtol=1e-12, rtol=1e-14)
+            assert noncentrality(df, alpha) == pytest.approx(ref, rel=1e-10)
+    for k, n in ((1, 10), (3, 50), (17, 1339), (600, 1339), (1338, 1339), (5, 450_000)):
+        lo, hi = clopper_pearson(k, n, 0.95)
+        half = (1 - 0.95) / 2
+        assert (lo, hi) == (stats.beta.ppf(half, k, n - k + 1), stats.beta.isf(half, k + 1, n - k))
 
 
 def test_power_rejects_bad_arguments():
@@ -146,6 +166,37 @@ def test_grid_letter_laws_against_the_fast_path(name):
         assert set(g) == set(f)
         for s in f:
             assert g[s] == pytest.approx(f[s], rel=5e-4, abs=1e-12)
+
+
+@pytest.mark.parametrize("resample", [False, True])
+def test_prefix_products_are_the_letter_by_letter_products(resample):
+    """Sharing the running product of a common prefix gives the very floats of the product letter by letter, in
+    the outputs' depth-first order and in any other order."""
+    rng = np.random.default_rng(3)
+    mech = preset("lyu-2", cutoff=3)
+    for k in (1, 3, 8):
+        below, w = rng.random((k, 301)), rng.random(301)
+        above = 1.0 - below
+        ref = {}
+        for s in mech.outputs(k):
+            prob, seg = 1.0, np.ones(301)
+            for i, ch in enumerate(s):
+                seg = seg * (above[i] if ch == "A" else below[i])
+                if ch == "A" and resample:
+                    prob *= float(np.dot(w, seg))
+                    seg = np.ones(301)
+            ref[s] = prob * float(np.dot(w, seg)) if not (resample and s.endswith("A")) else prob
+        assert prefix_products(mech.outputs(k), below, above, w, resample) == ref
+        shuffled = [mech.outputs(k)[j] for j in rng.permutation(len(ref))]
+        assert prefix_products(shuffled, below, above, w, resample) == ref
+
+
+def test_grid_laws_are_remembered_as_copies():
+    cand, rows = Candidate("c", preset("lyu-1", cutoff=2)), [(0.0, 1.0, -1.0)]
+    first = grid_letter_laws(cand, rows)
+    first[0]["AA"] = -1.0  # a caller's change does not reach the remembered law
+    again = grid_letter_laws(cand, rows)
+    assert again[0]["AA"] > 0 and again[0] == grid_letter_laws(Candidate("other label", cand.mech), rows)[0]
 
 
 @pytest.mark.parametrize("name,tol", [("lyu-3", 1e-12), ("numeric-svt", 1e-12), ("gap-svt", 1e-4)])

@@ -40,6 +40,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 from mpmath import mp
@@ -61,12 +62,14 @@ from verify.errors import InputError
 from verify.exact import fmt
 from verify.family.presets import NAMES, PRESETS, preset
 from verify.family.probability import mp_probability
-from verify.family.worstcase import FamilyWorstCase, family_worst_case
 from verify.mechanism import SparseVector, ThresholdPolicy
 from verify.noise import NoiseSpec
 from verify.precision import MPMATH_LOCK
 from verify.release import RELEASE_RULES
 from verify.verdicts import MechanismVerdict
+
+if TYPE_CHECKING:
+    from verify.family.worstcase import FamilyWorstCase
 
 #: Candidates re-ranked on every observation (the sensitive rows' 8 queries are costly) after a first
 #: ranking on the general and release pairs.
@@ -231,6 +234,8 @@ def outside_family_verdict(cand: Candidate) -> Privacy:
 def privacy_search(mech: SparseVector) -> FamilyWorstCase:
     """The search and verdict of ``svt-verify worst-case`` at its defaults (`family_worst_case`, up to 10
     queries), not the audit's shorter search for its worst pair (`verify.audit.pairs.worst_case`)."""
+    from verify.family.worstcase import family_worst_case  # lazy: start-up time (~0.4 s); only a fit needs it
+
     return family_worst_case(mech, tightness_study=False)
 
 

@@ -38,7 +38,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from verify.audit.discrete_laws import engine_laws, rounded_laws, window_laws
+from verify.audit.discrete_laws import engine_laws, prefix_products, rounded_laws, window_laws
 from verify.family.fast_api import fast_log_distribution
 from verify.mechanism import Release, SparseVector, ThresholdPolicy
 from verify.noise import Laplace
@@ -200,35 +200,37 @@ def grid_letter_laws(cand: Candidate, rows: Sequence[Sequence[float]]) -> list[d
     if cand.law in (Law.REUSED, Law.FRESH, Law.ROUNDED):
         return letter_laws(cand, rows)  # exact already
     if cand.mech.is_discrete:  # a sum over the integers, no quadrature: one vectorised window per row
-        return window_laws(letters_only(cand.mech), rows)
-    mech = cand.mech
+        mech = letters_only(cand.mech)
+        return [dict(_window_row(mech, tuple(float(x) for x in r))) for r in rows]
+    return [dict(_grid_row(cand.mech, tuple(float(x) for x in r))) for r in rows]
+
+
+@lru_cache(maxsize=8192)
+def _window_row(mech: SparseVector, row: tuple[float, ...]) -> dict[str, float]:
+    """`window_laws` at one row, remembered: the fit and the sensitive rows ask for the same rows again (callers copy)."""
+    return window_laws(mech, [row])[0]
+
+
+@lru_cache(maxsize=8192)
+def _grid_row(mech: SparseVector, row: tuple[float, ...]) -> dict[str, float]:
+    """`grid_letter_laws` of a family member at one row (its docstring), remembered per (mechanism, row): the
+    sensitive rows' choice (`verify.audit.sensitive`) and the fit (`verify.audit.fit`) ask for the same laws
+    again within an audit and across audits of one claim (callers copy the dict)."""
     t = float(mech.threshold)
     zn, xn = mech.threshold_noise, mech.query_noise
     resample = mech.threshold_policy is ThresholdPolicy.RESAMPLE
-    out = []
-    for row in rows:
-        q = np.asarray(row, dtype=float)
-        if zn.is_none:
-            z, w = np.zeros(1), np.ones(1)
-        else:
-            z = _grid(0.0, list(q - t) + [0.0], float(zn.scale), FIT_GRID_POINTS)
-            if not zn.law.two_sided:
-                z = z[z >= 0]  # the density jumps at 0: integrate over its support only
-            h = np.diff(z)
-            w = np.concatenate([[h[0] / 2], (h[:-1] + h[1:]) / 2, [h[-1] / 2]]) * zn.pdf(z)
-            w = w / w.sum()  # Z's mass is 1 (its tails beyond the window are below e^-40): the rule's own error cancels
-        below = xn.cdf_below(t + z[None, :] - q[:, None]) if not xn.is_none else (t + z[None, :] - q[:, None] > 0).astype(float)
-        law = {}
-        for s in mech.outputs(len(q)):
-            prob, seg = 1.0, np.ones_like(z)
-            for i, ch in enumerate(s):
-                seg = seg * (1.0 - below[i] if ch == "A" else below[i])
-                if ch == "A" and resample:
-                    prob *= float(np.dot(w, seg))
-                    seg = np.ones_like(z)
-            law[s] = prob * float(np.dot(w, seg)) if not (resample and s.endswith("A")) else prob
-        out.append(law)
-    return out
+    q = np.asarray(row, dtype=float)
+    if zn.is_none:
+        z, w = np.zeros(1), np.ones(1)
+    else:
+        z = _grid(0.0, list(q - t) + [0.0], float(zn.scale), FIT_GRID_POINTS)
+        if not zn.law.two_sided:
+            z = z[z >= 0]  # the density jumps at 0: integrate over its support only
+        h = np.diff(z)
+        w = np.concatenate([[h[0] / 2], (h[:-1] + h[1:]) / 2, [h[-1] / 2]]) * zn.pdf(z)
+        w = w / w.sum()  # Z's mass is 1 (its tails beyond the window are below e^-40): the rule's own error cancels
+    below = xn.cdf_below(t + z[None, :] - q[:, None]) if not xn.is_none else (t + z[None, :] - q[:, None] > 0).astype(float)
+    return prefix_products(mech.outputs(len(q)), below, 1.0 - below, w, resample)
 
 
 def letter_law(cand: Candidate, queries: Sequence[float]) -> dict[str, float]:

@@ -14,6 +14,8 @@ The outcome chosen at a pair is the one with the largest exact loss among the
 outcomes whose expected count is at least `MIN_EXPECTED_FOR_LOSS` on both sides
 (a loss at an outcome seen a handful of times cannot be estimated); if none
 qualifies, the outcome with the largest exact loss is reported with its counts.
+The quantiles are ``scipy.special.betaincinv`` / ``betainccinv`` (the same floats as ``scipy.stats.beta.ppf`` /
+``isf``, without importing ``scipy.stats``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from scipy import stats
+from scipy import special
 
 
 def exact_loss(law: Mapping[str, float], nlaw: Mapping[str, float]) -> float:
@@ -52,8 +54,8 @@ def clopper_pearson(k: int, n: int, confidence: float) -> tuple[float, float]:
     if not 0 <= k <= n or n < 1:
         raise ValueError(f"clopper_pearson: need 0 <= k <= n, n >= 1 (k = {k}, n = {n})")
     a = 1 - confidence
-    lo = 0.0 if k == 0 else float(stats.beta.ppf(a / 2, k, n - k + 1))
-    hi = 1.0 if k == n else float(stats.beta.isf(a / 2, k + 1, n - k))
+    lo = 0.0 if k == 0 else float(special.betaincinv(k, n - k + 1, a / 2))  # Beta(k, n-k+1).ppf(a/2)
+    hi = 1.0 if k == n else float(special.betainccinv(k + 1, n - k, a / 2))  # Beta(k+1, n-k).isf(a/2)
     return lo, hi
 
 

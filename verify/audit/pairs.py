@@ -26,11 +26,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from verify.family.worstcase import FamilyWorstCase, family_worst_case
 from verify.mechanism import SparseVector
+
+if TYPE_CHECKING:
+    from verify.family.worstcase import FamilyWorstCase
 
 #: Longest query vector of the worst-case search run for the audit.
 WORST_MAX_QUERIES = 4
@@ -68,6 +71,8 @@ class Pair:
 @lru_cache(maxsize=64)
 def worst_case(mech: SparseVector) -> FamilyWorstCase:
     """The search's result for ``mech`` (cached: audits of one claim share it)."""
+    from verify.family.worstcase import family_worst_case  # lazy: start-up time (~0.4 s); only the worst pair needs it
+
     return family_worst_case(mech, max_queries=WORST_MAX_QUERIES, tightness_study=False)
 
 

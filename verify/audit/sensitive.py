@@ -32,10 +32,10 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from scipy import stats
+from scipy import special
 
 from verify.audit.laws import Candidate, Law, grid_letter_laws, letters_only, reuse_supported
-from verify.audit.power import noncentrality
+from verify.audit.power import chi2_isf, noncentrality
 from verify.comparison import Comparison
 from verify.mechanism import SparseVector, ThresholdPolicy
 from verify.noise import NoiseSpec
@@ -137,7 +137,7 @@ def runs_needed(chi2: float, outside: float, df: int, level: float, test_power: 
 
 def predicted_power(chi2: float, outside: float, df: int, level: float, n: int) -> float:
     """The verdict's asymptotic power at ``n`` runs: the test's (G-test, or an impossible outcome seen), squared."""
-    miss = math.exp(-n * outside) * stats.ncx2.cdf(stats.chi2.isf(level, df), df, n * chi2) if chi2 > 0 else math.exp(-n * outside)
+    miss = math.exp(-n * outside) * special.chndtr(chi2_isf(level, df), df, n * chi2) if chi2 > 0 else math.exp(-n * outside)
     return (1.0 - miss) ** 2
 
 

@@ -6,7 +6,7 @@
   value for above;
 * `lyu1_sentinels`: lyu-1 (c = 2: Z ~ Lap(2), X_i ~ Lap(8)) returning a vector of length k:
   1.0 above, 0.0 below, -1.0 after it halted;
-* `lyu1_batch`: lyu-1 (c = 2) as a vectorised batch sampler ``fn(queries, rng, n)``.
+* `lyu1_batch`: lyu-1 (c = 2) as a vectorised batch sampler ``fn(queries, rng, n)`` (its strings built by `letters`).
 """
 
 from __future__ import annotations
@@ -59,9 +59,17 @@ def _lyu1_many(queries, rng, n):
     ups = np.cumsum(above, axis=1)
     halted = ups >= 2
     length = np.where(halted.any(axis=1), halted.argmax(axis=1) + 1, len(q))
-    text = np.where(above, "A", "B")
-    rows = ["".join(r) for r in text.tolist()]
-    return [r[:m] for r, m in zip(rows, length.tolist())]
+    return letters(above, length)
+
+
+def letters(above: np.ndarray, length: np.ndarray) -> list[str]:
+    """The outcome strings of a batch: row r is A/B by ``above[r]`` (n, k), cut after ``length[r]`` >= 1 letters.
+    Built as bytes (NUL after the cut: numpy's fixed-width bytes drop trailing NULs), then decoded, without a
+    Python loop over the runs."""
+    k = above.shape[1]
+    codes = np.where(above, np.uint8(ord("A")), np.uint8(ord("B")))
+    codes[np.arange(k)[None, :] >= np.asarray(length)[:, None]] = 0
+    return np.ascontiguousarray(codes).view(f"S{k}").ravel().astype(f"U{k}").tolist()
 
 
 #: lyu-1 (c = 2) as a batch sampler.
