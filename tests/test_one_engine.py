@@ -63,12 +63,10 @@ DECLARED_DESCRIPTIONS = {
     ("verify/oracles/family.py", "_segment"):
         "the verdicts' independent re-check of every witness (plain mpmath quadrature, its own panels and rule): "
         "it must not share the code it checks",
-    ("verify/audit/laws.py", "grid_letter_laws"):
-        "the audit's trapezoidal estimate of a candidate's letter law, only to rank candidate laws (about 1e-4); "
-        "no probability the project reports comes from it",
-    ("verify/audit/discrete_laws.py", "_window_laws"):
-        "the audit's vectorised window sum of a discrete candidate's letter law (float64, not log space), only to "
-        "rank candidate laws; the claimed law and every reported probability come from the engine (engine_laws)",
+    ("verify/audit/discrete_laws.py", "prefix_products"):
+        "the audit's float64 letter laws of a candidate (the trapezoidal grid of `verify.audit.laws.grid_letter_laws`, "
+        "about 1e-4, and the vectorised window sum of a discrete candidate, `_window_laws`), only to rank candidate "
+        "laws; the claimed law and every reported probability come from the engine (engine_laws)",
 }
 DESCRIPTION = "verify/engine/integrand.py"
 #: what a description is made of: the release rule's factor attributes and the resampling policy
@@ -105,15 +103,16 @@ def _letter_test(node: ast.AST) -> bool:
 
 
 def description_builders(source: str) -> list[tuple[int, str]]:
-    """(line, name) of every function that compares letters with A and reads an `INGREDIENTS` name or
-    compares with "resample": a (re)built description of an outcome."""
+    """(line, name) of every function that compares letters with A and reads an `INGREDIENTS` name,
+    compares with "resample" or is handed the resampling policy (a parameter named ``resample``): a
+    (re)built description of an outcome."""
     out = []
     for node in ast.walk(ast.parse(source)):
         if not isinstance(node, ast.FunctionDef):
             continue
         inner = list(ast.walk(node))
         reads = any(isinstance(n, ast.Attribute) and n.attr in INGREDIENTS or isinstance(n, ast.Constant) and n.value == "resample"
-                    for n in inner)
+                    for n in inner) or any(a.arg == "resample" for a in node.args.args + node.args.kwonlyargs)
         if reads and any(_letter_test(n) for n in inner):
             out.append((node.lineno, node.name))
     return out
@@ -196,6 +195,9 @@ def test_negative_control_a_rebuilt_description_is_found(tmp_path):
     # reading the rule without the letters (or the letters without the rule) is no description
     assert description_builders("def f(rule):\n    return rule.above_term\n") == []
     assert description_builders("def f(s):\n    return s.count('A') if s[0] == 'A' else 0\n") == []
+    # handed the resampling policy as a flag and walking the letters: a description
+    handed = "def f(s, w, resample):\n    return [c for c in s if c == 'A' and resample]\n"
+    assert description_builders(handed) == [(1, "f")]
 
 
 @pytest.fixture
