@@ -105,7 +105,8 @@ def closed_form_log_distribution(mech: SparseVector, q: np.ndarray, tolerance: f
     ±32 scales), and those still above it by the mpmath closed form; the count returned is of the rows
     the mpmath closed form computed.  With ``cutoff`` (n,), the conditional form z > cutoff - t is used
     (one query).  Above `SEED_FAST_MAX_K` queries, the halting path (`halting_log_distribution`)."""
-    if cutoff is None and q.shape[1] > SEED_FAST_MAX_K and not mech.threshold_noise.is_none and halting_refusal(mech) is None:
+    halting = cutoff is None and not mech.threshold_noise.is_none and halting_refusal(mech) is None
+    if halting and q.shape[1] > SEED_FAST_MAX_K:
         return halting_log_distribution(mech, q, tolerance)
     res = FastIntegrator(mech).events(q, cutoff)
     logp = res.log_probability.copy()
@@ -116,7 +117,7 @@ def closed_form_log_distribution(mech: SparseVector, q: np.ndarray, tolerance: f
         ok = ~(ext.error_estimate > tolerance).any(axis=1)
         logp[bad[ok]] = ext.log_probability[ok]
         bad = bad[~ok]
-    if len(bad) and cutoff is None and not mech.threshold_noise.is_none and halting_refusal(mech) is None:
+    if len(bad) and halting:
         halt = halting_distribution(mech, q[bad])
         ok = ~(halt.error_estimate > tolerance).any(axis=1)
         logp[bad[ok]] = halt.log_value[ok]

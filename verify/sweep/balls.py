@@ -72,15 +72,10 @@ def _integrals(mech: SparseVector, requests: Sequence[tuple[Sequence[Fraction], 
         integ = build(mech, queries, outcome)
         if len(integ.pieces) == 1 and not integ.constants and integ.pieces[0].cap is None:
             groups.setdefault(frozenset(integ.pieces[0].kinks), []).append((i, integ.pieces[0]))
-    with MPMATH_LOCK:  # flint's precision is global to the process, as mpmath's is
-        old = flint.ctx.prec
-        flint.ctx.prec = bits
-        try:
-            for members in groups.values():
-                for (i, _), r in zip(members, form.integrals([p for _, p in members], floor)):
-                    results[i] = None if r.zero else r.value
-        finally:
-            flint.ctx.prec = old
+    with MPMATH_LOCK, flint.ctx.workprec(bits):  # flint's precision is global to the process, as mpmath's is
+        for members in groups.values():
+            for (i, _), r in zip(members, form.integrals([p for _, p in members], floor)):
+                results[i] = None if r.zero else r.value
     return results
 
 
@@ -90,13 +85,8 @@ def _form(mech: SparseVector, bits: int) -> ClosedForm:
     precision; the caller sets flint's precision to ``bits`` around every use); refuses what the mpmath
     closed form refuses (`verify.probabilities.require_closed_form`)."""
     require_closed_form(mech)
-    with MPMATH_LOCK:
-        old = flint.ctx.prec
-        flint.ctx.prec = bits
-        try:
-            return ClosedForm.of(mech, ArbBackend())
-        finally:
-            flint.ctx.prec = old
+    with MPMATH_LOCK, flint.ctx.workprec(bits):
+        return ClosedForm.of(mech, ArbBackend())
 
 
 #: Output balls remembered in this process, by (mech, numerators, column, den, digits); emptied when full.
@@ -148,13 +138,8 @@ def log_ratio_ball(p: Any | None, pn: Any | None, digits: int) -> Any | None:
     """log p - log pn as a ball (None unless both balls are certainly positive)."""
     if p is None or pn is None or not (p > 0 and pn > 0):
         return None
-    with MPMATH_LOCK:
-        old = flint.ctx.prec
-        flint.ctx.prec = ball_bits(digits)
-        try:
-            return p.log() - pn.log()
-        finally:
-            flint.ctx.prec = old
+    with MPMATH_LOCK, flint.ctx.workprec(ball_bits(digits)):
+        return p.log() - pn.log()
 
 
 def _dyadic(man: int, exp: int) -> mpmath.mpf:
