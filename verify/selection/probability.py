@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -103,15 +103,7 @@ def _cdf_product(law: Any, scores: Sequence[Any], b: Any) -> Callable[[Any], Any
     if isinstance(law, Gumbel):
         return _gumbel_product(groups, 1 / b)
     if not law.piecewise:
-        def product(z: Any) -> Any:
-            v = mpmath.mpf(1)
-            for sj, m in groups:
-                f = law.mp_cdf(z - sj, b)
-                if f == 0:
-                    return f
-                v *= f if m == 1 else f ** m
-            return v
-        return product
+        return lambda z: _powers_product((law.mp_cdf(z - sj, b), m) for sj, m in groups)
     rate = 1 / b
     if isinstance(law, Laplace):
         return _laplace_product(groups[::-1], rate)
@@ -121,14 +113,19 @@ def _cdf_product(law: Any, scores: Sequence[Any], b: Any) -> Callable[[Any], Any
 
     def product_u(z: Any) -> Any:
         w = mpmath.exp(-z * rate)
-        v = mpmath.mpf(1)
-        for sj, cj, m in terms:
-            f = law.mp_cdf_u(z - sj, w * cj)
-            if f == 0:
-                return f
-            v *= f if m == 1 else f ** m
-        return v
+        return _powers_product((law.mp_cdf_u(z - sj, w * cj), m) for sj, cj, m in terms)
     return product_u
+
+
+def _powers_product(factors: Iterable[tuple[Any, int]]) -> Any:
+    """Π f^m over (f, m), the factors drawn one at a time: the first f = 0 is returned as it is (no later factor
+    is computed)."""
+    v = mpmath.mpf(1)
+    for f, m in factors:
+        if f == 0:
+            return f
+        v *= f if m == 1 else f ** m
+    return v
 
 
 def _gumbel_product(groups: Sequence[tuple[Any, int]], rate: Any) -> Callable[[Any], Any]:
