@@ -1,8 +1,9 @@
 """Tests that would fail if a family verdict were unsound.
 
-* every `not_private` witness is recomputed by an independent exact path (the
-  family model's `verify.family.probability.mp_probability`, the family engine,
-  not the verdicts' own oracle) at 50 digits;
+* every `not_private` witness is recomputed by two exact paths at 50 digits: the family model's
+  `verify.family.probability.mp_probability` (the family engine in mpmath) and the verdicts' own oracle
+  (`verify.oracles.family`), which rebuilds the outcome independently of the engine whose arb balls
+  `verify.family.witness.confirm` tries first;
 * every `private` row is checked against a seeded sweep of random neighbour
   pairs and outputs: no sampled loss may exceed the proven bound (float64 fast
   path, tolerance 1e-9 nats; a violation is recomputed at 40 digits before failing);
@@ -55,12 +56,14 @@ def _mpf(x: Fraction) -> mpmath.mpf:
     return mpmath.mpf(x.numerator) / x.denominator
 
 
-def _independent_log_ratio(mech, w, digits=50):
-    """The witness's log ratio by the family engine (not the verdicts' oracle)."""
+def _independent_log_ratio(mech, w, digits=50, path=mp_probability):
+    """The witness's log ratio by ``path``: the family engine in mpmath, or the verdicts' oracle."""
     rel = list(w.released) or None
+    if path is output_probability:
+        rel = list(w.released)
     with mpmath.workdps(digits + 20):
-        p = mp_probability(mech, list(w.queries), w.outcome, rel, digits)
-        pn = mp_probability(mech, list(w.neighbour), w.outcome, rel, digits)
+        p = path(mech, list(w.queries), w.outcome, rel, digits)
+        pn = path(mech, list(w.neighbour), w.outcome, rel, digits)
         if p == 0 or pn == 0:
             return p, pn, None
         return p, pn, mpmath.log(p) - mpmath.log(pn)
@@ -76,14 +79,15 @@ def test_not_private_witness_rechecked_independently(name, cutoff):
     assert res.verdict is MechanismVerdict.NOT_PRIVATE
     assert res.tightness is Tightness.EXCEEDED
     w = res.witness
-    p, pn, lr = _independent_log_ratio(mech, w)
-    if lr is None:  # infinite loss: exactly one side is zero in the independent path too
-        assert (p == 0) != (pn == 0)
-        assert res.unbounded and mpmath.isinf(res.loss)
-        return
-    with mpmath.workdps(70):
-        assert abs(lr) > _mpf(E)
-        assert abs(abs(lr) - res.loss) < mpmath.mpf(10) ** -40
+    for path in (mp_probability, output_probability):
+        p, pn, lr = _independent_log_ratio(mech, w, path=path)
+        if lr is None:  # infinite loss: exactly one side is zero in the independent path too
+            assert (p == 0) != (pn == 0)
+            assert res.unbounded and mpmath.isinf(res.loss)
+            continue
+        with mpmath.workdps(70):
+            assert abs(lr) > _mpf(E)
+            assert abs(abs(lr) - res.loss) < mpmath.mpf(10) ** -40
 
 
 def test_lyu4_loss_is_the_change_of_variables_bound():

@@ -1,14 +1,34 @@
-"""A confirmed witness of privacy loss for an SVT variant: exact neighbours, output, and the loss at 50 digits."""
+"""A confirmed witness of privacy loss for an SVT variant: exact neighbours, output, and the loss at 50 digits.
+
+`confirm` computes both probabilities of a witness at ``digits`` digits.  For Laplace, exponential and no
+noise it first takes them as python-flint balls of the one closed form (`verify.engine.piecewise.ClosedForm`
+on `verify.engine.backends.ArbBackend`, as `verify.sweep.balls` does for the sweep): each ball contains the
+exact probability, so the ball L = log p - log p' contains the exact log ratio.  The balls are used only
+where they settle every number the witness prints (`_settled`): each radius at most 10^-(digits+15) of its
+midpoint, and every number within 10^-(digits+10) (relative) of each ball rounds alike to the printed digits
+(p and p' to ``digits``, L to ``digits``, |L| to 30, |L|/ε to 15); the stored values are the midpoints at
+``digits`` + 15 digits, as precise as the mpmath path's.  Otherwise (a ball too wide, a probability exactly 0,
+a rounding too close to call, Gaussian noise) the exact mpmath path decides as before (`verify.oracles.family`,
+the verdicts' own oracle: two precisions that must agree).  The balls change no printed number, only the
+time: ball arithmetic in C at one precision, no Fraction expansion in Python (measured: about 5x less CPU per
+witness on the family table's witnesses).
+"""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+import flint
 import mpmath
+from mpmath.libmp import from_man_exp
 
 from verify.discrete.probability import mp_probability as discrete_probability
+from verify.engine import integrand as integrand_mod
+from verify.engine.backends import ArbBackend
+from verify.engine.piecewise import ClosedForm
 from verify.exact import fmt
 from verify.mechanism import SparseVector
 from verify.oracles.family import output_probability
@@ -86,9 +106,81 @@ def confirm(shape: SparseVector, queries, neighbour, outcome: str, released=(), 
     if shape.is_discrete:
         p, pn = (discrete_probability(shape, list(x), outcome, digits=digits) for x in (q, qn))
         return FamilyWitness(q, qn, outcome, rel, p, pn, digits)
+    balls = _ball_probabilities(shape, q, qn, outcome, rel, digits)
+    if balls is not None:
+        return FamilyWitness(q, qn, outcome, rel, *balls, digits)
     p = output_probability(shape, q, outcome, rel, digits)
     pn = output_probability(shape, qn, outcome, rel, digits)
     return FamilyWitness(q, qn, outcome, rel, p, pn, digits)
+
+
+#: Digits of the balls beyond the ones printed: the 15 of the stored values, 25 that the closed form's
+#: cancellation may spend, and (`_ball_bits`) as many as the mpmath oracle budgets for |q - t| in noise scales.
+BALL_GUARD_DIGITS = 40
+
+
+def _ball_bits(shape: SparseVector, queries: tuple[Fraction, ...], released: tuple[Fraction, ...], digits: int) -> int:
+    """Working bits of the witness balls: ``digits`` + `BALL_GUARD_DIGITS` + the oracle's own estimate of the
+    digits cancelled by terms e^{|q - t|/b} (`verify.oracles.family.output_probability`: |q - t| / (2.3 b))."""
+    spread = max([abs(x - shape.threshold) for x in queries] + [abs(x) for x in released] + [Fraction(1)])
+    small = min((n.scale for n in (shape.threshold_noise, shape.query_noise) if not n.is_none), default=Fraction(1))
+    return math.ceil((digits + BALL_GUARD_DIGITS + len(queries) + float(spread / small) / 2.3) * math.log2(10))
+
+
+def _dyadic(man: int, exp: int) -> mpmath.mpf:
+    """man·2^exp as an mpf, exactly (no rounding)."""
+    return mpmath.mp.make_mpf(from_man_exp(man, exp))
+
+
+def _settled(ball: Any, shown: tuple[tuple[Any, int], ...], digits: int, absolute: bool = False) -> mpmath.mpf | None:
+    """The midpoint of ``ball`` (exact) if its radius is at most 10^-(digits+15)·m and, for every (f, n) of
+    ``shown``, f of both ends of the ball widened by 10^-(digits+10)·m prints alike at n digits (f monotone on
+    a ball of one sign, so every number between prints alike too); else None.  m = |midpoint| (a probability:
+    relative), or max(|midpoint|, 1) with ``absolute`` (a log ratio: the stored probabilities' rounding moves
+    it by an absolute amount).  Runs at the caller's precision (digits + 20 digits)."""
+    if not ball.is_finite():
+        return None
+    mid = _dyadic(*(int(x) for x in ball.mid().man_exp()))
+    rad = _dyadic(*(int(x) for x in ball.rad().man_exp()))
+    m = max(abs(mid), 1) if absolute else abs(mid)
+    if mid == 0 or rad > m * mpmath.mpf(10) ** -(digits + 15):
+        return None
+    wide = rad + m * mpmath.mpf(10) ** -(digits + 10)
+    lo, hi = mid - wide, mid + wide
+    if (lo > 0) != (hi > 0):
+        return None
+    for f, n in shown:
+        if mpmath.nstr(f(lo), n) != mpmath.nstr(f(hi), n):
+            return None
+    return mid
+
+
+def _ball_probabilities(shape: SparseVector, q: tuple[Fraction, ...], qn: tuple[Fraction, ...], outcome: str,
+                        released: tuple[Fraction, ...], digits: int) -> tuple[mpmath.mpf, mpmath.mpf] | None:
+    """Pr[A(D) = o] and Pr[A(D') = o] from arb balls of the closed form, at ``digits`` + 15 digits, when the balls
+    settle them and their log ratio (module docstring); None otherwise (the caller then takes the mpmath path)."""
+    if not (shape.threshold_noise.is_piecewise and shape.query_noise.is_piecewise):
+        return None  # Gaussian threshold or query noise: no closed form
+    bits = _ball_bits(shape, q + qn, released, digits)
+    with MPMATH_LOCK, flint.ctx.workprec(bits):  # flint's precision is global to the process, as mpmath's is
+        form = ClosedForm.of(shape, ArbBackend())
+        balls = []
+        for x in (q, qn):
+            value, pieces = form.evaluate(integrand_mod.build(shape, x, outcome, list(released) or None))
+            if any(piece.zero for piece in pieces) or not value > 0:
+                return None  # exactly 0 (or a ball reaching 0): the mpmath path decides
+            balls.append(value)
+        lr = balls[0].log() - balls[1].log()
+    eps = shape.epsilon
+    with MPMATH_LOCK, mpmath.workdps(digits + 20):
+        ident = (lambda x: x, digits)
+        p, pn = (_settled(b, (ident,), digits) for b in balls)
+        ok = p is not None and pn is not None and _settled(
+            lr, (ident, (abs, 30), (lambda x: abs(x) / (mpmath.mpf(eps.numerator) / eps.denominator), 15)), digits, absolute=True) is not None
+        if not ok:
+            return None
+    with MPMATH_LOCK, mpmath.workdps(digits + 15):
+        return +p, +pn
 
 
 def structured_pair(shape: SparseVector, outcome: str, point: tuple[float, float, float], shifts: tuple[float, float],
