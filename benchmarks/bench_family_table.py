@@ -21,6 +21,9 @@ With ``--against PATH`` (another checkout, e.g. main) only the whole command ``p
 (discrete rows included, ``--workers N`` if given) is timed, ``--reps`` times each, this checkout and PATH
 taking turns (each child's ``PYTHONPATH`` its checkout): CPU (child and workers, `os.wait4`) and wall, their
 medians and the ratio of the CPU medians, and whether both print the same rows (every field but the seconds).
+Both checkouts read their bytecode from one cache outside them (`PYCACHE`, ``PYTHONPYCACHEPREFIX``), written by an
+untimed first run of each: with ``PYTHONDONTWRITEBYTECODE`` set, a checkout without ``__pycache__`` recompiles its
+modules on every run (about 0.35 s of CPU of the command's 8-10 s, 2026-12-07), which one that has them does not pay.
 
 Run: python3 benchmarks/bench_family_table.py [--workers N] [--command] [--against PATH [--reps 3]]
 """
@@ -34,6 +37,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -98,21 +102,29 @@ def _timing_free(x):
     return [_timing_free(v) for v in x] if isinstance(x, list) else x
 
 
+#: The bytecode cache of `against`'s runs (both checkouts and the libraries; the paths inside it are the sources').
+PYCACHE = Path(tempfile.gettempdir()) / "svt-verify-bench-pycache"
+
+
 def against(other: Path, reps: int, workers: int | None) -> bool:
     """The whole command here and in ``other``, taking turns (module docstring); True if both print the same rows."""
     runs: dict[str, list[tuple[float, float]]] = {"this checkout": [], str(other): []}
     outs: dict[str, object] = {}
     extra = [] if workers is None else ["--workers", str(workers)]
-    for _ in range(reps):
+    for rep in range(-1, reps):  # rep -1: untimed, writes both checkouts' bytecode into PYCACHE
         for name, tree in (("this checkout", ROOT), (str(other), other)):
+            env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+            env.update(PYTHONPATH=str(tree), PYTHONPYCACHEPREFIX=str(PYCACHE))
             t0 = time.perf_counter()
             proc = subprocess.Popen([sys.executable, "-m", "verify", "family", "--json", *extra], cwd=tree,
-                                    env={**os.environ, "PYTHONPATH": str(tree)}, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                                    env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
             out = proc.stdout.read()
             _, status, usage = os.wait4(proc.pid, 0)
             wall = time.perf_counter() - t0
             if os.waitstatus_to_exitcode(status) != 0:
                 raise SystemExit(f"python3 -m verify family failed in {tree}")
+            if rep < 0:
+                continue
             runs[name].append((usage.ru_utime + usage.ru_stime, wall))
             outs[name] = _timing_free(json.loads(out))
             print(f"  {name}: {runs[name][-1][0]:6.2f} s CPU  {wall:6.2f} s wall  (load {os.getloadavg()[0]:.1f})", flush=True)
