@@ -1,6 +1,7 @@
 """Report Noisy Max verdicts through the library and `svt-verify worst-case --variant`."""
 
 import json
+from functools import cache
 
 import mpmath
 import pytest
@@ -10,6 +11,13 @@ from verify.selection.model import ReportNoisyMax
 from verify.selection.presets import selection_preset
 from verify.selection.verdict import selection_verdict
 from verify.verdicts import MechanismVerdict
+
+
+@cache
+def _verdict(mech: ReportNoisyMax, max_queries: int):
+    """`selection_verdict`, computed once per (mechanism, K) for the tests below (a deterministic search and
+    50-digit confirmation: the tests read the same verdict object)."""
+    return selection_verdict(mech, max_queries)
 
 
 def test_value_release_with_laplace_is_not_private_and_unbounded():
@@ -27,12 +35,12 @@ def test_value_release_with_exponential_noise_has_infinite_loss():
 
 def test_index_with_too_little_noise_is_refuted_by_a_witness():
     """Laplace at scale Δ/ε, any direction: the loss approaches 2Δ/b = 2ε; a witness above ε at 50 digits."""
-    r = selection_verdict(ReportNoisyMax(1, 1, "laplace", 1), 3)
+    r = _verdict(ReportNoisyMax(1, 1, "laplace", 1), 3)
     assert r.verdict is MechanismVerdict.NOT_PRIVATE and r.bound.value == 2 and 1 < r.loss <= 2
 
 
 def test_index_is_private_with_its_bound():
-    r = selection_verdict(selection_preset("statdp-noisy-max-v1a"), 3)
+    r = _verdict(selection_preset("statdp-noisy-max-v1a"), 3)
     assert r.verdict is MechanismVerdict.PRIVATE and r.bound.value == 1 and r.loss <= 1
 
 
@@ -77,12 +85,12 @@ def test_an_attained_bound_is_neither_a_witness_nor_a_broken_bound():
 def test_witness_loss_is_enclosed_in_arb_in_the_notes():
     """The index with Laplace noise at scale Δ/ε: the witness's loss (near 2ε) as an arb ball whose lower end
     exceeds ε; a private preset's witness ball lies below ε; the released value has no such note."""
-    r = selection_verdict(ReportNoisyMax(1, 1, "laplace", 1), 3)
+    r = _verdict(ReportNoisyMax(1, 1, "laplace", 1), 3)
     note = next(n for n in r.notes if "enclosed in arb" in n)
     assert "its lower end exceeds ε" in note
     with mpmath.workdps(50):
         mid = mpmath.mpf(note.split("[")[1].split(" +/-")[0])
         assert abs(mid - r.loss) < mpmath.mpf(10) ** -20
-    private = selection_verdict(selection_preset("statdp-noisy-max-v1a"), 3)
+    private = _verdict(selection_preset("statdp-noisy-max-v1a"), 3)
     assert any("enclosed in arb" in n and "its upper end is below ε" in n for n in private.notes)
     assert not any("enclosed in arb" in n for n in selection_verdict(selection_preset("dpsniper-rnm3"), 2).notes)

@@ -92,7 +92,7 @@ def _laplace_edges(s: np.ndarray, b: float) -> np.ndarray:
     return np.concatenate((np.repeat(ends[:-1], n) + np.repeat(gaps, n) * frac, ends[-1:]))
 
 
-def _laplace_index_logs(s_in: np.ndarray, b: float, rule: int) -> np.ndarray:
+def _laplace_index_logs(s_in: np.ndarray, b: float, rules: tuple[int, ...]) -> list[np.ndarray]:
     """Laplace noise, all k outputs in O(nodes · series terms + k) (no nodes × k matrix).
 
     With G(z) = Π_j F(z − s_j) and F the Laplace cdf, p(x)/F(x) = 1/b for x < 0 and, with y = ½e^{−x/b} <= ½ for
@@ -109,33 +109,37 @@ def _laplace_index_logs(s_in: np.ndarray, b: float, rule: int) -> np.ndarray:
         log G (a relative one in G) below k·2^{−M}/M.
     M = _SER = 52: both truncations below 1e-15 · k / 52 + 2^{−52} (< 3e-14 at k = 1000).  The quadrature's
     error is estimated as in `panel_matrix_index_logs` (12 against 16 nodes per panel); the cut at max s + (40 + log k)·b
-    is `panel_matrix_index_logs`'s.  Scores enter shifted by min s (the probabilities depend on differences only)."""
+    is `panel_matrix_index_logs`'s.  Scores enter shifted by min s (the probabilities depend on differences only).
+    One array per rule of ``rules`` (nodes per panel); the panels, power sums and score counts are built once for all."""
     from verify.selection import laplace_rows  # lazy: numba compiles on first use, not at import
 
     order = np.argsort(s_in, kind="stable")
     s = s_in[order] - float(s_in.min())
     k = len(s)
     edges = _laplace_edges(s, b)
-    u, wt = gauss_legendre(rule)
     left, width = edges[:-1], np.diff(edges)
-    t = width[:, None] * u[None, :]  # z − ℓ at the nodes, per panel
     n = np.arange(1, _SER + 1)
     pidx = np.searchsorted(left, s)  # the panel starting at s_j (every score is a left end)
     added = np.bincount(pidx, minlength=len(left)).astype(float)
-    q = laplace_rows.power_sums(width, added, b, _SER)
-    v = np.exp(-t / b)
+    qn = laplace_rows.power_sums(width, added, b, _SER) / n
     nlow = np.searchsorted(s, left, side="right")
     nup = k - nlow
     csum = np.concatenate(([0.0], np.cumsum(s)))
     d_up = (nup * left - (csum[-1] - csum[nlow])) / b  # Σ_upper (ℓ − s_j)/b
-    base = nup[:, None] * (math.log(0.5) + t / b) + d_up[:, None] + np.log(width[:, None] * wt[None, :])
-    scale, log_int, mom = laplace_rows.panel_moments(base, v, q / n)
     tail = k * math.log(0.5) - math.log(k) + math.log(b) - float(s.sum()) / b
-    pre = laplace_rows.prefix_logs(log_int, tail)
-    series = laplace_rows.suffix_series(mom, scale, width, b)
-    out = np.empty(k)
-    out[order] = np.logaddexp(pre[pidx], series[pidx]) - math.log(b)
-    return out
+    outs = []
+    for rule in rules:
+        u, wt = gauss_legendre(rule)
+        t = width[:, None] * u[None, :]  # z − ℓ at the nodes, per panel
+        v = np.exp(-t / b)
+        base = nup[:, None] * (math.log(0.5) + t / b) + d_up[:, None] + np.log(width[:, None] * wt[None, :])
+        scale, log_int, mom = laplace_rows.panel_moments(base, v, qn)
+        pre = laplace_rows.prefix_logs(log_int, tail)
+        series = laplace_rows.suffix_series(mom, scale, width, b)
+        out = np.empty(k)
+        out[order] = np.logaddexp(pre[pidx], series[pidx]) - math.log(b)
+        outs.append(out)
+    return outs
 
 
 def _exponential_index_logs(s: np.ndarray, b: float, rule: int) -> np.ndarray:
@@ -163,7 +167,7 @@ def _two_sided_index_logs(mech: ReportNoisyMax, s: np.ndarray, b: float) -> tupl
     estimate the relative difference; the rows whose estimate exceeds _ROW_TOLERANCE (or is not finite) are
     taken from `panel_matrix_index_logs` (the nodes × k pass, with its own estimate).  Other laws: that pass."""
     if isinstance(mech.law, Laplace):
-        coarse, fine = _laplace_index_logs(s, b, 12), _laplace_index_logs(s, b, 16)
+        coarse, fine = _laplace_index_logs(s, b, (12, 16))
         with np.errstate(invalid="ignore"):
             row = np.abs(np.expm1(coarse - fine))
         bad = ~(row <= _ROW_TOLERANCE)

@@ -53,26 +53,35 @@ def panel_moments(base: np.ndarray, v: np.ndarray, qn: np.ndarray) -> tuple[np.n
     dz (v = e^{−(z − ℓ)/b} at the nodes)."""
     npan, nodes = base.shape
     terms = qn.shape[1]
-    logs = np.empty(nodes)
+    acc = np.empty(nodes)
+    g = np.empty(nodes)
     scale = np.empty(npan)
     log_int = np.empty(npan)
     mom = np.zeros((npan, terms))
+    # the loops run over the nodes innermost (independent lanes), each node's and each moment's operations in the
+    # order of the rule above: the same roundings as a node-by-node loop
     for p in range(npan):
+        for x in range(nodes):
+            acc[x] = 0.0
+        for j in range(terms - 1, -1, -1):
+            q = qn[p, j]
+            for x in range(nodes):
+                acc[x] = (acc[x] + q) * v[p, x]
         c = -np.inf
         for x in range(nodes):
-            acc = 0.0
-            for j in range(terms - 1, -1, -1):
-                acc = (acc + qn[p, j]) * v[p, x]
-            logs[x] = base[p, x] - acc
-            c = max(c, logs[x])
+            acc[x] = base[p, x] - acc[x]  # log(w·G) at node x
+            c = max(c, acc[x])
         scale[p] = c
         total = 0.0
         for x in range(nodes):
-            g = math.exp(logs[x] - c)
-            total += g
-            for m in range(terms):
-                g *= v[p, x]
-                mom[p, m] += g
+            g[x] = math.exp(acc[x] - c)
+            total += g[x]
+        for m in range(terms):
+            s = 0.0
+            for x in range(nodes):
+                g[x] *= v[p, x]
+                s += g[x]
+            mom[p, m] = s
         log_int[p] = math.log(total) + c
     return scale, log_int, mom
 

@@ -5,12 +5,15 @@ with X_j i.i.d. from the model's noise family at scale b, all from the numpy Gen
 (discrete noise only; probability 0 otherwise) follows ``mech.ties``: ``first`` is ``numpy.argmax`` (the
 first maximum), ``last`` the argmax of the reversed row (`verify.selection.model.TieRule`).  ``run`` is one run
 in the audit's form (`verify.audit.adapters`): the index i (1-based) of k written as the outcome string
-``B^{i−1}A`` (`index_outcome`).
+``B^{i−1}A`` (`index_outcome`).  The audit calls ``run`` once per draw, so `preset_run` builds each preset once
+(`_preset`, cached) and ``run`` converts each query vector once per mechanism (`_float_scores`, cached): the same
+draws from the same generator calls, without re-validating the same input thousands of times.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -37,7 +40,11 @@ def sample_indices(mech: ReportNoisyMax, queries: Sequence[object], rng: np.rand
     """n seeded draws of the reported index (0-based); ties by ``mech.ties``."""
     if mech.output is not SelectionOutput.INDEX:
         raise InputError(f"{mech.name}: releases the {mech.output.value}; the sampler draws the index only")
-    s = np.array([float(x) for x in mech.effective_scores(mech.check_queries(queries))])
+    return _draw(mech, np.array([float(x) for x in mech.effective_scores(mech.check_queries(queries))]), rng, n)
+
+
+def _draw(mech: ReportNoisyMax, s: np.ndarray, rng: np.random.Generator, n: int) -> np.ndarray:
+    """n draws of argmax_j (s_j + X_j) at float64 effective scores ``s`` (`sample_indices`)."""
     noise = mech.law.sample(rng, float(mech.b), (n, len(s)))
     noisy = s[None, :] + noise
     if mech.ties is TieRule.FIRST:
@@ -47,14 +54,32 @@ def sample_indices(mech: ReportNoisyMax, queries: Sequence[object], rng: np.rand
 
 def run(mech: ReportNoisyMax, queries: Sequence[float], rng: np.random.Generator) -> str:
     """One run, as the audit calls an implementation: the index as ``B^{i−1}A``."""
-    return index_outcome(int(sample_indices(mech, queries, rng, 1)[0]), len(queries))
+    if mech.output is not SelectionOutput.INDEX:
+        raise InputError(f"{mech.name}: releases the {mech.output.value}; the sampler draws the index only")
+    try:
+        s = _float_scores(mech, tuple(queries))
+    except TypeError:  # an unhashable entry: validated (and refused) without the cache
+        s = np.array([float(x) for x in mech.effective_scores(mech.check_queries(queries))])
+    return index_outcome(int(_draw(mech, s, rng, 1)[0]), len(queries))
+
+
+@lru_cache(maxsize=256)
+def _float_scores(mech: ReportNoisyMax, queries: tuple[object, ...]) -> np.ndarray:
+    """The float64 effective scores of validated ``queries`` (read-only: shared by every run at that vector)."""
+    s = np.array([float(x) for x in mech.effective_scores(mech.check_queries(queries))])
+    s.flags.writeable = False
+    return s
+
+
+@lru_cache(maxsize=64)
+def _preset(preset: str, epsilon: str, sensitivity: str, scale: str | None) -> ReportNoisyMax:
+    """The preset ``preset`` at ε and Δ, optionally at another noise ``scale`` (`preset_run`)."""
+    mech = selection_preset(preset, epsilon, sensitivity)
+    return mech if scale is None else mech.with_changes(scale=scale)
 
 
 def preset_run(queries: Sequence[float], rng: np.random.Generator, preset: str = "statdp-noisy-max-v1a",
                epsilon: float = 1, sensitivity: float = 1, scale: float | None = None) -> str:
     """One run of a preset (`verify.selection.presets`), optionally at another noise ``scale`` (a multiple of Δ/ε):
     the audit's implementation form, e.g. ``--implementation verify.selection.sampler:preset_run?scale=1``."""
-    mech = selection_preset(preset, str(epsilon), str(sensitivity))
-    if scale is not None:
-        mech = mech.with_changes(scale=str(scale))
-    return run(mech, queries, rng)
+    return run(_preset(preset, str(epsilon), str(sensitivity), None if scale is None else str(scale)), queries, rng)
