@@ -100,6 +100,39 @@ def test_g_test_statistic_by_hand_and_impossible_outcomes():
     assert bad.p_value == 0 and bad.impossible == ("AB",)
 
 
+def test_one_cell_left_by_pooling_is_tested_exactly():
+    """Pooling that leaves one cell (a large cell and a remainder of expected count < 5, or every cell small)
+    leaves the G-test nothing to compare; the remainder's count is then tested exactly, two-sided (doubled
+    binomial tail).  Runs all in an outcome of expected count ~0 reject; the reference is scipy.stats.binom."""
+    law = {"A": 1 - 3e-7, "B": 1e-7, "C": 2e-7}
+    assert len(pooled_cells(2000 * np.array(list(law.values())))) == 1
+    every_run_rare = g_test({"C": 2000}, law)
+    assert every_run_rare.cells == 1 and every_run_rare.p_value < 1e-300
+    n, p = 1000, 0.004  # expected remainder 4 < 5: one cell
+    near = {"A": 1 - p, "B": p / 2, "C": p / 2}
+    for x in (0, 1, 4, 5, 9, 10, 12, 40):
+        res = g_test({"A": n - x, "B": x - x // 2, "C": x // 2}, near)
+        assert res.cells == 1
+        ref = min(1.0, 2 * min(stats.binom.sf(x - 1, n, p), stats.binom.cdf(x, n, p)))
+        assert res.p_value == pytest.approx(ref, rel=1e-9, abs=1e-300), x
+    assert g_test({"A": n - 9, "B": 9}, near).p_value < 0.05 < g_test({"A": n - 8, "B": 8}, near).p_value  # 0.042, 0.102
+    tiny = g_test({"a": 2, "b": 1, "c": 0, "d": 1}, {"a": 0.4, "b": 0.3, "c": 0.2, "d": 0.1})  # every cell small
+    assert tiny.cells == 1 and tiny.p_value == pytest.approx(1.0)
+    assert g_test({"a": 0, "b": 1, "c": 0, "d": 3}, {"a": 0.97, "b": 0.01, "c": 0.01, "d": 0.01}).p_value < 1e-4
+
+
+def test_one_cell_exact_test_false_alarm_rate_by_simulation():
+    """Under the exact law, with pooling leaving one cell, the rejection rate at α = 0.05 is at most α (the
+    doubled tail is conservative): 2000 seeded trials, at most 0.05 + 3σ (a false alarm of this check about
+    0.15 %)."""
+    rng = np.random.default_rng(17)
+    p = np.array([0.996, 0.002, 0.0015, 0.0005])
+    law = {s: float(x) for s, x in zip("abcd", p)}
+    trials = 2000
+    rej = sum(g_test(dict(zip("abcd", rng.multinomial(1000, p).tolist())), law).p_value < 0.05 for _ in range(trials))
+    assert rej <= 0.05 * trials + 3 * math.sqrt(trials * 0.05 * 0.95)
+
+
 # --- Clopper–Pearson and the loss ---------------------------------------------------------------------
 def test_clopper_pearson_reference_values():
     # reference: the Beta quantiles, scipy; and the closed forms at k = 0 and k = n: 1 - (α/2)^(1/n)

@@ -8,6 +8,14 @@ if still small, into the smallest other cell), the usual rule for the
 approximation (Cochran 1954, "Some methods for strengthening the common χ²
 tests", Biometrics 10).
 
+When pooling leaves a single cell (one large cell and a remainder whose expected count is still below
+`MIN_EXPECTED`, or every cell small), the G-test has nothing to compare: an implementation that puts all its
+runs in an outcome of expected count 0.0 would pass.  There the remainder (every cell but the most likely) is
+tested exactly: its count X is Binomial(N, p_rest) under the law, with the two-sided p-value
+min(1, 2·min(Pr[X >= x], Pr[X <= x])) (``scipy.special.bdtrc``/``bdtr``; the doubled tail, which never exceeds
+α under the law).  Where two or more cells remain, small cells merged into a large one are compared only
+through that cell's total (the usual price of pooling; docs/audit.md).
+
 An outcome observed although its exact probability is 0 (or that is not an
 output of the claimed law at all) rejects outright: p-value 0.  That rule has no
 false alarms, since the exact law never produces such an outcome.
@@ -78,6 +86,18 @@ class GofResult:
                 "deviating_most": [d.to_json() for d in self.top]}
 
 
+def rest_p_value(observed: int, n: int, p: float) -> float:
+    """Two-sided exact binomial p-value of ``observed`` runs in a remainder of probability ``p`` out of ``n``:
+    min(1, 2·min(Pr[X >= observed], Pr[X <= observed])), X ~ Binomial(n, p) (module docstring)."""
+    if p <= 0.0:
+        return 0.0 if observed else 1.0
+    if p >= 1.0:
+        return 0.0 if observed < n else 1.0
+    upper = 1.0 if observed == 0 else float(special.bdtrc(observed - 1, n, p))
+    lower = float(special.bdtr(observed, n, p))
+    return min(1.0, 2.0 * min(upper, lower))
+
+
 def pooled_cells(expected: np.ndarray, min_expected: float = MIN_EXPECTED) -> list[list[int]]:
     """Groups of cell indices: every large cell alone, the small ones pooled (module docstring)."""
     order = np.argsort(expected, kind="stable")
@@ -112,8 +132,10 @@ def g_test(counts: Mapping[str, int], law: Mapping[str, float], min_expected: fl
     df = max(len(groups) - 1, 1)
     if impossible:
         return GofResult(math.inf, df, 0.0, n, len(groups), impossible, top)
-    if len(groups) < 2:
-        return GofResult(0.0, df, 1.0, n, len(groups), (), top)
+    if len(groups) < 2:  # nothing for the G-test to compare: the remainder's exact test (module docstring)
+        rest = np.arange(len(names)) != int(np.argmax(probs))
+        return GofResult(0.0, df, rest_p_value(int(observed[rest].sum()), n, float(probs[rest].sum())), n,
+                         len(groups), (), top)
     pos = o > 0
     g = float(2 * np.sum(o[pos] * np.log(o[pos] / e[pos])))
     return GofResult(g, df, chi2_sf(g, df), n, len(groups), (), top)
