@@ -42,6 +42,7 @@ fails, e.g. for want of its dependencies in ``--peer-python``).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import os
@@ -251,7 +252,14 @@ def released_tail(shape, queries: list[float], j: int, r: mpmath.mpf) -> mpmath.
         ∫ p_Z(z) Π_{i<j} F(t + z - q_i) · S(max(t + z, r) - q_j) dz,
 
     F(y) = Pr[X < y], S(y) = Pr[X >= y]; ``r = -inf`` gives Pr[B^j A].  mpmath.quad split at every kink
-    (z = 0, q_i - t, r - t)."""
+    (z = 0, q_i - t, r - t).  Remembered per (shape, queries, j, r, working precision): the enclosure asks
+    for each tail at every cell edge of both sides, and a tail is the same number whoever asks."""
+    return _released_tail(shape, tuple(queries), j, mpmath.mpf(r), mpmath.mp.prec)
+
+
+@functools.lru_cache(maxsize=4096)
+def _released_tail(shape, queries: tuple[float, ...], j: int, r: mpmath.mpf, prec: int) -> mpmath.mpf:
+    """`released_tail` at the working precision ``prec`` (bits; the caller's, in the key)."""
     zn, xn, t = shape.threshold_noise, shape.query_noise, mpmath.mpf(shape.threshold.numerator) / shape.threshold.denominator
     bz, bx = (mpmath.mpf(n.scale.numerator) / n.scale.denominator for n in (zn, xn))
     q = [mpmath.mpf(x) for x in queries]
