@@ -106,3 +106,14 @@ def test_audit_opendps_sampler_at_the_worst_pair(zcdp):
     cfg = OpenDPConfig(zcdp, False, False)
     res = audit(OpenDPPool(cfg), cfg.mechanism(), samples=SAMPLES, random_pairs=0, structured_pairs=False, seed=5)
     assert res.pairs[0].pair.kind == "worst" and res.verdict is AuditVerdict.MATCHES
+
+
+def test_audit_at_the_worst_pair_sees_noisy_min_claimed_as_noisy_max():
+    """Negative control of the test above: OpenDP's noisy *min* audited against the noisy max it is not.  At the
+    worst pair the claimed law puts all but about 1e-9 of its mass on one outcome, so pooling leaves a single
+    cell; every run lands in the other outcome, and the exact test of the remainder (`verify.audit.gof`) must
+    reject, where the G-test alone compared nothing and called it a match."""
+    claimed = OpenDPConfig(False, False, False)
+    res = audit(OpenDPPool(OpenDPConfig(False, False, True)), claimed.mechanism(), samples=SAMPLES, random_pairs=0,
+                structured_pairs=False, seed=5)
+    assert res.pairs[0].pair.kind == "worst" and res.verdict is AuditVerdict.DEVIATES
