@@ -24,14 +24,14 @@ HEAVY = ("sympy", "scipy", "numba", "flint", "numpy", "mpmath")
 
 #: Runs one command line, then prints (as the last line of stderr) its exit code, the watched libraries
 #: and the command modules that were imported.
-_PROBE = """
+_PROBE = f"""
 import json, sys
 from verify.cli.main import main
 code = main(sys.argv[1:])
-heavy = sorted(m for m in {heavy!r} if m in sys.modules)
+heavy = sorted(m for m in {HEAVY!r} if m in sys.modules)
 commands = sorted(m for m in sys.modules if m.startswith(("verify.cli.", "proofs.")))
 sys.stderr.write(json.dumps({{"code": code, "heavy": heavy, "commands": commands}}) + "\\n")
-""".format(heavy=HEAVY)
+"""
 
 
 def imports_of(*argv: str) -> dict:
