@@ -125,7 +125,7 @@ def audit_command(monkeypatch, capsys):
     from verify.cli import audit as audit_cli
     from verify.cli import main as cli_main
 
-    def build():
+    def build(commands=None):
         parser = cli_main.OneLineParser(prog="svt-verify")
         sub = parser.add_subparsers(dest="command", parser_class=cli_main.OneLineParser, metavar="COMMAND")
         audit_cli.register(sub)

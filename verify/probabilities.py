@@ -27,14 +27,17 @@ z > m with the single factor 1 - F_X(z - d) (`conditional_probability`).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import mpmath
 import numpy as np
-import sympy
+
+if TYPE_CHECKING:
+    import sympy
 
 from verify.doors import fast as fast_door
 from verify.doors.exact import ClosedFormEngine, closed_form_values, exact_distribution
@@ -138,7 +141,7 @@ def arb_distribution(mech: SparseVector, queries: Sequence[object], prec: int = 
     >>> all(b.contains(0.5) for b in balls)
     True
     """
-    import flint
+    import flint  # lazy: start-up time (only this path uses arb balls)
 
     if isinstance(prec, bool) or not isinstance(prec, int) or not 30 <= prec <= 10000:
         raise InputError(f"prec: {prec!r} must be an integer number of bits from 30 to 10000")
@@ -153,7 +156,24 @@ def arb_distribution(mech: SparseVector, queries: Sequence[object], prec: int = 
 
 
 # --- path 1: sympy --------------------------------------------------------------------------------------
-EPSILON, DELTA = sympy.symbols("epsilon Delta", positive=True)
+#: The module's names of the positive sympy symbols ε and Δ (``symbolic_parameters``): `EPSILON`, `DELTA`.
+SYMBOL_NAMES = ("EPSILON", "DELTA")
+
+
+@functools.cache
+def _symbols() -> tuple[sympy.Symbol, sympy.Symbol]:
+    """ε and Δ, created (and sympy imported) on first use: the mpmath and float64 paths never load sympy."""
+    import sympy  # lazy: start-up time (about 0.5 s of CPU; only the symbolic path uses it)
+
+    epsilon, delta = sympy.symbols("epsilon Delta", positive=True)
+    return epsilon, delta
+
+
+def __getattr__(name: str) -> Any:
+    """`EPSILON` and `DELTA` (PEP 562), the symbols of `_symbols`."""
+    if name in SYMBOL_NAMES:
+        return _symbols()[SYMBOL_NAMES.index(name)]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def symbolic_distribution(
@@ -169,11 +189,14 @@ def symbolic_distribution(
     multiples of Δ, and the scales must be multiples of Δ/ε (the mechanism's
     own ε and Δ are then unused).
 
+    >>> import sympy
     >>> m = AboveThreshold.mechanism_one(1)
     >>> p = symbolic_distribution(m, [0, 1], symbolic_parameters=True)
     >>> sympy.simplify(p[0])
     1/2
     """
+    import sympy  # lazy: start-up time (as in _symbols)
+
     pieces = _pieces(_outcomes(mech, queries))
     cut = None if cutoff is None else _exact(cutoff, "cutoff") - mech.threshold
     zn, xn = mech.threshold_spec, mech.query_spec
@@ -182,7 +205,7 @@ def symbolic_distribution(
             if not spec.is_none and spec.multiplier is None:
                 raise InputError("symbolic ε and Δ: every noise scale must be a multiple of Δ/ε")
         ref = xn if not xn.is_none else zn
-        lam = EPSILON / _rat(ref.multiplier) if not ref.is_none else sympy.Integer(1)
+        lam = _symbols()[0] / _rat(ref.multiplier) if not ref.is_none else sympy.Integer(1)
         rho = (ref.multiplier / zn.multiplier) if not (zn.is_none or ref.is_none) else Fraction(1)
         form = ClosedForm(SympyBackend(), lam, rho, zn.family, xn.family)
     else:
@@ -191,6 +214,8 @@ def symbolic_distribution(
 
 
 def _rat(x: Fraction) -> sympy.Rational:
+    import sympy  # lazy: start-up time (as in _symbols)
+
     return sympy.Rational(x.numerator, x.denominator)
 
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import functools
 import os
 import re
 import sys
 from collections.abc import Sequence
-from importlib.metadata import PackageNotFoundError, entry_points, version
+from importlib.metadata import EntryPoint, PackageNotFoundError, entry_points, version
 
 from verify.cli.flags import Store
 from verify.errors import InputError
@@ -54,7 +55,16 @@ class OneLineParser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def build_parser() -> argparse.ArgumentParser:
+@functools.cache
+def command_entry_points() -> dict[str, EntryPoint]:
+    """The installed commands, name -> entry point of the group ``svt_verify.commands`` (read once per process:
+    the scan of every installed distribution's metadata costs about 20 ms)."""
+    return {ep.name: ep for ep in entry_points(group="svt_verify.commands")}
+
+
+def build_parser(commands: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of ``svt-verify``, with every installed command, or only those named in ``commands``
+    (`needed_commands`: a command's module, and what it imports, is loaded only when that command runs)."""
     parser = OneLineParser(
         prog="svt-verify",
         description="Exact numerical verifier for the privacy proofs of AboveThreshold (Sparse Vector Technique).",
@@ -64,8 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"svt-verify {package_version()}",
                         help="print the installed version and exit")
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser, metavar="COMMAND")
-    found = {ep.name: ep for ep in entry_points(group="svt_verify.commands")}
-    for name in sorted(found, key=lambda n: (ORDER.index(n) if n in ORDER else len(ORDER), n)):
+    found = command_entry_points()
+    names = found if commands is None else [n for n in commands if n in found]
+    for name in sorted(names, key=lambda n: (ORDER.index(n) if n in ORDER else len(ORDER), n)):
         ep = found[name]
         try:
             register = ep.load()
@@ -77,6 +88,21 @@ def build_parser() -> argparse.ArgumentParser:
             raise
         register(sub)
     return parser
+
+
+def needed_commands(argv: Sequence[str]) -> list[str] | None:
+    """The commands whose parsers a command line needs (for `build_parser`): the command it starts with alone;
+    none for ``--version`` first (argparse answers it before reading further); every command otherwise
+    (``--help`` lists them all, an unknown name is refused with their list).
+
+    >>> needed_commands(["prob", "--queries", "0"]), needed_commands(["--version"]), needed_commands(["--help"])
+    (['prob'], [], None)
+    """
+    if argv and argv[0] == "--version":
+        return []
+    if argv and argv[0] in command_entry_points():
+        return [argv[0]]
+    return None
 
 
 _NEGATIVE_VALUE = re.compile(r"^-(\d|\.\d)[\d.,/:eE+-]*$")
@@ -229,9 +255,9 @@ codecs.register_error(ASCII_FALLBACK, _ascii_spelling)
 def _main(argv: Sequence[str] | None) -> int:
     args_list = join_negative_values(list(sys.argv[1:] if argv is None else argv))
     try:
-        parser = build_parser()
         if not args_list:
             args_list = ["report"]
+        parser = build_parser(needed_commands(args_list))
         args = parser.parse_args(args_list)
     except SystemExit as exc:  # usage errors (one line, already printed), --help and --version
         sys.stdout.flush()  # a full or closed stdout shows here, inside the handlers of main()

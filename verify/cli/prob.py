@@ -70,11 +70,11 @@ def run(args: argparse.Namespace) -> int:
 
 def _evaluate(mech, q, col: int, method: str, digits: int):
     """Pr of column ``col`` by ``method``; returns (value, exact expression or None, digits shown)."""
-    import sympy  # lazy: start-up time (sympy takes about a second to import)
-
     k = len(q)
     expression = None
     if method == "symbolic":
+        import sympy  # lazy: start-up time (sympy takes about 0.5 s of CPU to import; only --method symbolic uses it)
+
         from verify.probabilities import symbolic_distribution  # lazy: start-up time
 
         expr = symbolic_distribution(mech, q)[col]
@@ -165,12 +165,8 @@ def supported_digits(relative_error: float) -> int:
 def run_family(args: argparse.Namespace, mech) -> int:
     """``prob`` for a member of the SVT family: one outcome string (and released values)."""
     import numpy as np
-    import sympy  # lazy: start-up time
 
     from verify.doors.exact import closed_form_applies, exact_evaluation
-    from verify.doors.fast import fast_log_probability
-    from verify.engine.discrete_fast import fast_log_probability as discrete_fast
-    from verify.family.probability import symbolic_probability
 
     q = args.queries
     k = len(q)
@@ -183,11 +179,18 @@ def run_family(args: argparse.Namespace, mech) -> int:
     detail = args.method
     with stages(f"prob ({args.method}, k = {k})", 1) as bar:
         if args.method == "symbolic":
+            import sympy  # lazy: start-up time (as in _evaluate)
+
+            from verify.family.probability import symbolic_probability  # lazy: start-up time (sympy)
+
             expr = symbolic_probability(mech, q, outcome, released)
             expression = str(expr)
             with mpmath.workdps(digits + 10):
                 value = mpmath.mpf(sympy.N(expr, digits + 10)) if expr != 0 else mpmath.mpf(0)
         elif args.method == "fast":
+            from verify.doors.fast import fast_log_probability  # lazy: start-up time (the float64 door's kernels)
+            from verify.engine.discrete_fast import fast_log_probability as discrete_fast  # lazy: start-up (scipy)
+
             if not mech.is_discrete and not closed_form_applies(mech):
                 limits.check_queries(k, limits.PROB_FAST_GAUSSIAN_MAX_QUERIES, "--method fast with Gaussian noise")
             res = fast_log_probability(mech, np.array([[float(x) for x in q]]), outcome,

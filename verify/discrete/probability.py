@@ -21,10 +21,12 @@ Paths (``Pr[outcome | queries]``, integer queries, `verify.engine.discrete_plan`
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mpmath
-import sympy
+
+if TYPE_CHECKING:
+    import sympy
 
 from verify.doors.exact import DirectSumEngine, GeometricEngine, engine_for, exact_probability, mp_direct
 from verify.engine import discrete_closed_form as closed_form
@@ -61,11 +63,14 @@ def symbolic_probability(mech: Any, queries: Sequence[object], outcome: str, sym
 
     With one query, ``Pr[X >= Z] = (1 + Pr[X = Z])/2`` for X, Z iid (symmetry):
 
+    >>> import sympy
     >>> from verify.family.presets import preset
     >>> expr = symbolic_probability(preset("dlap-seed-m1"), [0], "A")
     >>> sympy.N(expr.subs(sympy.Symbol("epsilon", positive=True), 1), 15)
     0.542411003978083
     """
+    import sympy  # lazy: start-up time (about 0.5 s of CPU; the mpmath and arb paths of this module never use it)
+
     _engine(mech, "closed")
     plan = build_plan(mech, queries, outcome)
     eps_sym = sympy.Symbol("epsilon", positive=True)

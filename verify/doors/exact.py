@@ -62,7 +62,6 @@ from verify.mechanism import SparseVector
 from verify.noise.discrete_laplace import DiscreteLaplace
 from verify.precision import MPMATH_LOCK, check_digits
 from verify.selection.model import ReportNoisyMax, SelectionOutput
-from verify.selection.probability import SelectionOutcome, mp_index_probabilities, mp_outcome
 
 DEFAULT_DIGITS = 30
 #: Longer outcome strings are integrated by quadrature when the engine is chosen automatically.
@@ -232,6 +231,9 @@ class SelectionEngine(_ExactEngine):
         return None if isinstance(mech, ReportNoisyMax) else f"a {type(mech).__name__}, not Report Noisy Max"
 
     def evaluation(self, mech, queries, outcome, released, digits) -> Evaluation:
+        # Report Noisy Max's probabilities load scipy.special (0.4 s of CPU), which the SVT variants never use
+        from verify.selection.probability import SelectionOutcome, mp_outcome  # lazy: start-up time
+
         if not isinstance(outcome, SelectionOutcome):
             raise InputError(f"outcome: {outcome!r} is not a SelectionOutcome (Report Noisy Max's index, value or gap)")
         if released:
@@ -243,6 +245,8 @@ class SelectionEngine(_ExactEngine):
         if mech.output is not SelectionOutput.INDEX:
             raise InputError(f"distribution: {mech.name} releases a {mech.output.value}; its outputs have densities, "
                              "give them one at a time")
+        from verify.selection.probability import SelectionOutcome, mp_index_probabilities  # lazy: start-up time
+
         probs = mp_index_probabilities(mech, queries, digits)
         return {SelectionOutcome(SelectionOutput.INDEX, i): p for i, p in enumerate(probs)}
 

@@ -47,9 +47,7 @@ from verify.engine.fast_halting import escalate_row, halting_distribution, halti
 from verify.errors import InputError
 from verify.mechanism import SparseVector
 from verify.precision import FAST_TOLERANCE, MPMATH_LOCK
-from verify.selection.fast import fast_index_log_probabilities, fast_value_log_density
 from verify.selection.model import ReportNoisyMax, SelectionOutput
-from verify.selection.probability import SelectionOutcome
 from verify.validate import float_rows
 
 #: Up to this many queries the closed-form engine uses the vectorised closed form
@@ -265,13 +263,19 @@ class SelectionFast(Declared):
     def refusal(self, mech: Any) -> str | None:
         return None if isinstance(mech, ReportNoisyMax) else f"a {type(mech).__name__}, not Report Noisy Max"
 
-    def outcomes(self, mech: ReportNoisyMax, k: int) -> tuple[SelectionOutcome, ...]:
+    def outcomes(self, mech: ReportNoisyMax, k: int) -> tuple[Any, ...]:
+        """Every index outcome (`verify.selection.probability.SelectionOutcome`) of ``k`` scores."""
+        # Report Noisy Max's modules load scipy.special (0.4 s of CPU), which the SVT variants never use
+        from verify.selection.probability import SelectionOutcome  # lazy: start-up time
+
         if mech.output is not SelectionOutput.INDEX:
             raise InputError(f"distribution: {mech.name} releases a {mech.output.value}; its outputs have densities, "
                              "give them one at a time")
         return tuple(SelectionOutcome(SelectionOutput.INDEX, i) for i in range(k))
 
     def _index_rows(self, mech: ReportNoisyMax, q: np.ndarray, tolerance: float) -> tuple[np.ndarray, int]:
+        from verify.selection.fast import fast_index_log_probabilities  # lazy: start-up time (as in outcomes)
+
         logp = np.empty(q.shape)
         refined = 0
         for r, row in enumerate(q):
@@ -290,6 +294,9 @@ class SelectionFast(Declared):
         return self._index_rows(mech, q, tolerance)
 
     def log_probability(self, mech, q, outcome, released, tolerance) -> tuple[np.ndarray, int]:
+        from verify.selection.fast import fast_value_log_density  # lazy: start-up time (as in outcomes)
+        from verify.selection.probability import SelectionOutcome  # lazy: start-up time (as in outcomes)
+
         if not isinstance(outcome, SelectionOutcome) or outcome.kind is not mech.output:
             raise InputError(f"outcome: {outcome!r} is not an outcome of {mech.name} (a SelectionOutcome of kind "
                              f"{mech.output.value})")

@@ -17,10 +17,12 @@ decides exactly which exponents vanish before any rounding happens.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import mpmath
-import sympy
+
+if TYPE_CHECKING:
+    import sympy
 
 
 class Backend(Protocol):
@@ -53,21 +55,26 @@ class MpmathBackend:
 
 
 class SympyBackend:
-    """Exact sympy expressions."""
+    """Exact sympy expressions (sympy is imported by the first instance: the mpmath paths never load it)."""
 
     exact = True
 
+    def __init__(self) -> None:
+        import sympy  # lazy: start-up time (about 0.5 s of CPU; only the symbolic paths use this backend)
+
+        self._sp = sympy
+
     def num(self, x: Fraction) -> sympy.Rational:
-        return sympy.Rational(x.numerator, x.denominator)
+        return self._sp.Rational(x.numerator, x.denominator)
 
     def exp(self, x: Any) -> sympy.Expr:
-        return sympy.exp(x)
+        return self._sp.exp(x)
 
     def expm1(self, x: Any) -> sympy.Expr:
-        return sympy.exp(x) - 1
+        return self._sp.exp(x) - 1
 
     def magnitude(self, x: Any) -> sympy.Expr:
-        return sympy.Abs(x)
+        return self._sp.Abs(x)
 
 
 class ArbBackend:
@@ -76,12 +83,12 @@ class ArbBackend:
     exact = False
 
     def __init__(self) -> None:
-        import flint
+        import flint  # lazy: start-up time (only certification and the ball sweep use arb balls)
 
         self._arb = flint.arb
 
     def num(self, x: Fraction) -> Any:
-        import flint
+        import flint  # lazy: start-up time (as in __init__)
 
         return self._arb(flint.fmpq(x.numerator, x.denominator))
 

@@ -402,13 +402,12 @@ def poly_times(poly: list[Any], f: Factor) -> list[Any]:
 
 def gaussian_density(b: Backend, sigma: Fraction, y: Fraction) -> Any:
     """exp(-y²/(2σ²)) / (σ√(2π)) on the backend (a fresh Gaussian release noise)."""
-    import sympy
-
-
     if isinstance(b, SympyBackend):
+        import sympy  # lazy: start-up time (the mpmath and arb paths never load sympy)
+
         return sympy.exp(-b.num(y * y / (2 * sigma * sigma))) / (b.num(sigma) * sympy.sqrt(2 * sympy.pi))
     if isinstance(b, ArbBackend):
-        import flint
+        import flint  # lazy: start-up time (only the arb paths use python-flint)
 
         return b.exp(-b.num(y * y / (2 * sigma * sigma))) / (b.num(sigma) * (2 * flint.arb.pi()).sqrt())
     return mpmath.exp(-b.num(y * y / (2 * sigma * sigma))) / (b.num(sigma) * mpmath.sqrt(2 * mpmath.pi))
