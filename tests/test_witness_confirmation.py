@@ -10,10 +10,11 @@ import flint
 import mpmath
 import pytest
 
+from verify.errors import InputError
 from verify.family import witness
 from verify.family.presets import preset
 from verify.family.witness import FamilyWitness, confirm
-from verify.oracles.family import output_probability
+from verify.oracles.family import MAX_GUARD_DIGITS, output_probability
 
 E = Fraction(1, 10)
 
@@ -71,3 +72,18 @@ def test_a_ball_on_a_rounding_boundary_is_not_settled():
         assert witness._settled(flint.arb("1.2", "1e-64"), ident, 50) is None  # radius above 10^-65
         kept = witness._settled(flint.arb("1.2", "1e-75"), ident, 50)
         assert kept is not None and mpmath.nstr(kept, 50) == mpmath.nstr(mpmath.mpf("1.2"), 50)
+
+
+def test_the_oracles_input_limit_holds_on_the_ball_path():
+    """Queries beyond the oracle's limit (`verify.oracles.family.MAX_GUARD_DIGITS` digits of cancellation) are
+    refused by `confirm` as by the oracle, although the balls could be computed there: one limit for every exact
+    path of a witness (the audit refuses such a claim up front, tests/test_audit_exit.py).  Just inside the
+    limit the witness is confirmed."""
+    mech = preset("lyu-1", epsilon=E, threshold=1, cutoff=1)
+    b = min(n.scale for n in (mech.threshold_noise, mech.query_noise))
+    far = int(2.3 * (MAX_GUARD_DIGITS - 20 - 2) * b)  # |q - t| at the edge of the limit
+    with pytest.raises(InputError, match="at most 6000"):
+        confirm(mech, (1 - 2 * far, 1), (-2 * far, 0), "BA")
+    with pytest.raises(InputError, match="at most 6000"):
+        output_probability(mech, (1 - 2 * far, 1), "BA", (), 50)
+    assert confirm(mech, (1 - far // 2, 1), (-far // 2, 0), "BA", digits=20).probability > 0

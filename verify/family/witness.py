@@ -31,7 +31,7 @@ from verify.engine.backends import ArbBackend
 from verify.engine.piecewise import ClosedForm
 from verify.exact import fmt
 from verify.mechanism import SparseVector
-from verify.oracles.family import output_probability
+from verify.oracles.family import guard_digits, output_probability
 from verify.precision import MPMATH_LOCK
 from verify.ratio import log_ratio
 
@@ -161,6 +161,8 @@ def _ball_probabilities(shape: SparseVector, q: tuple[Fraction, ...], qn: tuple[
     settle them and their log ratio (module docstring); None otherwise (the caller then takes the mpmath path)."""
     if not (shape.threshold_noise.is_piecewise and shape.query_noise.is_piecewise):
         return None  # Gaussian threshold or query noise: no closed form
+    for x in (q, qn):
+        guard_digits(shape, x, released)  # the oracle's limit on its input holds on this path too
     bits = _ball_bits(shape, q + qn, released, digits)
     with MPMATH_LOCK, flint.ctx.workprec(bits):  # flint's precision is global to the process, as mpmath's is
         form = ClosedForm.of(shape, ArbBackend())

@@ -266,6 +266,23 @@ def check_output(shape: SparseVector, k: int, outcome: str, released: Sequence[F
 MAX_GUARD_DIGITS = 6000
 
 
+def guard_digits(shape: SparseVector, q: Sequence[Fraction], v: Sequence[Fraction] = ()) -> int:
+    """The digits the oracle's expansion may cancel at queries ``q`` and released values ``v``,
+    20 + k + |q - t|/(2.3 b) for the smallest noise scale b; `InputError` beyond `MAX_GUARD_DIGITS` for piecewise
+    noise (Laplace, exponential, none), the oracle's limit on its input, which every exact path of a witness
+    shares (`verify.family.witness`)."""
+    spread = max([abs(x - shape.threshold) for x in q] + [abs(x) for x in v] + [Fraction(1)])
+    small = min(n.scale for n in (shape.threshold_noise, shape.query_noise) if not n.is_none) \
+        if not (shape.threshold_noise.is_none and shape.query_noise.is_none) else Fraction(1)
+    guard = 20 + len(q) + int(float(spread / small) / 2.3)  # digits the expansion may cancel
+    piecewise = all(n.law.piecewise for n in (shape.threshold_noise, shape.query_noise))
+    if piecewise and guard > MAX_GUARD_DIGITS:
+        raise InputError(f"queries: |q - t| up to {float(spread):.3g} is {float(spread / small):.3g} noise scales; the exact "
+                         f"oracle would work at {guard} digits, at most {MAX_GUARD_DIGITS} "
+                         f"(|q - t| up to about {2.3 * (MAX_GUARD_DIGITS - 20 - len(q)) * float(small):.3g})")
+    return guard
+
+
 def output_probability(shape: SparseVector, queries: Sequence[object], outcome: str, released: Sequence[object] = (),
                        digits: int = 30, *, quadrature: str = "gauss-legendre") -> mpmath.mpf:
     """Pr[A(D) = outcome] (a density in the released values when the variant releases any), to ~``digits``.
@@ -283,15 +300,8 @@ def output_probability(shape: SparseVector, queries: Sequence[object], outcome: 
         return _gaussian_single(shape, q[0], outcome, digits)
     a_index = {i: j for j, i in enumerate(i for i, ch in enumerate(outcome) if ch == "A")}
     with MPMATH_LOCK:
-        spread = max([abs(x - shape.threshold) for x in q] + [abs(x) for x in v] + [Fraction(1)])
-        small = min(n.scale for n in (shape.threshold_noise, shape.query_noise) if not n.is_none) \
-            if not (shape.threshold_noise.is_none and shape.query_noise.is_none) else Fraction(1)
-        guard = 20 + len(q) + int(float(spread / small) / 2.3)  # digits the expansion may cancel
+        guard = guard_digits(shape, q, v)
         piecewise = all(n.law.piecewise for n in (shape.threshold_noise, shape.query_noise))
-        if piecewise and guard > MAX_GUARD_DIGITS:
-            raise InputError(f"queries: |q - t| up to {float(spread):.3g} is {float(spread / small):.3g} noise scales; the exact "
-                             f"oracle would work at {guard} digits, at most {MAX_GUARD_DIGITS} "
-                             f"(|q - t| up to about {2.3 * (MAX_GUARD_DIGITS - 20 - len(q)) * float(small):.3g})")
         if not piecewise:
             guard = 10  # quadrature (Gaussian): two panel layouts instead of two precisions
         for rule in dict.fromkeys((quadrature, "tanh-sinh") if not piecewise else (quadrature,)):
