@@ -222,7 +222,8 @@ class ClosedForm:
         trie = PrefixTrie(p.terms for p in pieces)
         if self.zlaw.is_none:
             return self._point_integrals(pieces, trie, floor, results)
-        kinks = sorted({Fraction(0), *(x for p in pieces for x in p.kinks), *([floor] if floor is not None else [])})
+        # the pieces' kinks (0, each term's x, the caps: `Piece.kinks`), a shared term once (the trie's nodes)
+        kinks = sorted({Fraction(0), *(t.x for _, t in trie.nodes), *(p.cap for p in pieces), floor} - {None})
         ends: list[Fraction | None] = [INF, *kinks, INF]
         for lo, hi in zip(ends[:-1], ends[1:]):
             if floor is not None and (hi is not None and hi <= floor):
@@ -448,7 +449,7 @@ def exponent_digits(lam: Fraction, rho: Fraction, outcomes: Sequence[Integrand],
     for integ in outcomes:
         bound = Fraction(0)
         for p in integ.pieces:
-            reach = max((abs(x) for x in p.kinks), default=Fraction(0))
+            reach = p.reach
             if floor is not None:
                 reach = max(reach, abs(floor))
             bound += (len(p.terms) + 2) * (2 * lam * reach + 1) * max(Fraction(1), rho)
