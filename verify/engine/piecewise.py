@@ -237,6 +237,7 @@ class ClosedForm:
             if dens is None:
                 continue
             const, zexp = dens
+            seg: dict[int, Any] = {}  # this segment's integrals by exponent n (e^{(zexp - n)λ(z-r)}), shared by the pieces
             states: list[tuple[Any, int, list[Any]] | None] = [(const, 0, [self.one])]
             for parent, term in trie.nodes:
                 state = states[parent]
@@ -245,12 +246,14 @@ class ClosedForm:
             for i in open_pieces:
                 state = states[trie.leaves[i]]
                 if state is not None:
-                    self._accumulate(results[i], *state, zexp, lo, hi)
+                    self._accumulate(results[i], *state, zexp, lo, hi, seg)
         return results
 
-    def _accumulate(self, acc: Integral, const: Any, shift: int, poly: list[Any], zexp: Fraction, lo, hi) -> None:
+    def _accumulate(self, acc: Integral, const: Any, shift: int, poly: list[Any], zexp: Fraction, lo, hi, seg: dict) -> None:
         for c, coef in enumerate(poly):
-            term = const * coef * self.segment_integral(zexp - (c + shift), lo, hi)
+            if (n := c + shift) not in seg:
+                seg[n] = self.segment_integral(zexp - n, lo, hi)
+            term = const * coef * seg[n]
             acc.value = acc.value + term
             if not self.b.exact:
                 acc.magnitude = acc.magnitude + self.b.magnitude(term)
@@ -328,8 +331,6 @@ class ClosedForm:
         return self.weighted(law.upper_weight, self._e(-d))
 
 
-
-
 class PrefixTrie:
     """The pieces' term sequences as a trie: ``nodes`` lists (parent index, term) in creation order
     (node 0 is the root, node j + 1 is ``nodes[j]``; a parent comes before its children) and
@@ -404,7 +405,6 @@ def poly_times(poly: list[Any], f: Factor) -> list[Any]:
 def gaussian_density(b: Backend, sigma: Fraction, y: Fraction) -> Any:
     """exp(-y²/(2σ²)) / (σ√(2π)) on the backend (a fresh Gaussian release noise)."""
     import sympy
-
 
     if isinstance(b, SympyBackend):
         return sympy.exp(-b.num(y * y / (2 * sigma * sigma))) / (b.num(sigma) * sympy.sqrt(2 * sympy.pi))
