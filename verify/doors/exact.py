@@ -109,7 +109,7 @@ def closed_form_values(mech: SparseVector, queries: Sequence[object], outcomes: 
                        floor: Fraction | None = None) -> list[mpmath.mpf]:
     """The closed form of several outcomes together (`mp_closed_form`), each clamped to 1 (a value above
     is rounding); ``floor``: the integral restricted to z > floor (the proofs' conditional form)."""
-    integs = [integrand_mod.build(mech, queries, s) for s in outcomes]
+    integs = integrand_mod.build_all(mech, queries, outcomes)
     return [min(v, mpmath.mpf(1)) for v in mp_closed_form(mech, integs, digits, floor)]
 
 

@@ -63,6 +63,7 @@ class _Terms:
         self.signs: list[np.ndarray] = []
 
     def add(self, logmag: np.ndarray, sign: np.ndarray) -> None:
+        """Terms as rows (terms, n), in order."""
         self.logs.append(logmag)
         self.signs.append(sign)
 
@@ -70,8 +71,9 @@ class _Terms:
         """(log of the sum, condition number); -inf where no term."""
         if not self.logs:
             return np.full(n, -np.inf), np.ones(n)
-        logs = np.stack(self.logs, axis=1)
-        signs = np.stack(self.signs, axis=1)
+        # (n, terms), C-contiguous: the terms in the order added, summed along each row
+        logs = np.ascontiguousarray(np.concatenate(self.logs).T)
+        signs = np.ascontiguousarray(np.concatenate(self.signs).T)
         top = logs.max(axis=1)
         safe_top = np.where(np.isfinite(top), top, 0.0)
         scaled = np.exp(logs - safe_top[:, None])
@@ -96,20 +98,20 @@ class _LinearTerms:
         self.any = np.zeros(n, dtype=bool)
 
     def add_segment(self, scale: np.ndarray, poly: np.ndarray, alpha0: np.ndarray, lam: float, lo, hi) -> None:
-        """Add Σ_col scale·poly[:, col]·∫ e^{(alpha0 - col)·lam·(z - r)} dz over the segment."""
-        for col in range(poly.shape[0]):
-            alpha_lam = (alpha0 - col) * lam
-            if lo is not None and hi is not None:
-                j = _exprel_times_length(alpha_lam, hi - lo)
-            elif lo is not None:
-                j = -1.0 / alpha_lam
-            else:
-                j = 1.0 / alpha_lam
-            term = scale * poly[col] * j
-            term = np.where(poly[col] == 0, 0.0, term)
+        """Add Σ_col scale·poly[col]·∫ e^{(alpha0 - col)·lam·(z - r)} dz over the segment (every column at once,
+        added to the sums column by column, in order)."""
+        alpha_lam = (alpha0 - np.arange(poly.shape[0])[:, None]) * lam
+        if lo is not None and hi is not None:
+            j = _exprel_times_length(alpha_lam, hi - lo)
+        elif lo is not None:
+            j = -1.0 / alpha_lam
+        else:
+            j = 1.0 / alpha_lam
+        terms = np.where(poly == 0, 0.0, scale * poly * j)
+        for term, size in zip(terms, np.abs(terms)):
             self.value += term
-            self.magnitude += np.abs(term)
-            self.any |= term != 0
+            self.magnitude += size
+        self.any |= (terms != 0).any(axis=0)
 
     def total(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -290,19 +292,15 @@ class FastIntegrator:
         if isinstance(acc, _LinearTerms):
             acc.add_segment(np.exp(logc), poly, zexp - shift, lam, lo, hi)
             return
-        for col in range(poly.shape[0]):
-            coef = poly[col]
-            alpha = zexp - (col + shift)
-            if lo is not None and hi is not None:
-                length = hi - lo
-                logj = np.log(length) + _log_exprel(alpha * lam * length)
-            elif lo is not None:
-                logj = -np.log(-alpha * lam)
-            else:
-                logj = -np.log(alpha * lam)
-            logmag = logc + np.log(np.abs(coef)) + logj
-            logmag = np.where(coef == 0, -np.inf, logmag)
-            acc.add(logmag, np.sign(coef))
+        alpha = zexp - (np.arange(poly.shape[0])[:, None] + shift)  # every column of the polynomial at once
+        if lo is not None and hi is not None:
+            length = hi - lo
+            logj = np.log(length) + _log_exprel(alpha * lam * length)
+        elif lo is not None:
+            logj = -np.log(-alpha * lam)
+        else:
+            logj = -np.log(alpha * lam)
+        acc.add(np.where(poly == 0, -np.inf, logc + np.log(np.abs(poly)) + logj), np.sign(poly))
 
     def _point_events(self, a: np.ndarray, c: np.ndarray | None) -> np.ndarray:
         """No threshold noise: each outcome is log Π of its factors at z = 0, F(-a_j) and S(-a_i)

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
+from functools import cached_property
 
 from verify.integer_rules import refuse_discrete
 from verify.mechanism import ABOVE, SparseVector, ThresholdPolicy, parse_queries
@@ -52,6 +53,19 @@ class Term:
     kind: TermKind
     x: Fraction
 
+    def __hash__(self) -> int:
+        return self._hash
+
+    @cached_property
+    def _hash(self) -> int:
+        """The dataclass's hash, hash((kind, x)), once per term (the closed form's trie hashes shared terms often)."""
+        return hash((self.kind, self.x))
+
+    @cached_property
+    def size(self) -> Fraction:
+        """|x|, once per term (`Piece.reach`; the halting outcomes share their F terms)."""
+        return abs(self.x)
+
 
 @dataclass(frozen=True)
 class Piece:
@@ -62,13 +76,20 @@ class Piece:
     cap: Fraction | None = None
     zero: bool = False
 
-    @property
+    @cached_property
     def kinks(self) -> list[Fraction]:
-        """Where the integrand may be non-smooth: 0 (the threshold density), every x, the cap."""
+        """Where the integrand may be non-smooth: 0 (the threshold density), every x, the cap (sorted once per
+        piece: the closed form and quadrature read it several times)."""
         points = {Fraction(0), *(t.x for t in self.terms)}
         if self.cap is not None:
             points.add(self.cap)
         return sorted(points)
+
+    @property
+    def reach(self) -> Fraction:
+        """max |kink| (the same as ``max(abs(x) for x in kinks)``, without sorting)."""
+        top = max((t.size for t in self.terms), default=Fraction(0))
+        return top if self.cap is None else max(top, abs(self.cap))
 
 
 @dataclass(frozen=True)
@@ -92,12 +113,33 @@ def build(mech: SparseVector, queries: Sequence[object], outcome: str, released:
     return describe(mech, queries, outcome, released)
 
 
+def build_all(mech: SparseVector, queries: Sequence[object], outcomes: Sequence[str]) -> list[Integrand]:
+    """`build` of several outcomes (nothing released) at the same queries, the queries parsed once."""
+    refuse_discrete(mech, "integrand")
+    q = parse_queries(queries)
+    below = _below_terms(mech, q, len(q))  # one F term per column, shared: the closed form's trie meets them by identity
+    return [_describe(mech, q, s, None, below) for s in outcomes]
+
+
+def _below_terms(mech: SparseVector, q: tuple[Fraction, ...], n: int) -> list[Term]:
+    """F(z - a_i), a_i = q_i - t, for the first n queries."""
+    t = mech.threshold
+    return [Term(TermKind.BELOW, x - t) for x in q[:n]]
+
+
 def describe(mech: SparseVector, queries: Sequence[object], outcome: str, released: Sequence[object] | None = None) -> Integrand:
     """The description itself, for any noise: `build` for the engines that integrate a density, and
     for the discrete engine (`verify.engine.discrete_plan`), which reads the same pieces and factors as
     sums over ℤ (a term's x = q_i - t is then an integer; ties are its own law's business)."""
-    q = parse_queries(queries)
+    return _describe(mech, parse_queries(queries), outcome, released)
+
+
+def _describe(mech: SparseVector, q: tuple[Fraction, ...], outcome: str, released: Sequence[object] | None,
+              below: Sequence[Term] | None = None) -> Integrand:
+    """`describe` at parsed queries; ``below``: `_below_terms` of at least the outcome's length (else built here)."""
     outcome = mech.check_outcome(outcome, len(q))
+    if below is None:
+        below = _below_terms(mech, q, len(outcome))
     values = mech.check_released(outcome, released)
     t = mech.threshold
     pieces: list[Piece] = []
@@ -109,10 +151,10 @@ def describe(mech: SparseVector, queries: Sequence[object], outcome: str, releas
     rule = mech.release_rule
     density = rule.constant_noise(mech)
     for i, letter in enumerate(outcome):
-        a = q[i] - t
         if letter != ABOVE:
-            terms.append(Term(TermKind.BELOW, a))
+            terms.append(below[i])
             continue
+        a = below[i].x
         # the release rule's attributes (`verify.release.protocol`), never its name
         v = next(v_iter) if rule.releases_values else None
         if density is not None:

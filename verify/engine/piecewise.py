@@ -222,7 +222,8 @@ class ClosedForm:
         trie = PrefixTrie(p.terms for p in pieces)
         if self.zlaw.is_none:
             return self._point_integrals(pieces, trie, floor, results)
-        kinks = sorted({Fraction(0), *(x for p in pieces for x in p.kinks), *([floor] if floor is not None else [])})
+        # the pieces' kinks (0, each term's x, the caps: `Piece.kinks`), a shared term once (the trie's nodes)
+        kinks = sorted({Fraction(0), *(t.x for _, t in trie.nodes), *(p.cap for p in pieces), floor} - {None})
         ends: list[Fraction | None] = [INF, *kinks, INF]
         for lo, hi in zip(ends[:-1], ends[1:]):
             if floor is not None and (hi is not None and hi <= floor):
@@ -236,6 +237,7 @@ class ClosedForm:
             if dens is None:
                 continue
             const, zexp = dens
+            seg: dict[int, Any] = {}  # this segment's integrals by exponent n (e^{(zexp - n)λ(z-r)}), shared by the pieces
             states: list[tuple[Any, int, list[Any]] | None] = [(const, 0, [self.one])]
             for parent, term in trie.nodes:
                 state = states[parent]
@@ -244,12 +246,14 @@ class ClosedForm:
             for i in open_pieces:
                 state = states[trie.leaves[i]]
                 if state is not None:
-                    self._accumulate(results[i], *state, zexp, lo, hi)
+                    self._accumulate(results[i], *state, zexp, lo, hi, seg)
         return results
 
-    def _accumulate(self, acc: Integral, const: Any, shift: int, poly: list[Any], zexp: Fraction, lo, hi) -> None:
+    def _accumulate(self, acc: Integral, const: Any, shift: int, poly: list[Any], zexp: Fraction, lo, hi, seg: dict) -> None:
         for c, coef in enumerate(poly):
-            term = const * coef * self.segment_integral(zexp - (c + shift), lo, hi)
+            if (n := c + shift) not in seg:
+                seg[n] = self.segment_integral(zexp - n, lo, hi)
+            term = const * coef * seg[n]
             acc.value = acc.value + term
             if not self.b.exact:
                 acc.magnitude = acc.magnitude + self.b.magnitude(term)
@@ -325,8 +329,6 @@ class ClosedForm:
         if d < 0 or (d == 0 and not law.lower_weight):
             return self.one - self.b.num(law.lower_weight) * self._e(d) if law.lower_weight else self.one
         return self.weighted(law.upper_weight, self._e(-d))
-
-
 
 
 class PrefixTrie:
@@ -447,7 +449,7 @@ def exponent_digits(lam: Fraction, rho: Fraction, outcomes: Sequence[Integrand],
     for integ in outcomes:
         bound = Fraction(0)
         for p in integ.pieces:
-            reach = max((abs(x) for x in p.kinks), default=Fraction(0))
+            reach = p.reach
             if floor is not None:
                 reach = max(reach, abs(floor))
             bound += (len(p.terms) + 2) * (2 * lam * reach + 1) * max(Fraction(1), rho)
