@@ -57,3 +57,23 @@ def test_ratio_resolution_scales_with_epsilon_above_one():
     m1 = AboveThreshold.with_noise("exponential", 1, threshold_multiplier=3, query_multiplier=3 * (1 - F(9, 4) / 10**13))
     r = privacy_ratio(m1, q, qn, outputs=[out], digits=16).outputs[0]
     assert not r.at_bound and not r.within_bounds
+
+
+def test_one_output_ratio_agrees_with_the_whole_distribution():
+    """`privacy_ratio` for one output computes that output's closed form alone; its probabilities agree with
+    the whole distribution's (`mp_distribution`, the path of several outputs) to the digits asked, for every
+    output of both seed mechanisms and the seed's no-threshold-noise example on a pair of neighbours."""
+    from verify.probabilities import mp_distribution
+    from verify.ratio import privacy_ratio
+
+    q, qn = (F(1), F(-1, 2), F(2), F(0)), (F(0), F(1, 2), F(1), F(1))
+    for mech in (AboveThreshold.mechanism_one(1), AboveThreshold.mechanism_two(F(1, 2)),
+                 AboveThreshold.with_noise("laplace", 1, threshold_multiplier=0)):
+        p, pn = mp_distribution(mech, q, 30), mp_distribution(mech, qn, 30)
+        every = privacy_ratio(mech, q, qn, digits=30).outputs
+        for j, whole in enumerate(every):
+            (one,) = privacy_ratio(mech, q, qn, outputs=[whole.output], digits=30).outputs
+            assert one.output == whole.output
+            for a, b in ((one.probability, p[j]), (one.neighbour_probability, pn[j])):
+                assert abs(a - b) <= mpmath.mpf(10) ** -30 * abs(b), (mech.name, whole.output, a, b)
+            assert one.within_bounds == whole.within_bounds and one.at_bound == whole.at_bound

@@ -28,7 +28,7 @@ from verify.logratio import log_ratio, log_ratio_from_logs  # noqa: F401  (the o
 from verify.mechanism import AboveThreshold, Output, all_outputs, as_variant, output_column, parse_queries
 from verify.notebook import ratio_markdown
 from verify.precision import MPMATH_LOCK
-from verify.probabilities import DEFAULT_DIGITS, check_digits, fast_log_distribution, mp_distribution
+from verify.probabilities import DEFAULT_DIGITS, check_digits, fast_log_distribution, mp_distribution, mp_probability
 from verify.serialize import frac_str, mechanism_json, mp_str, output_json
 
 
@@ -95,7 +95,8 @@ def privacy_ratio(
     outputs: Sequence[Output] | None = None,
     digits: int = DEFAULT_DIGITS,
 ) -> RatioReport:
-    """The ratio for each output, by the mpmath path at ``digits`` digits.
+    """The ratio for each output, by the mpmath path at ``digits`` digits (one output alone: its own closed form,
+    `mp_probability`, each probability correct to ``digits`` digits as in the whole distribution).
 
     >>> m = AboveThreshold.mechanism_one(1)
     >>> r = privacy_ratio(m, [0], [1], outputs=[1])
@@ -115,8 +116,14 @@ def privacy_ratio(
 
 
 def _ratio_report(mech, q, qn, chosen, cols, digits) -> RatioReport:
-    p = mp_distribution(mech, q, digits)
-    pn = mp_distribution(mech, qn, digits)
+    if len(set(cols)) == 1 and not mech.releases_values:
+        # one output: its own closed form (`mp_probability`), not the whole distribution's (k + 1 outputs; a
+        # distribution of a value-releasing variant is refused by `mp_distribution`, as before)
+        c = cols[0]
+        p, pn = {c: mp_probability(mech, q, chosen[0], digits)}, {c: mp_probability(mech, qn, chosen[0], digits)}
+    else:
+        p = mp_distribution(mech, q, digits)
+        pn = mp_distribution(mech, qn, digits)
     rows = []
     with mpmath.workdps(digits + 10):
         for o, c in zip(chosen, cols):
