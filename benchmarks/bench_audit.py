@@ -27,15 +27,28 @@
 4. ``--batch-runs N``: a batch sampler's runs per second called directly and through the audit (target: ratio
    >= 0.8).  ``--sequential``: the default audit's wall clock with sequential stopping against the full audit
    (``sequential=False``) in the same run, on ``--fixtures``, the sampler's own seconds apart.
+5. ``--startup R``: the CPU seconds (user + system, the audit's sandbox child included) of one
+   ``python -m verify audit`` process on a correct lyu-1 (c = 2) at 200 runs per side, no worst pair, no random
+   pairs, one worker (the shape of tests/test_audit_exit.py's cases), the least of R runs; beside it, in the same
+   run, a bare ``python -c pass`` and ``python -c "import numpy"``, and the ratios to them (the machine's speed
+   and load cancel in the ratios).
 
     python benchmarks/bench_audit.py [--samples N] [--skip-overhead] [--skip-efficiency]
                                      [--power-seeds S] [--false-alarm-seeds S] [--fixtures a,b,...] [--workers W]
+                                     [--batch-runs N] [--sequential] [--startup R]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import textwrap
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -193,6 +206,46 @@ def sequential_speed(names: str | None, workers: int) -> None:
               f"{vf}): ratio {ws / wf:.2f}")
 
 
+#: A correct lyu-1 (c = 2), as a user's file (tests/test_audit_exit.py's CORRECT).
+STARTUP_IMPL = """
+def lyu1(queries, rng):
+    t_hat, letters, ups = rng.laplace(0.0, 2.0), "", 0
+    for q in queries:
+        if q + rng.laplace(0.0, 8.0) >= t_hat:
+            letters += "A"
+            ups += 1
+            if ups == 2:
+                break
+        else:
+            letters += "B"
+    return letters
+"""
+
+
+def _child_cpu(argv: list[str], env: dict[str, str]) -> float:
+    """CPU seconds (user + system) of one child process and its own waited-for children."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def startup(repeats: int) -> None:
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    with tempfile.TemporaryDirectory() as tmp:
+        impl = Path(tmp) / "impl.py"
+        impl.write_text(textwrap.dedent(STARTUP_IMPL))
+        cmds = {"audit": [sys.executable, "-m", "verify", "audit", "--implementation", f"{impl}:lyu1", "--variant", "lyu-1",
+                          "--cutoff", "2", "--samples", "200", "--random-pairs", "0", "--no-worst-pair", "--workers", "1"],
+                "python -c pass": [sys.executable, "-c", "pass"],
+                "import numpy": [sys.executable, "-c", "import numpy"]}
+        best = {k: min(_child_cpu(argv, env) for _ in range(repeats)) for k, argv in cmds.items()}
+    print(f"audit start-up (one `python -m verify audit` process, correct lyu-1, 200 runs per side, least of {repeats}): "
+          f"{best['audit']:.2f} s CPU; python -c pass {best['python -c pass']:.2f} s (ratio {best['audit'] / best['python -c pass']:.1f}), "
+          f"import numpy {best['import numpy']:.2f} s (ratio {best['audit'] / best['import numpy']:.1f})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--samples", type=int, default=100_000, help="runs per side for the overhead measurement (default 10^5)")
@@ -204,6 +257,8 @@ def main() -> None:
     ap.add_argument("--batch-runs", type=int, default=0, help="runs for the batch-sampler throughput ratio (0: skip)")
     ap.add_argument("--sequential", action="store_true", help="time sequential stopping against the full audit on --fixtures")
     ap.add_argument("--workers", type=int, default=2, help="worker processes of the power and false-alarm audits")
+    ap.add_argument("--startup", type=int, default=0, metavar="R",
+                    help="CPU seconds of one audit process (least of R runs) beside a bare interpreter's (0: skip)")
     a = ap.parse_args()
     if not a.skip_overhead:
         overhead(a.samples)
@@ -217,6 +272,8 @@ def main() -> None:
         batch_throughput(a.batch_runs)
     if a.sequential:
         sequential_speed(a.fixtures, a.workers)
+    if a.startup:
+        startup(a.startup)
 
 
 if __name__ == "__main__":

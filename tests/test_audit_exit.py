@@ -189,3 +189,13 @@ def test_ctrl_c_stops_an_implementation_that_never_returns(tmp_path, workers):
             proc.kill()
     assert proc.returncode == 130, (proc.returncode, out, err)
     assert "interrupted: partial result" in out and "Traceback" not in err, (out, err)
+
+
+def test_an_audits_start_up_leaves_out_the_fit():
+    # start-up time of every audit process: the fit only on deviates, Report Noisy Max's audit only for its
+    # claims (a fresh interpreter: this process has imported them already)
+    code = ("import sys, verify.audit, verify.audit.core; verify.audit.audit; "
+            "print([m for m in ('verify.audit.fit', 'verify.audit.selection') if m in sys.modules])")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == "[]", out.stdout

@@ -33,7 +33,6 @@ import numpy as np
 
 from verify.audit.adapters import ImplementationError, load, parse_spec
 from verify.audit.decision import bonferroni_level, decide, power_per_test, rejects, verdict_power
-from verify.audit.fit import Observation, fit
 from verify.audit.gof import GofResult, g_test
 from verify.audit.laws import Candidate, letter_laws, release_cells, release_edges
 from verify.audit.loss import empirical_loss, exact_loss
@@ -42,7 +41,6 @@ from verify.audit.power import detectable_tv, samples_for_tv
 from verify.audit.result import AuditResult, PairReport
 from verify.audit.sampling import Job, Mapper, Tally, executor_mapper, run_jobs
 from verify.audit.sandbox import Sandboxes
-from verify.audit.selection import audit_selection
 from verify.audit.sensitive import bugs, predicted_power, sensitive_pairs
 from verify.errors import InputError
 from verify.mechanism import SparseVector
@@ -216,6 +214,8 @@ def audit(implementation: Callable[..., Any] | str, claimed: SparseVector | Repo
     elif not callable(implementation):
         raise InputError(f"implementation: {str(implementation)[:60]!r} is neither callable nor a MODULE:CALLABLE spec")
     if isinstance(claimed, ReportNoisyMax):  # the same statistics on Report Noisy Max's index law (verify/audit/selection.py)
+        from verify.audit.selection import audit_selection  # lazy: start-up time (it loads scipy.optimize); only Report Noisy Max
+
         return audit_selection(implementation, claimed, samples=samples, target_tv=target_tv, false_alarm=false_alarm,
                                random_pairs=random_pairs, queries_per_pair=queries_per_pair, seed=seed, workers=workers,
                                scheduler=scheduler, executor=executor, progress=progress, identify=identify,
@@ -377,6 +377,8 @@ def audit(implementation: Callable[..., Any] | str, claimed: SparseVector | Repo
         notes.append("released values are tested at the one-query pair (binned against their exact law); elsewhere only the letters")
     fitted = None
     if identify and verdict is AuditVerdict.DEVIATES:
+        from verify.audit.fit import Observation, fit  # lazy: start-up time (the candidates' grid); only a deviation is fitted
+
         obs = []
         for i in complete:
             for s in pairs[i].sides:

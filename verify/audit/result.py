@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from verify.audit.fit import FitResult
 from verify.audit.gof import GofResult
 from verify.audit.loss import EmpiricalLoss
 from verify.audit.pairs import Pair, PairKind
 from verify.mechanism import SparseVector
 from verify.notebook import audit_markdown
 from verify.verdicts import AuditVerdict
+
+if TYPE_CHECKING:  # the fit is imported only when an audit deviates (verify.audit.core)
+    from verify.audit.fit import FitResult
 
 
 @dataclass(frozen=True)
