@@ -87,7 +87,6 @@ from functools import cache
 
 import mpmath
 
-from verify.certify.conditional import certify_conditional_ratio
 from verify.discrete.bound import change_of_variables_bound
 from verify.errors import InputError
 from verify.exact import exceeds, fmt
@@ -203,6 +202,8 @@ def _seed_bound(shape: SparseVector) -> tuple[ProvenBound | None, str | None]:
 
     mech = AboveThreshold(shape.epsilon, shape.sensitivity, shape.threshold, NoiseSpec(zn.family, absolute=zn.scale),
                           NoiseSpec(xn.family, absolute=xn.scale))
+    from verify.certify.conditional import certify_conditional_ratio  # lazy: start-up (sympy, only for this bound)
+
     try:
         cert = certify_conditional_ratio(mech, (mech.epsilon, mech.epsilon))
     except InputError as exc:
