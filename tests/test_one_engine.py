@@ -147,7 +147,8 @@ def test_negative_control_a_second_closed_form_is_found():
 def test_no_path_rebuilds_the_outcome_description():
     found = {key for key in scan(ROOT, description_builders) if key[0] != DESCRIPTION}
     assert found == set(DECLARED_DESCRIPTIONS)
-    assert [name for _, name in description_builders((ROOT / DESCRIPTION).read_text(encoding="utf-8"))] == ["describe"]
+    # one builder, `_describe`, behind `describe`/`build` (one outcome) and `build_all` (outcomes sharing queries)
+    assert [name for _, name in description_builders((ROOT / DESCRIPTION).read_text(encoding="utf-8"))] == ["_describe"]
 
 
 #: the generic fast path's own pieces, as they were before it read the description
@@ -205,6 +206,7 @@ def calls(monkeypatch):
     """Counts the core's evaluations and the one description's builds."""
     seen = {"integrals": 0, "build": 0, "plan": 0, "describe": 0}
     integrals, build, plan, describe = core.ClosedForm.integrals, integrand.build, core.column_plan, integrand.describe
+    build_all = integrand.build_all
 
     def counted_integrals(self, pieces, floor=None):
         seen["integrals"] += 1
@@ -213,6 +215,10 @@ def calls(monkeypatch):
     def counted_build(*args, **kwargs):
         seen["build"] += 1
         return build(*args, **kwargs)
+
+    def counted_build_all(*args, **kwargs):  # the description of several outcomes at once (the exact door)
+        seen["build"] += 1
+        return build_all(*args, **kwargs)
 
     def counted_plan(mech, k):
         seen["plan"] += 1
@@ -225,6 +231,7 @@ def calls(monkeypatch):
     monkeypatch.setattr(core.ClosedForm, "integrals", counted_integrals)
     monkeypatch.setattr(integrand, "describe", counted_describe)
     monkeypatch.setattr(integrand, "build", counted_build)
+    monkeypatch.setattr(integrand, "build_all", counted_build_all)
     monkeypatch.setattr("verify.engine.fast_closed_form.column_plan", counted_plan)
     return seen
 

@@ -63,9 +63,9 @@ class _Terms:
         self.signs: list[np.ndarray] = []
 
     def add(self, logmag: np.ndarray, sign: np.ndarray) -> None:
-        """Terms as rows (terms, n), in order."""
-        self.logs.append(logmag)
-        self.signs.append(sign)
+        """Terms in order: rows (terms, n), or one term (n,)."""
+        self.logs.append(np.atleast_2d(logmag))
+        self.signs.append(np.atleast_2d(sign))
 
     def total(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """(log of the sum, condition number); -inf where no term."""
