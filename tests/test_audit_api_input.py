@@ -110,6 +110,24 @@ def test_an_implementation_ignoring_the_generator_is_refused():
         audit(_global_state, LYU1, workers=1, **QUICK)
 
 
+_CALLS = [0]
+
+
+def _same_counts_other_order(queries, rng):
+    _CALLS[0] += 1  # ignores rng: A, B, A, B, ... for 200 calls, then B, A, B, A, ...
+    c = _CALLS[0]
+    return "A" if (c + (c > 200)) % 2 else "B" * len(queries)
+
+
+def test_the_generator_check_compares_runs_in_order_not_only_counts():
+    """Two chunks of the check with the same counts (100 A, 100 B) but in another order: an implementation
+    ignoring its generator all the same.  Comparing counts alone let it through (as it lets a global-state coin
+    through about 4 % of the time, 200 runs); the runs are compared in order."""
+    _CALLS[0] = 0
+    with pytest.raises(ImplementationError, match="same seed"):
+        audit(_same_counts_other_order, LYU1, workers=1, **QUICK)
+
+
 def test_from_vector_refuses_a_float_index_and_more_answers_than_queries():
     """`from_vector` neither truncates a float index (1.7 was read as 1) nor accepts more booleans than there
     are queries (the extra ones were dropped): both are a one-line InputError naming the value."""

@@ -16,6 +16,7 @@ returned with ``interrupted`` set, and the audit reports on them.
 from __future__ import annotations
 
 import functools
+import hashlib
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -41,6 +42,9 @@ class Job:
     queries: tuple[float, ...]
     runs: int
     keep_values: bool
+    #: Also a digest of the outcomes and values in run order (the ignored-generator check: two chunks with one
+    #: seed must agree run by run, not only in their counts, which two independent chunks share by chance).
+    in_order: bool = False
 
 
 @dataclass
@@ -58,8 +62,9 @@ class Tally:
 #: A chunk's task: (seed, job, chunk index, runs, claim releases values).
 Task = tuple[int, "Job", int, int, bool]
 #: A chunk's result: counts, kept values, runs with the wrong number of values, runs, seconds inside
-#: the implementation, seconds of the whole chunk.
-ChunkResult = tuple[Counter, list[float], int, int, float, float]
+#: the implementation, seconds of the whole chunk, and the digest of its runs in order ("" unless the job
+#: asks for it, `Job.in_order`).
+ChunkResult = tuple[Counter, list[float], int, int, float, float, str]
 
 
 def run_chunk(impl: Callable[..., Any], task: Task) -> ChunkResult:
@@ -75,6 +80,7 @@ def run_chunk(impl: Callable[..., Any], task: Task) -> ChunkResult:
     wrong: Counter = Counter()
     in_impl = 0.0
     clock = time.perf_counter
+    order = hashlib.blake2b(digest_size=16) if job.in_order else None
     if getattr(impl, "batch", False) is True:  # a batch sampler (`verify.audit.decoders.from_batch`): one call for the chunk
         t0 = clock()
         try:
@@ -87,6 +93,8 @@ def run_chunk(impl: Callable[..., Any], task: Task) -> ChunkResult:
         strings = [r for r in batch if type(r) is str]
         if len(strings) == n:  # all bare strings: counted at C speed, each distinct string checked once below
             plain.update(Counter(strings))
+            if order is not None:
+                order.update("\n".join(strings).encode())
             batch, n_loop = None, 0
         else:
             n_loop = n
@@ -102,6 +110,8 @@ def run_chunk(impl: Callable[..., Any], task: Task) -> ChunkResult:
             except Exception as exc:  # the implementation's own failure: a one-line report, not a finding
                 raise ImplementationError(f"implementation {describe_failure(exc)} at queries {_short(q)}") from None
             in_impl += clock() - t0
+        if order is not None:
+            order.update(f"{raw!r}\n".encode())
         if type(raw) is str:
             plain[raw] = plain.get(raw, 0) + 1
             continue
@@ -116,7 +126,7 @@ def run_chunk(impl: Callable[..., Any], task: Task) -> ChunkResult:
         counts[outcome] += c
         if releases and "A" in outcome:
             wrong[outcome] += c  # an above with no released value
-    return counts, values, wrong, n, in_impl, time.perf_counter() - t_start
+    return counts, values, wrong, n, in_impl, time.perf_counter() - t_start, "" if order is None else order.hexdigest()
 
 
 def _short(q: np.ndarray) -> str:
@@ -149,7 +159,7 @@ def run_jobs(mapper: Mapper, jobs: Iterable[Job], seed: int, releases: bool,
     in_impl = overhead = 0.0
     results = mapper(tasks)
     try:
-        for task, (counts, values, wrong, n, t_impl, t_chunk) in zip(tasks, results):
+        for task, (counts, values, wrong, n, t_impl, t_chunk, _) in zip(tasks, results):
             in_impl += t_impl
             overhead += t_chunk - t_impl
             tally = tallies[task[1].key]

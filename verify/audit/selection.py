@@ -159,9 +159,9 @@ def audit_selection(implementation: Callable[..., Any] | str, claimed: ReportNoi
     try:
         with ExitStack() as stack:
             mapper, boxes = _mapper_and_boxes(implementation, workers, scheduler, executor, stack)
-            check = Job((2, 0, 0), pairs[0].queries, GENERATOR_CHECK_RUNS, False)
+            check = Job((2, 0, 0), pairs[0].queries, GENERATOR_CHECK_RUNS, False, in_order=True)
             a, b = list(mapper([(seed, check, 0, GENERATOR_CHECK_RUNS, False), (seed, check, 0, GENERATOR_CHECK_RUNS, False)]))
-            if a[0] != b[0]:
+            if a[0] != b[0] or a[6] != b[6]:  # counts, runs in order (verify.audit.core._same_seed_same_runs)
                 raise ImplementationError(f"implementation: two runs with the same seed gave different outcomes at q = "
                                           f"{pairs[0].queries}: it ignores the numpy Generator it is given")
             jobs = [Job((0, i, s), (pairs[i].queries, pairs[i].neighbour)[s], n, False) for i, s in keys]
