@@ -11,9 +11,9 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from released_density import log_density
 from scipy import stats
 
-from verify.engine.fast_generic import log_probability
 from verify.family import NAMES, Release, preset
 from verify.family.fast_api import fast_log_distribution
 from verify.family.presets import DISCRETE_NAMES
@@ -78,23 +78,6 @@ def test_chi2_has_power_negative_control():
     outs = list(exact)
     counts = sample(preset("seed-m2"), QUERIES, RUNS, seed=7).counts(outs)
     assert _chi2_pvalue(counts, np.array([float(exact[s]) for s in outs])) < ALPHA
-
-
-#: Rows per batch of the fast path in `log_density`.
-CHUNK = 256
-
-
-def log_density(m, q: float, outcome: str, released: np.ndarray) -> np.ndarray:
-    """The fast path's log density of ``outcome`` at query ``q`` for every released value (one A), asked in
-    batches of CHUNK values ordered by |v|: the fast path pads every row of a batch to the batch's largest
-    panel count, and the far values need the most (the same values bit for bit for these Laplace presets, whose
-    rows are summed row by row)."""
-    order = np.argsort(np.abs(released), kind="stable")
-    out = np.empty(len(released))
-    for c in range(0, len(order), CHUNK):
-        idx = order[c : c + CHUNK]
-        out[idx] = log_probability(m, np.full((len(idx), 1), float(q)), outcome, released[idx][:, None]).log_value
-    return out
 
 
 @pytest.mark.parametrize("name", ["lyu-3", "gap-svt", "numeric-svt"])

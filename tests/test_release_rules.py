@@ -17,6 +17,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
+from released_density import log_density
 from scipy import stats
 
 from verify.engine.fast_generic import log_probability
@@ -33,23 +34,6 @@ RULES = list(RELEASE_RULES)
 VALUED = [r for r in RULES if RELEASE_RULES[r].releases_values]
 #: False-alarm rate of the one statistical test (KS, per rule).
 ALPHA = 1e-4
-
-
-#: Rows per batch of the fast path in `log_density` (module docstring there).
-CHUNK = 256
-
-
-def log_density(m: SparseVector, q: float, outcome: str, released: np.ndarray) -> np.ndarray:
-    """The fast path's log density of ``outcome`` at query ``q`` for every released value (one A), asked in
-    batches of CHUNK values ordered by |v|: the fast path pads every row of a batch to the batch's largest
-    panel count, and the far values need the most (the same values bit for bit here: Laplace noise is summed
-    row by row; 4.7 s CPU as one batch of 4001, 2.6 s in batches for the gap rule)."""
-    order = np.argsort(np.abs(released), kind="stable")
-    out = np.empty(len(released))
-    for c in range(0, len(order), CHUNK):
-        idx = order[c : c + CHUNK]
-        out[idx] = log_probability(m, np.full((len(idx), 1), float(q)), outcome, released[idx][:, None]).log_value
-    return out
 
 
 @functools.cache
