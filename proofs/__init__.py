@@ -24,8 +24,9 @@ Every name is imported on first use (PEP 562 module ``__getattr__``), so the com
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from verify.lazy import lazy_exports
 
 if TYPE_CHECKING:  # the names of _LAZY, for type checkers and documentation tools
     from proofs.claim import Claim, ClaimVerdict, Counterexample, Evidence, Outcome, Verdict
@@ -35,19 +36,7 @@ _LAZY = {name: "proofs.claim" for name in ("Claim", "ClaimVerdict", "Counterexam
 _LAZY |= {"all_claims": "proofs.registry", "get_claim": "proofs.registry"}
 
 
-def __getattr__(name: str) -> Any:
-    """Import a public name of `_LAZY` on first use (PEP 562)."""
-    try:
-        module = _LAZY[name]
-    except KeyError:
-        raise AttributeError(f"module 'proofs' has no attribute {name!r}") from None
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_exports(globals(), _LAZY)
 
 
 __all__ = ["Claim", "ClaimVerdict", "Counterexample", "Evidence", "Outcome", "Verdict", "all_claims", "get_claim"]

@@ -33,8 +33,9 @@ sympy and mpmath are loaded.  A new public area
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from verify.lazy import lazy_exports
 
 if TYPE_CHECKING:  # the names of _LAZY, for type checkers and documentation tools
     from verify.audit import AuditResult, assert_implements, from_stream, from_vector
@@ -121,19 +122,7 @@ _LAZY: dict[str, tuple[str, str]] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Import a public name of `_LAZY` on first use (PEP 562)."""
-    try:
-        module, attr = _LAZY[name]
-    except KeyError:
-        raise AttributeError(f"module 'verify' has no attribute {name!r}") from None
-    value = getattr(import_module(module), attr)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_exports(globals(), _LAZY)
 
 
 #: Every public name: the eager ones above, then those of `_LAZY` (tests/test_docs_api.py checks the two agree).

@@ -13,8 +13,9 @@ process runs `verify.audit.sampling`) does not load the statistics, the exact la
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from verify.lazy import lazy_exports
 
 if TYPE_CHECKING:  # the names of _LAZY, for type checkers and documentation tools
     from verify.audit.adapters import from_stream, from_vector, load
@@ -37,19 +38,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Import a public name of `_LAZY` on first use (PEP 562)."""
-    try:
-        module = _LAZY[name]
-    except KeyError:
-        raise AttributeError(f"module 'verify.audit' has no attribute {name!r}") from None
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_exports(globals(), _LAZY)
 
 
 __all__ = ["AuditResult", "assert_implements", "audit", "from_batch", "from_decoder", "from_sentinels", "from_stream", "from_vector",
