@@ -45,8 +45,6 @@ import os
 import resource
 import subprocess
 import sys
-import tempfile
-import textwrap
 import time
 from pathlib import Path
 
@@ -206,22 +204,6 @@ def sequential_speed(names: str | None, workers: int) -> None:
               f"{vf}): ratio {ws / wf:.2f}")
 
 
-#: A correct lyu-1 (c = 2), as a user's file (tests/test_audit_exit.py's CORRECT).
-STARTUP_IMPL = """
-def lyu1(queries, rng):
-    t_hat, letters, ups = rng.laplace(0.0, 2.0), "", 0
-    for q in queries:
-        if q + rng.laplace(0.0, 8.0) >= t_hat:
-            letters += "A"
-            ups += 1
-            if ups == 2:
-                break
-        else:
-            letters += "B"
-    return letters
-"""
-
-
 def _child_cpu(argv: list[str], env: dict[str, str]) -> float:
     """CPU seconds (user + system) of one child process and its own waited-for children."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -233,15 +215,12 @@ def _child_cpu(argv: list[str], env: dict[str, str]) -> float:
 def startup(repeats: int) -> None:
     root = Path(__file__).resolve().parent.parent
     env = {**os.environ, "PYTHONPATH": str(root)}
-    with tempfile.TemporaryDirectory() as tmp:
-        impl = Path(tmp) / "impl.py"
-        impl.write_text(textwrap.dedent(STARTUP_IMPL))
-        cmds = {"audit": [sys.executable, "-m", "verify", "audit", "--implementation", f"{impl}:lyu1", "--variant", "lyu-1",
-                          "--cutoff", "2", "--samples", "200", "--random-pairs", "0", "--no-worst-pair", "--workers", "1"],
-                "python -c pass": [sys.executable, "-c", "pass"],
-                "import numpy": [sys.executable, "-c", "import numpy"]}
-        best = {k: min(_child_cpu(argv, env) for _ in range(repeats)) for k, argv in cmds.items()}
-    print(f"audit start-up (one `python -m verify audit` process, correct lyu-1, 200 runs per side, least of {repeats}): "
+    cmds = {"audit": [sys.executable, "-m", "verify", "audit", "--implementation", "verify.audit.examples:lyu1", "--variant",
+                      "lyu-1", "--cutoff", "2", "--samples", "200", "--random-pairs", "0", "--no-worst-pair", "--workers", "1"],
+            "python -c pass": [sys.executable, "-c", "pass"],
+            "import numpy": [sys.executable, "-c", "import numpy"]}
+    best = {k: min(_child_cpu(argv, env) for _ in range(repeats)) for k, argv in cmds.items()}
+    print(f"audit start-up (one `python -m verify audit` process, correct lyu-1 of verify.audit.examples, 200 runs per side, least of {repeats}): "
           f"{best['audit']:.2f} s CPU; python -c pass {best['python -c pass']:.2f} s (ratio {best['audit'] / best['python -c pass']:.1f}), "
           f"import numpy {best['import numpy']:.2f} s (ratio {best['audit'] / best['import numpy']:.1f})")
 
