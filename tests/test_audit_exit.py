@@ -1,12 +1,16 @@
 """``svt-verify audit`` as a CI job sees it: exit codes, one-line failures, isolation, Ctrl-C (issues 30, 32).
 
-Every case with an implementation that can misbehave runs the command as a real process (``python -m verify``)
-with a timeout: exit status, stdout and stderr are process matters.  The limits refused up front, before any
-implementation runs, and the spec's parameters (parsing and calling, not the process) go through
-`verify.cli.main.main` in this process (`cli_here`: the same exit status, stdout and stderr; an unexpected
-exception fails the test; a spec's implementation still runs in the audit's own children), which spares a
-Python start-up each.  The hostile implementations are written to ``tmp_path`` and named by
-file path or, from that folder as the current directory, by module name (the current folder is importable).
+Every case with an implementation that can misbehave runs the command as a process with a timeout: exit status,
+stdout and stderr are process matters.  `cli` forks this test process (tests/forked_cli.py: real descriptors
+1 and 2, the interpreter's exit, its imports and compiled kernels inherited instead of paid for again: about
+3 s of CPU per case); a real ``python -m verify`` process (`cli_process`) stays where the process boundary is the
+subject: Ctrl-C delivered from outside, the current folder importable (``-m`` puts it on ``sys.path``), the
+modules an audit imports at start-up.  The limits refused up front, before any implementation runs, and the
+spec's parameters (parsing and calling, not the process) go through `verify.cli.main.main` in this process
+(`cli_here`: the same exit status, stdout and stderr; an unexpected exception fails the test; a spec's
+implementation still runs in the audit's own children).  The hostile implementations are written to
+``tmp_path`` and named by file path or, from that folder as the current directory, by module name (the current
+folder is importable).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import time
 from pathlib import Path
 
 import pytest
+from forked_cli import run_cli, warm_up
 
 from verify.cli.main import main
 
@@ -46,6 +51,13 @@ QUICK = ["--samples", "200", "--random-pairs", "0", "--no-worst-pair"]
 
 
 def cli(*argv: str, cwd: Path = ROOT, timeout: float = 120) -> subprocess.CompletedProcess:
+    """``svt-verify audit ARGV`` in a fork of this process (module docstring)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return run_cli(["audit", *argv], cwd=cwd, env=env, timeout=timeout)
+
+
+def cli_process(*argv: str, cwd: Path = ROOT, timeout: float = 120) -> subprocess.CompletedProcess:
+    """``python -m verify audit ARGV`` as a real process (module docstring)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run([sys.executable, "-m", "verify", "audit", *argv], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=timeout)
@@ -57,6 +69,13 @@ def cli_here(*argv: str) -> subprocess.CompletedProcess:
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(["audit", *argv])
     return subprocess.CompletedProcess(["audit", *argv], code, out.getvalue(), err.getvalue())
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _warm():
+    """One audit in this process first: the forked children inherit its imports and compiled kernels (3 s of CPU
+    each otherwise)."""
+    warm_up(["audit", "--implementation", "verify.audit.examples:lyu1", *CLAIM, *QUICK, "--workers", "1"])
 
 
 def module(tmp_path: Path, body: str, name: str = "impl") -> Path:
@@ -103,11 +122,12 @@ def test_an_implementation_that_exits_is_not_a_pass(tmp_path, body, workers, wor
 
 
 def test_the_current_folder_is_importable_and_a_module_exiting_at_import_is_refused(tmp_path):
+    # a real process: ``python -m verify`` puts the current folder on sys.path, a fork of the test process does not
     module(tmp_path, "import sys\nprint('side effect')\nsys.exit(0)\n", name="exits_at_import")
-    res = cli("--implementation", "exits_at_import:lyu1", *CLAIM, *QUICK, "--workers", "1", cwd=tmp_path)
+    res = cli_process("--implementation", "exits_at_import:lyu1", *CLAIM, *QUICK, "--workers", "1", cwd=tmp_path)
     one_line_failure(res, "sys.exit(0)")
     module(tmp_path, "", name="fine_here")
-    res = cli("--implementation", "fine_here:lyu1", *CLAIM, *QUICK, "--workers", "1", cwd=tmp_path)
+    res = cli_process("--implementation", "fine_here:lyu1", *CLAIM, *QUICK, "--workers", "1", cwd=tmp_path)
     assert res.returncode == 0 and "verdict: matches" in res.stdout, res.stderr
 
 
@@ -168,6 +188,7 @@ def test_exit_codes_of_the_three_verdicts(tmp_path):
 
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_ctrl_c_stops_an_implementation_that_never_returns(tmp_path, workers):
+    # a real process: SIGINT delivered from outside, as Ctrl-C reaches the command
     flag = tmp_path / "blocked"
     path = module(tmp_path, f"import time\ncalls = [0]\ndef f(queries, rng):\n    calls[0] += 1\n"
                             f"    if calls[0] > 700:\n        open({str(flag)!r}, 'w').close()\n"

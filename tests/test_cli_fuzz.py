@@ -309,15 +309,18 @@ def test_every_pair_of_mode_specific_flags_is_applied_or_refused_naming_a_flag(p
         assert any(f in err for f in pair), (pair, err)
 
 
-# --- output destinations and encodings, as real processes ----------------------------------------------------------------
+# --- output destinations and encodings, as processes forked from this one ----------------------------------------------
 def _process(args: list[str], stdout, env: dict) -> tuple[int, str]:
-    import subprocess
-    import sys
+    """``svt-verify ARGS`` in a fork of this process (tests/forked_cli.py: real descriptors, the interpreter's streams
+    for ``env`` and its exit; the imports inherited, not paid again per example)."""
     from pathlib import Path
 
+    from forked_cli import run_cli, warm_up
+
+    for cheap in CHEAP:  # their first run here: the children inherit what it loads
+        warm_up(cheap)
     root = Path(__file__).resolve().parent.parent
-    r = subprocess.run([sys.executable, "-m", "verify", *args], cwd=root, stdout=stdout, stderr=subprocess.PIPE,
-                       env={**os.environ, **env}, timeout=300)
+    r = run_cli(args, cwd=root, stdout=stdout, env={**os.environ, **env}, timeout=300, text=False)
     return r.returncode, r.stderr.decode("utf-8", "replace")
 
 
@@ -327,13 +330,13 @@ CHEAP = [["prob", "--queries", "0,1/2", "--output", "2"], ["ratio", "--queries",
 DESTINATIONS = ["pipe", "full", "devnull", "csv-missing-folder", "csv-long-name", "plot-not-png"]
 
 
-@pytest.mark.slow  # integration: one `python -m verify` process per example (the in-process fuzz above stays quick)
+@pytest.mark.slow  # integration: one forked process per example (the in-process fuzz above stays quick)
 @settings(max_examples=max(6, EXAMPLES // 100), derandomize=True, deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(cmd=st.sampled_from(range(len(CHEAP))), dest=st.sampled_from(DESTINATIONS),
        encoding=st.sampled_from(["utf-8", "ascii", "latin-1"]))
 def test_real_process_with_any_destination_and_encoding_exits_cleanly(cmd, dest, encoding):
-    """``python -m verify`` as users run it: stdout to a pipe, a full device or /dev/null (closed descriptors: tests/test_cli_process.py); an output file in a
+    """The command as users run it (a process: tests/forked_cli.py): stdout to a pipe, a full device or /dev/null (closed descriptors: tests/test_cli_process.py); an output file in a
     missing folder or with a name over 255 bytes; ASCII or Latin-1 output encoding.  Exit 0 or 2, never a
     traceback, at most one line on stderr."""
     import subprocess
@@ -366,6 +369,8 @@ def test_real_process_with_any_destination_and_encoding_exits_cleanly(cmd, dest,
 
 
 # --- discrete noise at hostile magnitudes, as real processes (issue 32: hangs, memory, wrong δ) -----------------------------
+# Real processes: the address-space limit (DISCRETE_CASE_BYTES) counts from a fresh interpreter; a forked child
+# starts with this test process's address space.
 DISCRETE_MAGNITUDE = st.sampled_from(["1e-50", "1e50", "0.01", "1/2", "300", "0", "-1e50", "1"])
 DISCRETE_COMMANDS = {
     "prob": lambda m: ["prob", "--queries", f"{m},0", "--outcomes", "BA"],

@@ -11,7 +11,6 @@ import json
 import os
 import socket
 import struct
-import subprocess
 import sys
 import threading
 import time
@@ -231,14 +230,19 @@ def test_real_dask_scheduler_passes_the_probe(capsys, short_timeout):
 # 7. ------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("argv", [["proofs", "--list"], ["ratio", "--queries", "0,0", "--neighbour-queries", "1,1", "--json"],
                                   ["sweep", "--k", "1", "--workers", "1", "--json"], ["worst-case", "--max-queries", "1"]])
-@pytest.mark.slow  # integration: one `python -m verify` process each
+@pytest.mark.slow  # integration: each command runs twice (in this process, then in the forked child)
 def test_closed_stdout_exits_quietly(argv):
-    """The reader of stdout has gone (``| head -c1`` after it read): no traceback, status 141 as for ``cat``."""
+    """The reader of stdout has gone (``| head -c1`` after it read): no traceback, status 141 as for ``cat``.  A process
+    forked from this one (tests/forked_cli.py): stdout is a real pipe without reader, the interpreter's exit."""
+    from forked_cli import run_cli, warm_up
+
+    warm_up(argv)  # the command's first run here: the child inherits what it loads
     r, w = os.pipe()
     os.close(r)
-    proc = subprocess.run([sys.executable, "-c", "import sys; from verify.cli.main import main; sys.exit(main())", *argv],
-                          stdout=w, stderr=subprocess.PIPE, text=True, timeout=300, cwd=os.getcwd())
-    os.close(w)
+    try:
+        proc = run_cli(argv, stdout=w, timeout=300, cwd=os.getcwd())
+    finally:
+        os.close(w)
     assert proc.stderr == ""
     assert proc.returncode == 141
 

@@ -1,8 +1,11 @@
-"""The command line as a real process (``python -m verify`` from this checkout's root), so that it meets
-real file descriptors and signals: stdout on a full device, stdout and stderr closed, an ASCII-only
-encoding, Ctrl-C at several moments, ``--version``.
+"""The command line as a process, so that it meets real file descriptors and signals: stdout on a full device,
+stdout and stderr closed, an ASCII-only encoding, Ctrl-C at several moments, ``--version``.
 
-Each case is one short process (a second or two of imports); the Ctrl-C cases are marked slow.
+`run` forks this test process (tests/forked_cli.py: real descriptors 0-2 set as asked, the interpreter's
+standard streams for the environment given and its exit; the imports are inherited instead of paid for again).
+A real ``python -m verify`` process (`run_process`) stays where the process itself is the subject: the module
+entry point, Ctrl-C delivered from outside at any moment (start-up included), a report reaching a pipe while
+the process runs, CPython's exit after an interrupted ``exec``.  The Ctrl-C cases are marked slow.
 """
 
 from __future__ import annotations
@@ -15,20 +18,35 @@ import time
 from pathlib import Path
 
 import pytest
+from forked_cli import CLOSED, run_cli, warm_up
 
 ROOT = Path(__file__).resolve().parent.parent
 QUICK = ["prob", "--queries", "0", "--output", "1"]
 BAD = ["prob", "--queries", "0", "--output", "x"]
 
 
-def run(args, *, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=None, close_fds_before=None, timeout=120):
-    full_env = {**os.environ, **(env or {})}
-    return subprocess.run([sys.executable, "-m", "verify", *args], cwd=ROOT, stdout=stdout, stderr=stderr,
-                          env=full_env, timeout=timeout, preexec_fn=close_fds_before)
+@pytest.fixture(scope="module", autouse=True)
+def _warm():
+    """The commands' first run in this process: the forked children inherit what it loads."""
+    for args in (["--help"], QUICK, ["ratio", "--queries", "0", "--neighbour-queries", "1"],
+                 ["prob", "--queries=1e17,-1e17", "--output", "1", "--method", "fast"]):
+        warm_up(args)
+
+
+def run(args, *, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=None, timeout=120):
+    """``svt-verify ARGS`` in a fork of this process (module docstring); output as bytes."""
+    return run_cli(args, cwd=ROOT, stdout=stdout, stderr=stderr, env={**os.environ, **(env or {})}, timeout=timeout,
+                   text=False)
+
+
+def run_process(args, *, timeout=120):
+    """``python -m verify ARGS``, a real process (module docstring)."""
+    return subprocess.run([sys.executable, "-m", "verify", *args], cwd=ROOT, capture_output=True, timeout=timeout)
 
 
 def test_version_names_the_distribution():
-    r = run(["--version"])
+    """A real process: the ``python -m verify`` entry point itself."""
+    r = run_process(["--version"])
     assert r.returncode == 0
     assert r.stdout.decode().startswith("svt-verify ")
 
@@ -52,18 +70,14 @@ def test_full_device_is_one_line_and_exit_2(args):
     assert len(err.strip().splitlines()) == 1 and "cannot write the output" in err
 
 
-def _close(fd: int):
-    return lambda: os.close(fd)
-
-
 @pytest.mark.parametrize("args,code", [(QUICK, 0), (BAD, 2)])
 def test_closed_stderr_keeps_the_exit_status(args, code):
-    r = run(args, stderr=None, close_fds_before=_close(2))
+    r = run(args, stderr=CLOSED)
     assert r.returncode == code
 
 
 def test_closed_stdout_is_not_a_success():
-    r = run(QUICK, stdout=None, close_fds_before=_close(1))
+    r = run(QUICK, stdout=CLOSED)
     assert r.returncode == 2
     assert "Traceback" not in r.stderr.decode()
 

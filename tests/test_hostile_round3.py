@@ -40,6 +40,8 @@ def _limit_memory() -> None:
 
 
 def run(*argv: str, memory: bool = False, timeout: float = 120) -> tuple[subprocess.CompletedProcess, float]:
+    """A real ``python -m verify`` process: `MEMORY_LIMIT` is an address-space limit counted from a fresh interpreter
+    (a process forked from this one would start with this test process's address space)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     t0 = time.monotonic()
     r = subprocess.run([sys.executable, "-m", "verify", *argv], capture_output=True, text=True, timeout=timeout, env=env,

@@ -113,6 +113,7 @@ def test_bad_input_one_line_exit_2(capsys, argv, needle):
 
 
 def test_console_script_bad_input_no_traceback():
+    # a real process: ``python -m verify.cli.main`` (the module's own ``__main__`` block) as an entry point
     proc = subprocess.run([sys.executable, "-m", "verify.cli.main", "prob", "--queries", "1e9999", "--output", "1"],
                           capture_output=True, text=True)
     assert proc.returncode == 2

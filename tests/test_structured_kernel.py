@@ -108,7 +108,8 @@ def test_gaussian_noise_stays_on_numpy():
 
 
 def test_numba_is_imported_only_when_the_compiled_loop_is_loaded():
-    """A single search does not pay numba's import: numpy's loop evaluates until `load_compiled` (the family table)."""
+    """A single search does not pay numba's import: numpy's loop evaluates until `load_compiled` (the family table).
+    A real process: which modules are imported needs a fresh interpreter (this one has imported numba)."""
     code = ("import sys; import numpy as np; from verify.family import structured as S; from verify.family.presets import preset; "
             "s = preset('seed-m1'); a = S._segment_points(s, 2, 1, np.array([1.0]), np.array([-2.0]), np.array([0.0])); "
             "assert 'numba' not in sys.modules; S.load_compiled(); assert 'numba' in sys.modules; "
