@@ -11,6 +11,11 @@ takes them into its verdict cache before its first test of a claims file.  The c
 tests marked slow are collected first (the longest work starts first, so that it does not finish
 alone at the end).
 
+A test about the command line as a process (exit status, real descriptors, the interpreter's exit) runs it in a
+child forked from the test process (tests/forked_cli.py: ``run_cli``), which inherits the imports and compiled
+kernels instead of paying an interpreter's start-up each time; a real ``python -m verify`` process is kept only
+where the process boundary itself is the subject (start-up imports, signals from outside, the entry point).
+
 ``--cpu-times=PATH`` writes each test's CPU seconds, and each process's CPU up to the end of collection,
 to ``PATH.<worker>`` (docs/benchmarks.md, "The test suite")."""
 
@@ -38,7 +43,8 @@ CLAIM_FILES = frozenset({
 })
 
 
-#: Test files whose every test starts real `python -m verify` processes (pure integration): marked slow here.
+#: Test files of the command line as a process (integration: real `python -m verify` processes for Ctrl-C at any
+#: moment, forked ones for the descriptors and exit statuses): marked slow here.
 PROCESS_FILES = frozenset({"test_cli_process.py"})
 
 
@@ -71,7 +77,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--cpu-times", metavar="PATH", default=None,
-                     help="append each test's CPU seconds (this process and its waited-for children, setup to "
+                     help="append each test's CPU seconds (this process and its waited-for children, forked ones included, setup to "
                           "teardown) to PATH.<worker> as 'seconds<TAB>node id'; the line 'collection' holds the "
                           "process's CPU up to the end of collection (imports included)")
 
