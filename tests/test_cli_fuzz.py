@@ -368,9 +368,9 @@ def test_real_process_with_any_destination_and_encoding_exits_cleanly(cmd, dest,
         assert code == 2, err
 
 
-# --- discrete noise at hostile magnitudes, as real processes (issue 32: hangs, memory, wrong δ) -----------------------------
-# Real processes: the address-space limit (DISCRETE_CASE_BYTES) counts from a fresh interpreter; a forked child
-# starts with this test process's address space.
+# --- discrete noise at hostile magnitudes, as processes (issue 32: hangs, memory, wrong δ) ----------------------------------
+# Forked from this one (tests/forked_cli.py), with an address-space limit never looser than DISCRETE_CASE_BYTES on a
+# fresh interpreter (forked_cli.address_space_limit).
 DISCRETE_MAGNITUDE = st.sampled_from(["1e-50", "1e50", "0.01", "1/2", "300", "0", "-1e50", "1"])
 DISCRETE_COMMANDS = {
     "prob": lambda m: ["prob", "--queries", f"{m},0", "--outcomes", "BA"],
@@ -385,7 +385,7 @@ DISCRETE_CASE_SECONDS = 120
 DISCRETE_CASE_BYTES = 3 * 1024**3
 
 
-@pytest.mark.slow  # integration: one `python -m verify` process per example
+@pytest.mark.slow  # integration: one forked process per example
 @settings(max_examples=max(6, EXAMPLES // 30), derandomize=True, deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(command=st.sampled_from(sorted(DISCRETE_COMMANDS)), noise=st.sampled_from(["discrete-laplace", "discrete-gaussian"]),
@@ -393,21 +393,18 @@ DISCRETE_CASE_BYTES = 3 * 1024**3
 def test_discrete_noise_at_any_magnitude_answers_or_refuses_in_one_line(command, noise, flag, magnitude):
     """A discrete variant with one hostile magnitude (ε, t, Δ, a scale or a query): exit 0 or 2, one line on
     stderr at exit 2, no traceback, within `DISCRETE_CASE_SECONDS` and `DISCRETE_CASE_BYTES`, one process each."""
-    import resource
-    import subprocess
-    import sys
     from pathlib import Path
+
+    from forked_cli import address_space_limit, run_cli, warm_up
 
     base = DISCRETE_COMMANDS[command]("0" if flag != "--queries" else magnitude)
     args = base + ["--noise", noise] + ([flag, magnitude] if flag != "--queries" else [])
     event(f"{command} {noise} {flag}")
-
-    def limit() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (DISCRETE_CASE_BYTES, DISCRETE_CASE_BYTES))
-
+    # a valid run of each command first, in this process (no memory limit here: not the hostile values), inherited
+    for cmd in DISCRETE_COMMANDS.values():
+        warm_up(cmd("0") + ["--noise", "discrete-laplace"])
     root = Path(__file__).resolve().parent.parent
-    r = subprocess.run([sys.executable, "-m", "verify", *args], cwd=root, capture_output=True, text=True,
-                       timeout=DISCRETE_CASE_SECONDS, preexec_fn=limit)
+    r = run_cli(args, cwd=root, timeout=DISCRETE_CASE_SECONDS, prepare=address_space_limit(DISCRETE_CASE_BYTES))
     assert r.returncode in (0, 2), (args, r.returncode, r.stderr[-1500:])
     assert "Traceback" not in r.stderr, (args, r.stderr[-1500:])
     if r.returncode == 2:

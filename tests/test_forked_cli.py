@@ -17,7 +17,7 @@ import time
 import warnings
 
 import pytest
-from forked_cli import CLOSED, DEVNULL, run_cli, run_forked
+from forked_cli import CLOSED, DEVNULL, FRESH_ADDRESS_SPACE, address_space_limit, run_cli, run_forked
 
 
 def _raise(exc: BaseException):
@@ -152,3 +152,13 @@ def test_run_cli_is_the_console_script():
     r = run_cli(["prob", "--queries", "0", "--output", "x"])
     assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1 and "--output" in r.stderr
     assert run_cli(["--version"], stdout=DEVNULL).returncode == 0
+
+
+def test_an_address_space_limit_counts_from_the_childs_own_size():
+    """`address_space_limit(total)`: room for ``total - FRESH_ADDRESS_SPACE`` more bytes, whatever this process holds;
+    an allocation past it is a MemoryError (1 GiB past: refused before any page is touched)."""
+    total = 2**30 + FRESH_ADDRESS_SPACE  # room: 1 GiB
+    r = run_forked(lambda: len(bytearray(2 * 2**30)), prepare=address_space_limit(total))
+    assert r.returncode == 1 and r.stderr.endswith("MemoryError\n"), r.stderr[-500:]
+    r = run_forked(lambda: len(bytearray(2**26)) * 0, prepare=address_space_limit(total))
+    assert r.returncode == 0, r.stderr[-500:]

@@ -2,7 +2,8 @@
 
 Each command quoted in the issue must give a correct answer or a one-line refusal (exit 2) well within 60 s;
 the Python API cases raise a one-line `InputError`.  A command whose failure was memory or a run without end
-runs as its own process (`run`: an address-space limit where the failure was memory, a timeout); the others
+runs as its own process (`run`: a process forked from this one, tests/forked_cli.py, with an address-space limit
+where the failure was memory, never looser than `MEMORY_LIMIT` on a fresh process, and a timeout); the others
 run through `verify.cli.main.main` in this process (`run_here`: the same exit status, stdout and stderr; an
 unexpected exception fails the test), which spares a Python start-up (about 1.5 s of CPU) each.  Every case here failed before the fix (traceback, exit 1, a
 run past 300 s of CPU, or a kill for memory).
@@ -14,9 +15,7 @@ import contextlib
 import io
 import math
 import os
-import resource
 import subprocess
-import sys
 import time
 from fractions import Fraction
 from pathlib import Path
@@ -24,6 +23,7 @@ from pathlib import Path
 import mpmath
 import numpy as np
 import pytest
+from forked_cli import address_space_limit, run_cli, warm_up
 
 import verify
 from verify.cli.main import main
@@ -35,17 +35,19 @@ ROOT = Path(verify.__file__).resolve().parents[1]  # the checkout under test
 MEMORY_LIMIT = 3 * 1024**3
 
 
-def _limit_memory() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+@pytest.fixture(scope="module")
+def warm():
+    """A quick valid family run in this process first (its imports: 2 s of CPU), inherited by the forked children.
+    Not the hostile commands themselves: this process has no address-space limit."""
+    warm_up(["family", "--rows", "lyu-4:1", "--max-queries", "1"])
 
 
 def run(*argv: str, memory: bool = False, timeout: float = 120) -> tuple[subprocess.CompletedProcess, float]:
-    """A real ``python -m verify`` process: `MEMORY_LIMIT` is an address-space limit counted from a fresh interpreter
-    (a process forked from this one would start with this test process's address space)."""
+    """``svt-verify ARGV`` in a process forked from this one (module docstring), with its wall time; ``memory``: the
+    room a fresh process limited to `MEMORY_LIMIT` would have at most (`forked_cli.address_space_limit`)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     t0 = time.monotonic()
-    r = subprocess.run([sys.executable, "-m", "verify", *argv], capture_output=True, text=True, timeout=timeout, env=env,
-                       cwd=ROOT, preexec_fn=_limit_memory if memory else None)
+    r = run_cli(argv, timeout=timeout, env=env, cwd=ROOT, prepare=address_space_limit(MEMORY_LIMIT) if memory else None)
     return r, time.monotonic() - t0
 
 
@@ -76,7 +78,7 @@ def assert_refused(r: subprocess.CompletedProcess, *words: str) -> None:
     (["prob", "--noise", "discrete-gaussian", "--queries", "1e50,0", "--outcomes", "BA"], ["200,000"]),
     (["prob", "--noise", "discrete-gaussian", "--threshold", "1e50", "--queries", "0,0", "--outcomes", "BA"], ["200,000"]),
 ])
-def test_quoted_commands_are_refused_in_one_line_fast(argv, words):
+def test_quoted_commands_are_refused_in_one_line_fast(argv, words, warm):
     r, took = run(*argv, memory=True)
     assert_refused(r, *words)
     assert took < 60
@@ -84,7 +86,7 @@ def test_quoted_commands_are_refused_in_one_line_fast(argv, words):
 
 @pytest.mark.parametrize("flag, value, words", [("--sensitivity", "1e50", ["levels per query", "--no-discrete"]),
                                                 ("--epsilon", "1e-50", ["200,000", "--no-discrete"])])
-def test_family_refuses_a_discrete_row_it_cannot_compute_before_any_row_runs(flag, value, words):
+def test_family_refuses_a_discrete_row_it_cannot_compute_before_any_row_runs(flag, value, words, warm):
     """Up front: no row of the table is computed (nothing on standard output), not killed for memory."""
     r, took = run("family", flag, value, memory=True, timeout=300)
     assert_refused(r, *words)
