@@ -20,7 +20,7 @@ What the child meets is what a fresh interpreter would give it:
   without pytest's handlers, the default ``sys.excepthook``/``sys.unraisablehook``;
 * the interpreter's exit: ``SystemExit(None)`` is 0, an int is its status, any other value is printed on stderr
   and gives 1; an uncaught exception prints its traceback on stderr and gives 1 (a KeyboardInterrupt: death by
-  SIGINT, status -2); then non-daemon threads are joined, the atexit handlers registered by the command run,
+  SIGINT, status -2); then non-daemon threads are joined (``threading._shutdown``), the atexit handlers registered by the command run,
   stdout and stderr are flushed (a failed flush of stdout is "Exception ignored ..." on stderr and status 120).
 
 What it does not reproduce, so that such tests keep a real ``python -m verify`` process: start-up itself (the
@@ -359,9 +359,7 @@ def _run_as_main(target: Callable[[], object]) -> tuple[int, int]:
         status = 1
         if isinstance(exc, KeyboardInterrupt):  # CPython >= 3.8: the exit is death by SIGINT (bpo-1054041)
             killed_by = signal.SIGINT
-    for t in threading.enumerate():  # the interpreter waits for non-daemon threads, then runs atexit
-        if t is not threading.current_thread() and not t.daemon:
-            t.join()
+    threading._shutdown()  # as Py_FinalizeEx: wait for non-daemon threads (and executors' work), then atexit
     atexit._run_exitfuncs()
     if not _flush(sys.stdout, report=True):
         status = 120

@@ -162,3 +162,14 @@ def test_an_address_space_limit_counts_from_the_childs_own_size():
     assert r.returncode == 1 and r.stderr.endswith("MemoryError\n"), r.stderr[-500:]
     r = run_forked(lambda: len(bytearray(2**26)) * 0, prepare=address_space_limit(total))
     assert r.returncode == 0, r.stderr[-500:]
+
+
+def test_an_executors_pending_work_is_finished_at_exit_as_by_the_interpreter():
+    """CPython's exit waits for the work queued on a thread pool left open (``threading._shutdown``)."""
+    def program():
+        from concurrent.futures import ThreadPoolExecutor
+
+        ThreadPoolExecutor(1).submit(lambda: (time.sleep(0.3), print("queued work done")))
+        return 0
+
+    assert run_forked(program).stdout == "queued work done\n"
