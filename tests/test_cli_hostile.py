@@ -230,13 +230,12 @@ def test_real_dask_scheduler_passes_the_probe(capsys, short_timeout):
 # 7. ------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("argv", [["proofs", "--list"], ["ratio", "--queries", "0,0", "--neighbour-queries", "1,1", "--json"],
                                   ["sweep", "--k", "1", "--workers", "1", "--json"], ["worst-case", "--max-queries", "1"]])
-@pytest.mark.slow  # integration: each command runs twice (in this process, then in the forked child)
+@pytest.mark.slow  # integration: one forked process each
 def test_closed_stdout_exits_quietly(argv):
     """The reader of stdout has gone (``| head -c1`` after it read): no traceback, status 141 as for ``cat``.  A process
     forked from this one (tests/forked_cli.py): stdout is a real pipe without reader, the interpreter's exit."""
-    from forked_cli import run_cli, warm_up
+    from forked_cli import run_cli
 
-    warm_up(argv)  # the command's first run here: the child inherits what it loads
     r, w = os.pipe()
     os.close(r)
     try:
