@@ -39,15 +39,15 @@ def _expected_patterns(lay, monotone: bool, moves: bool) -> set[tuple[int, int]]
 
 
 def record_ratio(monkeypatch, value=None) -> list[tuple[float, float, float]]:
-    """Record every point (u, v, r) the refinement's objective is evaluated at (scalar calls)."""
+    """Record every point (u, v, r) the refinement's objective is evaluated at (scalar calls, `family_log_ratio_at`)."""
     seen: list[tuple[float, float, float]] = []
-    real = wc.family_log_ratio
+    real = wc.family_log_ratio_at
 
     def ratio(shape, lay, u, v, r, s_b, s_a):
         seen.append((float(u), float(v), float(r)))
-        return np.array([value]) if value is not None else real(shape, lay, u, v, r, s_b, s_a)
+        return float(value) if value is not None else real(shape, lay, u, v, r, s_b, s_a)
 
-    monkeypatch.setattr(wc, "family_log_ratio", ratio)
+    monkeypatch.setattr(wc, "family_log_ratio_at", ratio)
     return seen
 
 

@@ -63,7 +63,7 @@ from verify.family import search_tuning as tune
 from verify.family.bounds import ProvenBound, growth, growth_witness, proven_upper_bound, upper_bound_at, why_no_bound
 from verify.family.result import FamilyWorstCase
 from verify.family.simplex import nelder_mead
-from verify.family.structured import Layout, family_log_probability, family_log_ratio, layouts
+from verify.family.structured import Layout, family_log_probability, family_log_ratio, family_log_ratio_at, layouts
 from verify.family.witness import VIOLATION_DIGITS, BestSoFar, FamilyWitness, confirm, structured_pair
 from verify.mechanism import SparseVector, as_variant
 from verify.precision import MPMATH_LOCK
@@ -169,7 +169,7 @@ def _refine_once(shape: SparseVector, p: _Point, scale: float, free_release: boo
         return u, v, (abs(r) if free_gap else r)
 
     def obj(x):
-        val = family_log_ratio(shape, lay, *unpack(x), p.s_b, p.s_a)[0]
+        val = family_log_ratio_at(shape, lay, *unpack(x), p.s_b, p.s_a)
         return -min(val, 1e300) if np.isfinite(val) or val > 0 else 1e300
 
     res = nelder_mead(obj, x0, xatol=tune.REFINE_XATOL * scale, fatol=tune.REFINE_FATOL, maxiter=budget * len(x0))
