@@ -20,12 +20,14 @@ With ``--command``, the same two runs as the command, ``python3 -m verify family
 With ``--against PATH`` (another checkout, e.g. main) only the whole command ``python3 -m verify family --json``
 (discrete rows included, ``--workers N`` if given) is timed, ``--reps`` times each, this checkout and PATH
 taking turns (each child's ``PYTHONPATH`` its checkout): CPU (child and workers, `os.wait4`) and wall, their
-medians and the ratio of the CPU medians, and whether both print the same rows (every field but the seconds).
+medians and the ratio of the CPU medians, and whether both print the same rows (every field but the seconds);
+with ``--serial`` also, first, the CPU time each checkout's command spends before its workers fork (the serial
+phase the workers wait for: imports, the compiled evaluator's load), ``2 × --reps`` runs each taking turns.
 Both checkouts read their bytecode from one cache outside them (`PYCACHE`, ``PYTHONPYCACHEPREFIX``), written by an
 untimed first run of each: with ``PYTHONDONTWRITEBYTECODE`` set, a checkout without ``__pycache__`` recompiles its
 modules on every run (about 0.35 s of CPU of the command's 8-10 s, 2026-12-07), which one that has them does not pay.
 
-Run: python3 benchmarks/bench_family_table.py [--workers N] [--command] [--against PATH [--reps 3]]
+Run: python3 benchmarks/bench_family_table.py [--workers N] [--command] [--against PATH [--reps 3] [--serial]]
 """
 
 from __future__ import annotations
@@ -137,14 +139,49 @@ def against(other: Path, reps: int, workers: int | None) -> bool:
     return same
 
 
+#: Runs ``family --json`` and, at its first fork (the pool's workers), prints the CPU seconds this process has used
+#: (user + sys: the serial phase the workers wait for, imports and the compiled evaluator's load) and exits.
+_SERIAL_PROBE = """
+import os, sys
+def before():
+    t = os.times()
+    print(f"{t.user + t.system:.3f}", flush=True)
+    os._exit(0)
+os.register_at_fork(before=before)
+from verify.cli.main import main
+main(["family", "--json"])
+"""
+
+
+def serial_phase(other: Path, reps: int) -> None:
+    """The CPU seconds before the first fork of ``family --json`` (`_SERIAL_PROBE`), here and in ``other`` taking
+    turns, ``reps`` times each: their medians and least values."""
+    got: dict[str, list[float]] = {"this checkout": [], str(other): []}
+    for _ in range(reps):
+        for name, tree in (("this checkout", ROOT), (str(other), other)):
+            env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+            env.update(PYTHONPATH=str(tree), PYTHONPYCACHEPREFIX=str(PYCACHE))
+            out = subprocess.run([sys.executable, "-c", _SERIAL_PROBE], cwd=tree, env=env, capture_output=True, text=True,
+                                 timeout=600)
+            got[name].append(float(out.stdout.split()[-1]))
+    for name, vals in got.items():
+        print(f"  CPU before the workers fork, {name}: median {statistics.median(vals):.2f} s, least {min(vals):.2f} s "
+              f"({reps} runs; load {os.getloadavg()[0]:.1f})")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workers", type=int, default=None, help="workers of the parallel run (default: all cores)")
     ap.add_argument("--command", action="store_true", help="also time the command in child processes (cold)")
     ap.add_argument("--against", type=Path, help="another checkout: time the whole command here and there, taking turns")
     ap.add_argument("--reps", type=int, default=3, help="runs of each checkout with --against")
+    ap.add_argument("--serial", action="store_true", help="with --against: also the CPU time before the workers fork")
     args = ap.parse_args(argv)
+    if args.serial and args.against is None:
+        ap.error("--serial: times the serial phase of two checkouts; give --against PATH")
     if args.against is not None:
+        if args.serial:
+            serial_phase(args.against.resolve(), 2 * args.reps)
         print(f"python3 -m verify family --json, {args.reps} runs each, taking turns; load average {os.getloadavg()[0]:.1f}")
         if not against(args.against.resolve(), args.reps, args.workers):
             raise SystemExit(1)

@@ -7,18 +7,17 @@ docs/mutation.md and `benchmarks/mutation_score.py` still find it.
 from __future__ import annotations
 
 import math
-import types
 from fractions import Fraction
 
 import mpmath
 import numpy as np
 import pytest
 from family_variants import _p, _w, lay_of, mp, variant
-from scipy import optimize
 
 from verify.family import search_tuning as tune
 from verify.family import worstcase as wc
 from verify.family.presets import preset
+from verify.family.simplex import nelder_mead
 from verify.family.structured import Layout, layouts
 from verify.family.witness import BestSoFar
 from verify.family.worstcase import family_worst_case
@@ -40,15 +39,15 @@ def _expected_patterns(lay, monotone: bool, moves: bool) -> set[tuple[int, int]]
 
 
 def record_ratio(monkeypatch, value=None) -> list[tuple[float, float, float]]:
-    """Record every point (u, v, r) the refinement's objective is evaluated at (scalar calls)."""
+    """Record every point (u, v, r) the refinement's objective is evaluated at (scalar calls, `family_log_ratio_at`)."""
     seen: list[tuple[float, float, float]] = []
-    real = wc.family_log_ratio
+    real = wc.family_log_ratio_at
 
     def ratio(shape, lay, u, v, r, s_b, s_a):
         seen.append((float(u), float(v), float(r)))
-        return np.array([value]) if value is not None else real(shape, lay, u, v, r, s_b, s_a)
+        return float(value) if value is not None else real(shape, lay, u, v, r, s_b, s_a)
 
-    monkeypatch.setattr(wc, "family_log_ratio", ratio)
+    monkeypatch.setattr(wc, "family_log_ratio_at", ratio)
     return seen
 
 
@@ -280,11 +279,11 @@ class TestRefinementKills4:
         default budget REFINE_BUDGET = 80, a row's ROW_BUDGET = 30); scale 30."""
         got = []
 
-        def minimize(fun, x0, method, options):
-            got.append((len(x0), method, dict(options)))
-            return optimize.minimize(fun, x0, method=method, options=options)
+        def minimize(fun, x0, xatol, fatol, maxiter):  # `verify.family.simplex.nelder_mead`: scipy's Nelder-Mead
+            got.append((len(x0), "Nelder-Mead", {"xatol": xatol, "fatol": fatol, "maxiter": maxiter}))
+            return nelder_mead(fun, x0, xatol=xatol, fatol=fatol, maxiter=maxiter)
 
-        monkeypatch.setattr(wc, "optimize", types.SimpleNamespace(minimize=minimize))
+        monkeypatch.setattr(wc, "nelder_mead", minimize)
         s_none, s_gap = variant(), variant(release="gap")
         for s, lay, n, budget in ((s_none, lay_of(s_none, False, True, 1), 1, None), (s_none, lay_of(s_none, True, True), 2, 30),
                                   (s_gap, lay_of(s_gap, True, True), 3, None)):

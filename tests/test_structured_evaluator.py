@@ -8,7 +8,7 @@ import pytest
 
 from verify.family import structured as S
 from verify.family.presets import preset
-from verify.family.structured import Layout, family_log_probability, family_log_ratio
+from verify.family.structured import Layout, family_log_probability, family_log_ratio, family_log_ratio_at, layouts
 
 
 def _bits(a: np.ndarray) -> np.ndarray:
@@ -80,6 +80,25 @@ def test_log_ratio_equals_the_two_sides_computed_apart(name):
         pn = family_log_probability(shape, lay, u + 1.0, v - 1.0, r)
         got = family_log_ratio(shape, lay, u, v, r, 1.0, -1.0)
         assert _bits(got)[0] == _bits(p - pn)[0]
+
+
+@pytest.mark.parametrize("name, cutoff", [("numeric-svt", 2), ("gap-svt", 1), ("seed-m1", 1), ("lyu-2", 2), ("lyu-3", 2),
+                                          ("seed-m2", 1), ("gaussian-svt", 1)])
+def test_the_one_point_ratio_is_the_array_ratio_bit_for_bit(name, cutoff):
+    """`family_log_ratio_at` (the refinement's objective) is `family_log_ratio` at one point: the same bits on every
+    layout with up to 3 queries, at points near the kinks, far out (a side impossible or both: ±inf, 0, nan), with a
+    gap below 0, shared and resampled thresholds, compiled (Laplace, exponential) and numpy's (Gaussian) loops."""
+    shape = preset(name).with_changes(cutoff=cutoff)
+    points = [(0.5, -2.0, 1.0), (40.0, -17.0, 0.25), (-3.0, 3.0, -0.5), (0.0, -0.0, 0.0), (1e4, -1e4, 2.0), (-1e4, 1e4, -2.0)]
+    for lay in layouts(shape, 3, every_k=True):
+        for u, v, r in points:
+            for s_b, s_a in ((1.0, -1.0), (1.0, 1.0), (0.0, -1.0)):
+                S.clear_memo()
+                want = family_log_ratio(shape, lay, u, v, r, s_b, s_a)[0]
+                got = family_log_ratio_at(shape, lay, u, v, r, s_b, s_a)  # cold, then remembered
+                again = family_log_ratio_at(shape, lay, u, v, r, s_b, s_a)
+                assert isinstance(got, float)
+                assert _bits(np.array([got]))[0] == _bits(np.array([want]))[0] == _bits(np.array([again]))[0], (lay, u, v, r)
 
 
 def test_chunk_size_never_changes_a_value(monkeypatch):

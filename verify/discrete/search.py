@@ -34,11 +34,10 @@ from typing import Any
 
 import mpmath
 import numpy as np
-from scipy.special import logsumexp
 
 from verify.comparison import Comparison
 from verify.discrete.probability import mp_probability
-from verify.engine.discrete_fast import fast_log_probability
+from verify.engine.discrete_fast import check_sum, fast_log_probability
 from verify.engine.discrete_halting import halting_logs
 from verify.errors import InputError
 from verify.family.structured import Layout, layouts
@@ -228,6 +227,8 @@ def _segment_logs(mech: Any, n_b: int, n_a: int, u: np.ndarray, v: np.ndarray) -
         else:
             f = xn.log_sf(m) if above else xn.log_cdf(m)
         total += count * f
+    from scipy.special import logsumexp  # lazy: start-up time (scipy.special: 0.35 s of CPU; only the layout search)
+
     with np.errstate(divide="ignore"):
         return logsumexp(total, axis=1)
 
@@ -312,14 +313,15 @@ def check_search_for(mech: Any, max_queries: int) -> None:
     """The size limits of the searches `search_for` would run, checked before any of them starts (a table
     refuses a row it cannot compute before computing the others): the levels of the structured search or the
     box's vectors, and the sums over ℤ's own limit on the terms one probability needs, by one float64
-    probability at the threshold (`verify.engine.discrete_fast`, which refuses an oversized sum before summing)."""
+    probability's window at the threshold (`verify.engine.discrete_fast.check_sum`: what `fast_log_probability`
+    refuses before it sums, without the sum)."""
     delta = mech.sensitivity.numerator
     both = not (mech.threshold_noise.is_none or mech.query_noise.is_none)
     if mech.cutoff == 1 and mech.threshold_policy.value == "shared" and both:
         _check_levels(STRUCTURED_WIDTH, delta)
     else:
         _check_box(BOX_WIDTH, delta, min(max_queries, BOX_QUERIES))
-    fast_log_probability(mech, [mech.threshold.numerator], mech.outputs(1)[-1])
+    check_sum(mech, [mech.threshold.numerator], mech.outputs(1)[-1])
 
 
 def search_for(mech: Any, max_queries: int, digits: int = 50) -> list[SearchResult]:

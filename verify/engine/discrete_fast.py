@@ -62,6 +62,16 @@ def _log_factors(seg: Segment, z: np.ndarray, xnoise: Noise) -> np.ndarray:
     return out
 
 
+def _first_window(seg: Segment, znoise: Noise) -> tuple[list, int]:
+    """The kinks of a segment (and 0) and the first reach beyond them, the window refused in one line
+    (`check_window`) when it is above the sums' limit, before any term is evaluated."""
+    kinks = [1 - u for u in seg.offsets] + [0]
+    b = float(znoise.scale)
+    reach = max(8, int(math.ceil(znoise.law.tail_reach(b, 60.0))))
+    check_window(max(kinks) - min(kinks) + 2 * reach + 1, b, max(kinks) - min(kinks))
+    return kinks, reach
+
+
 def _segment(seg: Segment, znoise: Noise, xnoise: Noise) -> tuple[float, float]:
     from scipy.special import logsumexp  # lazy: start-up time (scipy.special costs 0.4 s of CPU to import)
 
@@ -70,10 +80,7 @@ def _segment(seg: Segment, znoise: Noise, xnoise: Noise) -> tuple[float, float]:
         row = _log_factors(seg, np.zeros(1), xnoise)[0]
         total = float(row.sum())
         return total, UNIT * (float(np.abs(row[np.isfinite(row)]).sum()) + n + 2)
-    kinks = [1 - u for u in seg.offsets] + [0]
-    b = float(znoise.scale)
-    reach = max(8, int(math.ceil(znoise.law.tail_reach(b, 60.0))))
-    check_window(max(kinks) - min(kinks) + 2 * reach + 1, b, max(kinks) - min(kinks))
+    kinks, reach = _first_window(seg, znoise)
     for _ in range(MAX_WIDENINGS):
         lo, hi = min(kinks) - reach, max(kinks) + reach
         z = np.arange(lo, hi + 1, dtype=float)
@@ -104,6 +111,16 @@ def fast_plan(plan: Plan) -> FastValue:
         log_value += lv
         err += e
     return FastValue(log_value, err)
+
+
+def check_sum(mech: Any, queries: Sequence[object], outcome: str) -> None:
+    """What `fast_log_probability` refuses before it sums (the plan's own checks, `build_plan`, and each segment's
+    first window, `check_window`), without summing: a caller validating sizes up front (a table refusing a row
+    before any row runs) pays neither the sums nor the import of scipy.special."""
+    plan = build_plan(mech, queries, outcome)
+    if not plan.threshold_noise.is_none:
+        for seg in plan.segments:
+            _first_window(seg, plan.threshold_noise)
 
 
 def fast_log_probability(mech: Any, queries: Sequence[object], outcome: str) -> FastValue:

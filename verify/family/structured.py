@@ -195,11 +195,17 @@ USE_COMPILED = True
 _LOADED = False
 
 
+_KERNEL: list = []  # the compiled loop's module once imported (`compiled_kernel`: one lookup per evaluation after that)
+
+
 def compiled_kernel():
     """The compiled node loop (`verify.family.structured_kernel`), imported on first use (`load_compiled`): numba
     takes about half a second to import, which commands that never evaluate a family table should not pay."""
+    if _KERNEL:
+        return _KERNEL[0]
     from verify.family import structured_kernel  # lazy: start-up time (numba)
 
+    _KERNEL.append(structured_kernel)
     return structured_kernel
 
 
@@ -336,6 +342,14 @@ def _tails_and_rate(shape: SparseVector, n_b: int, n_a: int) -> tuple[float, flo
     return scale_tail or TAIL_EFOLDS / left_rate, scale_tail or TAIL_EFOLDS / right_rate, rate
 
 
+@functools.lru_cache(maxsize=256)
+def _bounds(groups: Groups) -> np.ndarray:
+    """The compiled loop's (n, 2) array of the groups' point ranges (read-only, built once per groups)."""
+    out = np.array(groups, dtype=np.int64).reshape(-1, 2)
+    out.flags.writeable = False
+    return out
+
+
 def _segment_points(shape: SparseVector, n_b: int, n_a: int, u: np.ndarray, v: np.ndarray, r: np.ndarray,
                     groups: Groups | None = None) -> np.ndarray:
     """`_segment_log` on every point as given (see the module docstring for the panels and tails).
@@ -382,7 +396,7 @@ def _segment_points(shape: SparseVector, n_b: int, n_a: int, u: np.ndarray, v: n
         laws = facts.cache["laws"]
     if laws is not None:  # the same values, bit for bit, in one compiled pass (`verify.family.structured_kernel`)
         nodes, weights = gauss_legendre(GL_POINTS)
-        bounds = np.array(((0, len(u)),) if groups is None else groups, dtype=np.int64).reshape(-1, 2)
+        bounds = _bounds(((0, len(u)),) if groups is None else groups)
         vals, ok = compiled_kernel().segment_values(
             *(np.ascontiguousarray(a, dtype=np.float64) for a in (u, v, r)), bounds, n_b, n_a, *laws,
             left_tail, right_tail, rate, PANEL_EFOLDS, MIN_PANELS, MAX_PANELS, nodes, weights)
@@ -431,11 +445,17 @@ def family_log_probability(shape: SparseVector, lay: Layout, u, v, r, groups: Gr
             out = out + lay.n_a * _segment_log(shape, lay.seg_b, 1, u, v, r, groups)
         if lay.tail_b:
             out = out + _segment_log(shape, lay.tail_b, 0, u, v, r, groups)
-    rule = shape.release_rule
-    density = rule.constant_noise(shape)
-    if lay.n_a and density is not None:  # the released value t + r at an A query t + v: p(r - v) each
+    if not lay.n_a:
+        return out
+    cache = _facts(shape).cache
+    release = cache.get("release")
+    if release is None:  # (the release's constant density or None, whether r < 0 has density 0): once per variant
+        rule = shape.release_rule
+        release = cache["release"] = (rule.constant_noise(shape), rule.nonnegative)
+    density, nonnegative = release
+    if density is not None:  # the released value t + r at an A query t + v: p(r - v) each
         out = out + lay.n_a * density.log_pdf(r - v)
-    if lay.n_a and rule.nonnegative:
+    if nonnegative:
         out = np.where(r >= 0, out, -np.inf)
     return out
 
@@ -451,3 +471,18 @@ def family_log_ratio(shape: SparseVector, lay: Layout, u, v, r, s_b: float, s_a:
     both = family_log_probability(shape, lay, np.concatenate([u, u + s_b]), np.concatenate([v, v + s_a]),
                                   np.concatenate([r, r]), groups=((0, n), (n, 2 * n)))
     return log_ratio_from_logs(both[:n], both[n:])
+
+
+#: The two one-point groups of `family_log_ratio_at` (D's point, then D''s).
+_PAIR: Groups = ((0, 1), (1, 2))
+
+
+def family_log_ratio_at(shape: SparseVector, lay: Layout, u: float, v: float, r: float, s_b: float, s_a: float) -> float:
+    """`family_log_ratio` at one point, as a float: the same value, bit for bit (the same two-point arrays
+    ``[u, u + s_b]``, ``[v, v + s_a]``, ``[r, r]`` integrated as two groups, the same ratio rule: both logs -inf
+    -> 0), without the array function's per-call broadcasting (the refinement's objective: thousands of calls)."""
+    both = family_log_probability(shape, lay, np.array([u, u + s_b]), np.array([v, v + s_a]), np.array([r, r]),
+                                  groups=_PAIR)
+    a, b = float(both[0]), float(both[1])
+    return 0.0 if a == -math.inf and b == -math.inf else a - b
+

@@ -55,7 +55,6 @@ from typing import Any
 
 import mpmath
 import numpy as np
-from scipy import optimize
 
 from verify.discrete.search import search_for
 from verify.errors import InputError
@@ -63,7 +62,8 @@ from verify.exact import confirmation_tolerance, exceeds, fmt
 from verify.family import search_tuning as tune
 from verify.family.bounds import ProvenBound, growth, growth_witness, proven_upper_bound, upper_bound_at, why_no_bound
 from verify.family.result import FamilyWorstCase
-from verify.family.structured import Layout, family_log_probability, family_log_ratio, layouts
+from verify.family.simplex import nelder_mead
+from verify.family.structured import Layout, family_log_probability, family_log_ratio, family_log_ratio_at, layouts
 from verify.family.witness import VIOLATION_DIGITS, BestSoFar, FamilyWitness, confirm, structured_pair
 from verify.mechanism import SparseVector, as_variant
 from verify.precision import MPMATH_LOCK
@@ -169,11 +169,10 @@ def _refine_once(shape: SparseVector, p: _Point, scale: float, free_release: boo
         return u, v, (abs(r) if free_gap else r)
 
     def obj(x):
-        val = family_log_ratio(shape, lay, *unpack(x), p.s_b, p.s_a)[0]
+        val = family_log_ratio_at(shape, lay, *unpack(x), p.s_b, p.s_a)
         return -min(val, 1e300) if np.isfinite(val) or val > 0 else 1e300
 
-    res = optimize.minimize(obj, x0, method="Nelder-Mead",
-                            options={"xatol": tune.REFINE_XATOL * scale, "fatol": tune.REFINE_FATOL, "maxiter": budget * len(x0)})
+    res = nelder_mead(obj, x0, xatol=tune.REFINE_XATOL * scale, fatol=tune.REFINE_FATOL, maxiter=budget * len(x0))
     found = -float(res.fun) if -float(res.fun) < 1e300 else math.inf  # obj's clamp of an infinite loss: inf
     if found > p.value:
         return _Point(found, lay, *unpack(res.x), p.s_b, p.s_a)
