@@ -2,8 +2,8 @@
 
 The parent's imports before the fork are serial wall time (the two workers wait for them), so the heavy libraries
 that only some rows need are imported in the worker that runs such a row: scipy.special (the discrete rows' and the
-Gaussian row's float64 sums), sympy (Mechanism Two's certified bound); and scipy.optimize not at all (the refinement's
-Nelder-Mead is `verify.family.simplex`).  numba is the control: `TableRun` loads the compiled evaluator before the
+Gaussian row's float64 sums), sympy (Mechanism Two's certified bound); and scipy.optimize (the refinement's
+Nelder-Mead) in a worker that refines.  numba is the control: `TableRun` loads the compiled evaluator before the
 fork on purpose (every continuous row uses it), so the probe does see an import made before the fork.
 """
 

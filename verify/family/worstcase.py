@@ -62,7 +62,6 @@ from verify.exact import confirmation_tolerance, exceeds, fmt
 from verify.family import search_tuning as tune
 from verify.family.bounds import ProvenBound, growth, growth_witness, proven_upper_bound, upper_bound_at, why_no_bound
 from verify.family.result import FamilyWorstCase
-from verify.family.simplex import nelder_mead
 from verify.family.structured import Layout, family_log_probability, family_log_ratio, family_log_ratio_at, layouts
 from verify.family.witness import VIOLATION_DIGITS, BestSoFar, FamilyWitness, confirm, structured_pair
 from verify.mechanism import SparseVector, as_variant
@@ -172,7 +171,12 @@ def _refine_once(shape: SparseVector, p: _Point, scale: float, free_release: boo
         val = family_log_ratio_at(shape, lay, *unpack(x), p.s_b, p.s_a)
         return -min(val, 1e300) if np.isfinite(val) or val > 0 else 1e300
 
-    res = nelder_mead(obj, x0, xatol=tune.REFINE_XATOL * scale, fatol=tune.REFINE_FATOL, maxiter=budget * len(x0))
+    # lazy: scipy.optimize costs about 0.8 s of CPU at import and only the refinement uses it, so the `family`
+    # command's parent does not import it before it forks its workers (tests/test_family_fork_imports.py)
+    from scipy.optimize import minimize
+
+    res = minimize(obj, x0, method="Nelder-Mead",
+                   options={"xatol": tune.REFINE_XATOL * scale, "fatol": tune.REFINE_FATOL, "maxiter": budget * len(x0)})
     found = -float(res.fun) if -float(res.fun) < 1e300 else math.inf  # obj's clamp of an infinite loss: inf
     if found > p.value:
         return _Point(found, lay, *unpack(res.x), p.s_b, p.s_a)
