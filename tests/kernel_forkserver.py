@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 #: Imported by the server before it forks: the kernel itself, and the third-party libraries the notebooks use.
-PRELOADED = ("ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.debugger", "numpy", "scipy.stats", "matplotlib.pyplot", "sympy",
+PRELOADED = ("ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.debugger", "numpy", "scipy.stats", "matplotlib.pyplot", "sympy", "numba",
              "mpmath", "IPython.display")
 #: The command the kernel spec runs, which the server replaces by a fork (any other command is refused).
 LAUNCHER = [sys.executable, "-m", "ipykernel_launcher"]
