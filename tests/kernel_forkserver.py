@@ -90,7 +90,7 @@ def serve() -> None:
     for name in PRELOADED:
         __import__(name)
     out = sys.stdout
-    status: dict[int, int] = {}
+    status: dict[int, tuple[int, float]] = {}  # pid -> (exit status, CPU seconds), once reaped
     running: set[int] = set()
 
     def reap() -> None:
@@ -98,9 +98,7 @@ def serve() -> None:
             done, st, usage = os.wait4(pid, os.WNOHANG)
             if done:
                 running.discard(pid)
-                status[pid] = os.waitstatus_to_exitcode(st)
-                if os.environ.get("KERNEL_FORKSERVER_CPU"):  # measuring: each kernel's CPU seconds on stderr
-                    print(f"kernel {pid}: {usage.ru_utime + usage.ru_stime:.2f} s CPU", file=sys.stderr)
+                status[pid] = (os.waitstatus_to_exitcode(st), usage.ru_utime + usage.ru_stime)
 
     def reply(obj: Any) -> None:
         out.write(json.dumps(obj) + "\n")
@@ -122,7 +120,8 @@ def serve() -> None:
             reply({"pid": pid})
         elif req["op"] == "poll":
             reap()
-            reply({"status": status.get(req["pid"])})
+            code, cpu = status.get(req["pid"], (None, None))
+            reply({"status": code, "cpu": cpu})
     for pid in running:
         try:
             os.killpg(pid, signal.SIGKILL)
@@ -176,10 +175,14 @@ class ForkedKernel:
 
     def __init__(self, server: ForkServer, pid: int) -> None:
         self.server, self.pid, self.returncode = server, pid, None
+        #: The kernel's CPU seconds (user + system), known once it has exited: its CPU counts in the server's
+        #: children, not in this process's, until the server exits.
+        self.cpu_seconds: float | None = None
 
     def poll(self) -> int | None:
         if self.returncode is None:
-            self.returncode = self.server.request(op="poll", pid=self.pid)["status"]
+            reply = self.server.request(op="poll", pid=self.pid)
+            self.returncode, self.cpu_seconds = reply["status"], reply["cpu"]
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
@@ -211,7 +214,7 @@ def provisioner(server: ForkServer, km: Any) -> Any:
                 raise ValueError(f"the fork server runs {LAUNCHER}, not {cmd}")
             env = kwargs.get("env") or os.environ.copy()
             cwd = kwargs.get("cwd")
-            self.process = server.fork(cmd[len(LAUNCHER):], dict(env), None if cwd is None else str(cwd))
+            self.process = self.kernel = server.fork(cmd[len(LAUNCHER):], dict(env), None if cwd is None else str(cwd))
             self.pid = self.pgid = self.process.pid  # the child called setsid before the server replied
             self.cwd = cwd or Path.cwd()
             return self.connection_info

@@ -118,13 +118,16 @@ def test_notebook_runs_top_to_bottom(path: Path, kernel_spec_dir: Path, fork_ser
                                      monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
     nb = nbformat.read(path, as_version=4)
     name = claims_kernel(kernel_spec_dir, request.getfixturevalue("claim_verdicts")) if checks_claims(nb) else KERNEL_NAME
-    run_notebook(nb, path.name, name, kernel_spec_dir, fork_server, monkeypatch)
+    cpu = run_notebook(nb, path.name, name, kernel_spec_dir, fork_server, monkeypatch)
+    if cpu is not None:  # a forked kernel's CPU is not this process's children's until the server exits
+        request.node.user_properties.append(("kernel_cpu_seconds", round(cpu, 2)))
 
 
 def run_notebook(nb: nbformat.NotebookNode, label: str, kernel_name: str, kernel_spec_dir: Path,
-                 fork_server: kernel_forkserver.ForkServer | None, monkeypatch: pytest.MonkeyPatch) -> None:
+                 fork_server: kernel_forkserver.ForkServer | None, monkeypatch: pytest.MonkeyPatch) -> float | None:
     """Execute ``nb`` in place, top to bottom, in a new kernel (forked by ``fork_server`` unless it is None), in
-    the notebooks' directory; fail on the first failing cell, on an error output, or if the kernel lives on."""
+    the notebooks' directory; fail on the first failing cell, on an error output, or if the kernel lives on.
+    Returns the forked kernel's CPU seconds (None for a kernel launched as a child of this process)."""
     from jupyter_client.kernelspec import KernelSpecManager
     from jupyter_client.manager import KernelManager
     from nbclient import NotebookClient
@@ -152,6 +155,7 @@ def run_notebook(nb: nbformat.NotebookNode, label: str, kernel_name: str, kernel
     assert not km.is_alive(), f"{label}: the kernel outlived its notebook"
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors, f"{label}: error outputs {[e.ename for e in errors]}"
+    return None if fork_server is None else km.provisioner.kernel.cpu_seconds
 
 
 def test_each_notebook_gets_a_fresh_kernel(kernel_spec_dir: Path, fork_server: kernel_forkserver.ForkServer | None,
