@@ -47,10 +47,10 @@ def normalize(result: Any) -> Run:
     values: Any = ()
     if isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], str):
         result, values = result
-    if not isinstance(result, str) or not result or set(result) - {"A", "B"}:
+    if not isinstance(result, str) or not result or result.strip("AB"):  # strip: empty iff only A and B letters
         raise ImplementationError(f"implementation: returned {str(result)[:40]!r}, not a non-empty string of A (above) and B (below)")
     try:
-        vals = tuple(float(v) for v in (values if values is not None else ()))
+        vals = tuple(map(float, values if values is not None else ()))
     except (TypeError, ValueError):
         raise ImplementationError(f"implementation: released values {str(values)[:40]!r} are not numbers") from None
     return result, vals
@@ -109,9 +109,9 @@ class Vector:
                 bad = next(a for a in answers if not isinstance(a, (bool, np.bool_)))
                 raise InputError(f"implementation: answer {bad!r} is not a boolean (True: above, False: below)")
             return "".join("A" if a else "B" for a in answers), tuple(float(v) for v in values)
-        if not all(isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_)) for i in answers):
-            bad = next(i for i in answers if not isinstance(i, (int, np.integer)) or isinstance(i, (bool, np.bool_)))
-            raise InputError(f"implementation: index {bad!r} is not an integer (indices of the above queries, 0-based)")
+        for bad in answers:  # the first that is not an integer index
+            if not isinstance(bad, (int, np.integer)) or isinstance(bad, (bool, np.bool_)):
+                raise InputError(f"implementation: index {bad!r} is not an integer (indices of the above queries, 0-based)")
         ups = sorted(int(i) for i in answers)
         if ups and (ups[0] < 0 or ups[-1] >= len(queries) or len(set(ups)) != len(ups)):
             raise InputError(f"implementation: indices {ups[:10]} are not distinct indices 0..{len(queries) - 1}")
@@ -121,7 +121,7 @@ class Vector:
         for i in ups:
             if i < length:
                 letters[i] = "A"
-        return "".join(letters), tuple(float(v) for v in values)
+        return "".join(letters), tuple(map(float, values))
 
 
 def from_stream(make: Callable[[np.random.Generator], Callable[[float], Any]],

@@ -19,9 +19,10 @@ import math
 
 
 def _dlap(rng, b: float) -> int:
-    """One DLap(b) draw: G1 - G2 with G ~ Geometric(1 - e^{-1/b}) (module docstring)."""
-    p = -math.expm1(-1.0 / b)
-    return int(rng.geometric(p)) - int(rng.geometric(p))
+    """One DLap(b) draw: G1 - G2 with G ~ Geometric(1 - e^{-1/b}) (module docstring).  The two geometric
+    variables in one call (numpy draws an array's elements in order, so they are the two scalar draws)."""
+    g1, g2 = rng.geometric(-math.expm1(-1.0 / b), 2).tolist()
+    return g1 - g2
 
 
 def _rounded(rng, b: float) -> int:
