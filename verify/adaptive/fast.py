@@ -88,6 +88,11 @@ def fast_log_density(mech: AdaptiveSVT, queries: Sequence[float], answers: Seque
     return _log_density_of_floats(mech, tuple(float(x) for x in queries), tuple(answers))
 
 
+def clear_cache() -> None:
+    """Forget the densities `fast_log_density` keeps, so that a benchmark times the computation, not the cache."""
+    _log_density_of_floats.cache_clear()
+
+
 @functools.lru_cache(maxsize=DENSITY_CACHE)
 def _log_density_of_floats(mech: AdaptiveSVT, queries: tuple[float, ...], answers: tuple[Answer, ...]) -> tuple[float, float]:
     """`fast_log_density` at float64 queries: a pure function of its frozen, hashable arguments, so cached."""
