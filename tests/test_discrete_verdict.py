@@ -5,7 +5,6 @@ The verdict is the one of every variant (`verify.family.worstcase.family_worst_c
 
 from __future__ import annotations
 
-import itertools
 from fractions import Fraction
 
 import mpmath
@@ -82,26 +81,28 @@ def test_search_box_is_limited():
 
 def _brute(mech, q, outcome, reach=45):
     """Pr[outcome] by literal enumeration of Z and X_1, X_2 (|values| <= reach) with the literal comparison:
-    independent of the plan's offsets u_i = t - q_i + [gt]. Truncation < 1e-30 for scale 1 (discrete Laplace)."""
+    independent of the plan's offsets u_i = t - q_i + [gt]. Truncation < 1e-30 for scale 1 (discrete Laplace).
+
+    The run (cutoff 1) stops at its first A, so the outcome's i-th letter is query i's comparison and the draws after
+    the outcome's last letter are unused; given Z = z the draws are independent, so the sum over every tuple
+    (X_1, X_2) of the enumeration factorises (distributivity, the same finite set of tuples): for each z, the
+    product over the outcome's letters of the mass of the x whose literal comparison gives that letter, times the
+    enumerated mass of each unused draw."""
     z_law, x_law = mech.threshold_noise, mech.query_noise
     bz, bx = (mpmath.mpf(n.scale.numerator) / n.scale.denominator for n in (z_law, x_law))
     t = int(mech.threshold)
-    px = {x: x_law.law.mp_pdf(mpmath.mpf(x), bx) for x in range(-reach, reach + 1)}
+    assert mech.cutoff == 1 and "A" not in outcome[:-1] and len(outcome) <= len(q)
+    assert outcome.endswith("A") or len(outcome) == len(q)  # a complete outcome
+    xs = range(-reach, reach + 1)
+    px = {x: x_law.law.mp_pdf(mpmath.mpf(x), bx) for x in xs}
+    unused = mpmath.fsum(px.values()) ** (len(q) - len(outcome))
     total = mpmath.mpf(0)
-    for z in range(-reach, reach + 1):
-        pz = z_law.law.mp_pdf(mpmath.mpf(z), bz)
-        for xs in itertools.product(range(-reach, reach + 1), repeat=len(q)):
-            letters = ""
-            for qi, x in zip(q, xs):
-                above = qi + x > t + z if mech.compare.value == "gt" else qi + x >= t + z
-                letters += "A" if above else "B"
-                if above:
-                    break
-            if letters == outcome:
-                p = pz
-                for x in xs:  # unused draws sum out to (almost) 1
-                    p *= px[x]
-                total += p
+    for z in xs:
+        p = z_law.law.mp_pdf(mpmath.mpf(z), bz) * unused
+        for qi, letter in zip(q, outcome):
+            above = [qi + x > t + z if mech.compare.value == "gt" else qi + x >= t + z for x in xs]
+            p *= mpmath.fsum(px[x] for x, a in zip(xs, above) if a == (letter == "A"))
+        total += p
     return total
 
 

@@ -12,6 +12,7 @@ difference between the rules with 12 and 16 nodes per panel (the 16-node value i
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 
@@ -78,9 +79,24 @@ def _log_rules(mech: AdaptiveSVT, q: np.ndarray, answers: Sequence[Answer], edge
     return _lse(f[:cut] + logws[0]), _lse(f[cut:] + logws[1])
 
 
+#: Densities `fast_log_density` keeps: the search's grid asks a pair's neighbour again as another point's base.
+DENSITY_CACHE = 4096
+
+
 def fast_log_density(mech: AdaptiveSVT, queries: Sequence[float], answers: Sequence[Answer]) -> tuple[float, float]:
     """log density(ω | q) in float64 (−inf where it is 0) and the estimated relative error."""
-    q = np.asarray([float(x) for x in queries])
+    return _log_density_of_floats(mech, tuple(float(x) for x in queries), tuple(answers))
+
+
+def clear_cache() -> None:
+    """Forget the densities `fast_log_density` keeps, so that a benchmark times the computation, not the cache."""
+    _log_density_of_floats.cache_clear()
+
+
+@functools.lru_cache(maxsize=DENSITY_CACHE)
+def _log_density_of_floats(mech: AdaptiveSVT, queries: tuple[float, ...], answers: tuple[Answer, ...]) -> tuple[float, float]:
+    """`fast_log_density` at float64 queries: a pure function of its frozen, hashable arguments, so cached."""
+    q = np.asarray(queries)
     if not mech.is_possible(tuple(answers), len(q)):
         return -math.inf, 0.0
     plan = _plan(mech, q, answers)

@@ -21,6 +21,7 @@ float64 door serves these values (`verify.doors.fast`, ``float64 (Report Noisy M
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 
@@ -111,10 +112,28 @@ def _laplace_index_logs(s_in: np.ndarray, b: float, rules: tuple[int, ...]) -> l
     error is estimated as in `panel_matrix_index_logs` (12 against 16 nodes per panel); the cut at max s + (40 + log k)·b
     is `panel_matrix_index_logs`'s.  Scores enter shifted by min s (the probabilities depend on differences only).
     One array per rule of ``rules`` (nodes per panel); the panels, power sums and score counts are built once for all."""
-    from verify.selection import laplace_rows  # lazy: numba compiles on first use, not at import
-
     order = np.argsort(s_in, kind="stable")
     s = s_in[order] - float(s_in.min())
+    outs = []
+    for row in _laplace_sorted_logs(s.tobytes(), b, rules):
+        out = np.empty(len(s))
+        out[order] = row
+        outs.append(out)
+    return outs
+
+
+#: Sorted, shifted score vectors whose rows `_laplace_sorted_logs` keeps: the search asks the same differences again
+#: (its corner [0 − Δ, d + Δ, ...] is the base [0, d + 2Δ, ...] moved by −Δ, a grid point two steps on).
+LAPLACE_CACHE = 1024
+
+
+@functools.lru_cache(maxsize=LAPLACE_CACHE)
+def _laplace_sorted_logs(key: bytes, b: float, rules: tuple[int, ...]) -> tuple[np.ndarray, ...]:
+    """`_laplace_index_logs`'s rows for the sorted scores shifted to min 0 (float64 bytes ``key``), in sorted order:
+    a pure function of the exact float64 input, so its values are cached (`LAPLACE_CACHE`; read-only arrays)."""
+    from verify.selection import laplace_rows  # lazy: numba compiles on first use, not at import
+
+    s = np.frombuffer(key, dtype=float)
     k = len(s)
     edges = _laplace_edges(s, b)
     left, width = edges[:-1], np.diff(edges)
@@ -136,10 +155,15 @@ def _laplace_index_logs(s_in: np.ndarray, b: float, rules: tuple[int, ...]) -> l
         scale, log_int, mom = laplace_rows.panel_moments(base, v, qn)
         pre = laplace_rows.prefix_logs(log_int, tail)
         series = laplace_rows.suffix_series(mom, scale, width, b)
-        out = np.empty(k)
-        out[order] = np.logaddexp(pre[pidx], series[pidx]) - math.log(b)
-        outs.append(out)
-    return outs
+        row = np.logaddexp(pre[pidx], series[pidx]) - math.log(b)
+        row.flags.writeable = False
+        outs.append(row)
+    return tuple(outs)
+
+
+def clear_cache() -> None:
+    """Forget the rows `_laplace_sorted_logs` keeps, so that a benchmark times the computation, not the cache."""
+    _laplace_sorted_logs.cache_clear()
 
 
 def _exponential_index_logs(s: np.ndarray, b: float, rule: int) -> np.ndarray:
