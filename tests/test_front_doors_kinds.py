@@ -29,7 +29,7 @@ from verify.errors import InputError
 from verify.family.presets import preset
 from verify.precision import FAST_TOLERANCE
 from verify.selection import fast as selection_fast
-from verify.selection.model import ReportNoisyMax, SelectionOutput
+from verify.selection.model import SelectionOutput
 from verify.selection.presets import SELECTION_NAMES, selection_preset
 from verify.selection.probability import SelectionOutcome
 
@@ -39,27 +39,6 @@ ROWS = np.array([[0.0, 1.0, 2.5], [3.0, -1.0, 0.25], [0.0, 0.0, 0.0], [0.0, 1e-9
 
 
 def _exact_log(mech, row, outcome) -> float:
-    """log of the exact door's value.  A Report Noisy Max outcome's probability (or density) is a function of the law
-    only: the family, the scale b, the direction (max or min) and the tie rule, with the queries and the outcome
-    (`verify.selection.probability`); presets sharing these (e.g. dpsniper-rnm1, statdp-noisy-max-v1a and
-    checkdp-noisymax) share one exact computation (`_exact_log_of_law`), the first such preset's."""
-    if isinstance(mech, ReportNoisyMax):
-        law = (mech.family, mech.b, mech.optimize, mech.ties)
-        return _exact_log_of_law(law, mech, tuple(float(x) for x in row), outcome)
-    return _exact_log_at(mech, row, outcome)
-
-
-_BY_LAW: dict = {}
-
-
-def _exact_log_of_law(law, mech, row, outcome) -> float:
-    key = (law, row, outcome)
-    if key not in _BY_LAW:
-        _BY_LAW[key] = _exact_log_at(mech, row, outcome)
-    return _BY_LAW[key]
-
-
-def _exact_log_at(mech, row, outcome) -> float:
     p = exact.exact_probability(mech, [Fraction(float(x)) for x in row], outcome, digits=DIGITS)
     with mpmath.workdps(DIGITS):
         return float(mpmath.log(p)) if p > 0 else -math.inf
