@@ -242,12 +242,15 @@ def tail_cell_identity(zfamily: str, xfamily: str, alpha: sympy.Expr, beta: symp
 
 
 def conditional_value(zfamily: str, xfamily: str, alpha: Fraction, beta: Fraction, m: Fraction | None, d: Fraction) -> sympy.Expr:
-    """C(m, d) at a rational point, exact (sympy), from the cell closed form."""
+    """C(m, d) at a rational point, exact (sympy), from the cell closed form.
+
+    The cell's sum of integrals is evaluated at the point and simplified there (sympy.simplify of a constant),
+    not simplified as a function of m and d first (the same value, several times faster)."""
     pts = {"0": Fraction(0), "d": Fraction(d)}
     if m is not None:
         pts["m"] = Fraction(m)
     order = tuple(sorted(pts, key=lambda n: (pts[n], ["m", "0", "d"].index(n))))
-    expr = conditional_cell(zfamily, xfamily, rat(alpha), rat(beta), order)
+    expr = conditional_cell(zfamily, xfamily, rat(alpha), rat(beta), order, simplified=False)
     subs = {D: rat(pts["d"])}
     if m is not None:
         subs[M] = rat(pts["m"])
