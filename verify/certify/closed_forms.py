@@ -30,6 +30,7 @@ Two one-dimensional functions carry the whole certificate
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable
 from fractions import Fraction
@@ -101,8 +102,12 @@ def tail_constants(zfamily: str, xfamily: str, alpha: sympy.Expr) -> tuple[sympy
 Integrator = Callable[[sympy.Expr, sympy.Symbol, sympy.Expr, sympy.Expr], sympy.Expr]
 
 
+@functools.lru_cache(maxsize=1024)
 def sympy_integral(expr: sympy.Expr, v: sympy.Symbol, lo: sympy.Expr, hi: sympy.Expr) -> sympy.Expr:
-    """∫_lo^hi expr dv by sympy's general integrator (its Meijer G path for these integrands: slow)."""
+    """∫_lo^hi expr dv by sympy's general integrator (its Meijer G path for these integrands: slow).
+
+    Remembered (sympy expressions are immutable and hash by structure): the cells of one family pair
+    integrate some terms alike, e.g. e^{(α-β)z} between m and d, whose α - β has no known sign."""
     return sympy.integrate(expr, (v, lo, hi))
 
 
