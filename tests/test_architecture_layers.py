@@ -21,6 +21,7 @@ one line in `LAYER_RULES` (and in docs/architecture.md's table).
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -118,20 +119,31 @@ def _resolve(name: str, modules: set[str]) -> str | None:
 
 def imports_of(source: str, module: str, is_package: bool, modules: set[str]) -> list[tuple[str, int, bool, str | None]]:
     """(imported project module, line, inside a function, the line's ``# lazy:`` reason or None),
-    relative imports resolved, ``TYPE_CHECKING`` blocks skipped, ``from p import m`` read as module m."""
+    relative imports resolved, ``TYPE_CHECKING`` blocks skipped, ``from p import m`` read as module m.
+
+    Imports are statements, so only statement nodes are visited (expressions never hold one); the
+    imports come out in the breadth-first order of ``ast.walk`` (sorted by depth, then by their path
+    of child positions), so the first line recorded for a target is the same as a full walk's."""
     tree = ast.parse(source)
     lines = source.splitlines()
-    skipped: set[int] = set()
-    local: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            skipped |= {id(n) for n in ast.walk(node)}
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            local |= {id(n) for n in ast.walk(node) if n is not node}
+    nodes: list[tuple[int, tuple[int, ...], ast.Import | ast.ImportFrom, bool]] = []
+    has_flag = "TYPE_CHECKING" in source  # else no test can mention it: skip unparsing every `if`
+
+    def visit(node: ast.AST, depth: int, path: tuple[int, ...], local: bool) -> None:
+        for i, child in enumerate(ast.iter_child_nodes(node)):
+            if not isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)):
+                continue
+            if isinstance(child, ast.If) and has_flag and "TYPE_CHECKING" in ast.unparse(child.test):
+                continue  # not executed at run time: the whole block (and its else) is skipped
+            where = (*path, i)
+            if isinstance(child, (ast.Import, ast.ImportFrom)):
+                nodes.append((depth + 1, where, child, local))
+            visit(child, depth + 1, where, local or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)))
+
+    visit(tree, 0, (), False)
+    nodes.sort(key=lambda item: item[:2])
     out = []
-    for node in ast.walk(tree):
-        if id(node) in skipped or not isinstance(node, (ast.Import, ast.ImportFrom)):
-            continue
+    for _, _, node, local in nodes:
         marker = re.search(r"#\s*lazy:\s*(\S.*)", lines[node.lineno - 1])
         reason = marker.group(1).strip() if marker else None
         targets = []
@@ -147,17 +159,23 @@ def imports_of(source: str, module: str, is_package: bool, modules: set[str]) ->
         for t in targets:
             hit = _resolve(t, modules)
             if hit is not None:
-                out.append((hit, node.lineno, id(node) in local, reason))
+                out.append((hit, node.lineno, local, reason))
     return out
+
+
+@functools.cache
+def _imports_once(source: str, module: str, is_package: bool, modules: frozenset[str]) -> tuple:
+    """`imports_of`, parsed once a session per file (four tests read every module's imports)."""
+    return tuple(imports_of(source, module, is_package, set(modules)))
 
 
 def import_graph(sources: dict[str, str], packages: set[str]) -> dict[str, dict[str, int]]:
     """module -> {imported module: line}, with the implicit edge to each package a target sits in
     (other than the root `verify` and the importer's own packages)."""
-    modules = set(sources)
+    modules = frozenset(sources)
     graph: dict[str, dict[str, int]] = {m: {} for m in modules}
     for m, src in sources.items():
-        for t, line, _, _ in imports_of(src, m, m in packages, modules):
+        for t, line, _, _ in _imports_once(src, m, m in packages, modules):
             chain = t.split(".")
             for i in range(2, len(chain) + 1):
                 target = ".".join(chain[:i])
@@ -252,7 +270,7 @@ def test_function_local_imports_have_a_reason():
     for m, src in sources.items():
         if _match(LAZY_IMPORTERS, m):
             continue
-        for t, line, local, reason in imports_of(src, m, m in packages, set(paths)):
+        for t, line, local, reason in _imports_once(src, m, m in packages, frozenset(paths)):
             if frozenset({m, t}) in KNOWN_LOOPS:
                 continue
             if local and reason is None and _match(LAZY_TARGETS, t) is None:

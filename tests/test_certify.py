@@ -22,7 +22,7 @@ from verify.certify import CertifySpec, certify_conditional_ratio, certify_facto
 from verify.certify import closed_forms as cf
 from verify.certify.conditional import hazard_search, tilted_hazard_search
 from verify.certify.interval import Interval, evaluate, to_fraction
-from verify.certify.search import Piece, certify_sup
+from verify.certify.search import MAX_EXACT_DEGREE, Piece, certify_sup, exact_value
 from verify.cli.main import main
 from verify.errors import InputError
 from verify.mechanism import AboveThreshold
@@ -314,6 +314,32 @@ def test_interval_keeps_exact_tangency() -> None:
     x = sympy.Symbol("x", real=True)
     enc = evaluate(sympy.exp(x) / (2 - sympy.exp(x)), {x: Interval.of(None, 0)})
     assert to_fraction(enc.lo) == 0 and to_fraction(enc.hi) == 1
+
+
+def test_exact_value_decides_rationality_as_simplify_does() -> None:
+    """`exact_value` (sympy.cancel in t = e^g, t transcendental) gives the Rational sympy.simplify gives, and a
+    non-Rational where simplify gives one: on the search's forms at rational points (dyadic ones included), on
+    identities in disguise (rational only after cancelling exponentials), and on forms it must leave to simplify
+    (a logarithm, a root, a degree above MAX_EXACT_DEGREE)."""
+    x = sympy.Symbol("x", real=True)
+    u = x - sympy.Rational(1, 3)
+    forms = [2 * sympy.exp(u) - sympy.exp(2 * u), sympy.exp(x) / (2 - sympy.exp(x)), 1 - (1 - sympy.exp(x - 1)) ** 2,
+             (1 - sympy.exp(-x)) ** 2 * x - 3 / (1 + sympy.exp(x)), sympy.E * sympy.exp(-x) / 2,
+             (sympy.exp(2 * x) - 1) / (sympy.exp(x) - 1) - sympy.exp(x),  # 1
+             sympy.exp(x) * (sympy.exp(-x) + 3) - 3 * sympy.exp(x) + sympy.Rational(1, 7),  # 8/7
+             (1 + sympy.exp(x / 3)) ** 2 - sympy.exp(2 * x / 3) - 2 * sympy.exp(x / 3),  # 1
+             sympy.exp(x) * (1 + sympy.exp(x)) / (2 * (sympy.exp(x) + sympy.exp(2 * x))),  # 1/2
+             sympy.log(1 + sympy.exp(x)), sympy.sqrt(1 + sympy.exp(x)), sympy.exp((MAX_EXACT_DEGREE + 1) * x) / sympy.exp(x)]
+    rationals = 0
+    for f in forms:
+        for r in (sympy.Rational(1, 3), sympy.Integer(1), sympy.Rational(-12345, 2**20)):
+            v = f.subs(x, r)
+            new, old = exact_value(v), sympy.simplify(v)
+            assert new.is_Rational == old.is_Rational, (v, new, old)
+            if old.is_Rational:
+                assert new == old, v
+                rationals += not v.is_Rational
+    assert rationals == 12  # the four identities in disguise at each point: cancel, not the input, gives the Rational
 
 
 def test_search_refutes_and_does_not_certify_an_interior_tangency() -> None:

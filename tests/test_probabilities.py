@@ -124,7 +124,9 @@ def test_fast_matches_mpmath_k20_and_tails():
 def _seed_integral_sympy(zf, xf, q, t, b):
     """Pr of every output by `sympy.integrate` of the seed's integrand
     p(z) Π F(t+z-q_j) (1 - F(t+z-q_i)), on each segment between kinks, with the
-    branch of every |·| and every piecewise CDF chosen on that segment."""
+    branch of every |·| and every piecewise CDF chosen on that segment (the integrand expanded into its
+    exponential terms first: the same integral, which sympy.integrate then takes term by term, about twice
+    as fast as the product)."""
     z = sympy.symbols("z", real=True)
     b = sympy.Rational(b)
 
@@ -151,7 +153,7 @@ def _seed_integral_sympy(zf, xf, q, t, b):
                 integrand *= F(t + z - q[j], at)
             if i < len(q):
                 integrand *= 1 - F(t + z - q[i], at)
-            total += sympy.integrate(integrand, (z, lo, hi))
+            total += sympy.integrate(sympy.expand(integrand), (z, lo, hi))
         out.append(total)
     return out
 
@@ -167,7 +169,9 @@ def test_closed_form_equals_sympy_integrate(zf, xf, q):
     ours = symbolic_distribution(m, q)
     theirs = _seed_integral_sympy(zf, xf, q, 0, 3)
     for a, b in zip(ours, theirs):
-        assert sympy.simplify(a - b) == 0
+        # identically 0: sympy.cancel of the expansion is 0 (an identity of rational functions of the
+        # exponentials), else sympy.simplify (slower); either 0 is a proof
+        assert sympy.cancel(sympy.expand(a - b)) == 0 or sympy.simplify(a - b) == 0
 
 
 def test_closed_form_equals_mpmath_quad_with_kinks():

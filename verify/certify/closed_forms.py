@@ -30,6 +30,7 @@ Two one-dimensional functions carry the whole certificate
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable
 from fractions import Fraction
@@ -101,8 +102,12 @@ def tail_constants(zfamily: str, xfamily: str, alpha: sympy.Expr) -> tuple[sympy
 Integrator = Callable[[sympy.Expr, sympy.Symbol, sympy.Expr, sympy.Expr], sympy.Expr]
 
 
+@functools.lru_cache(maxsize=1024)
 def sympy_integral(expr: sympy.Expr, v: sympy.Symbol, lo: sympy.Expr, hi: sympy.Expr) -> sympy.Expr:
-    """∫_lo^hi expr dv by sympy's general integrator (its Meijer G path for these integrands: slow)."""
+    """∫_lo^hi expr dv by sympy's general integrator (its Meijer G path for these integrands: slow).
+
+    Remembered (sympy expressions are immutable and hash by structure): the cells of one family pair
+    integrate some terms alike, e.g. e^{(α-β)z} between m and d, whose α - β has no known sign."""
     return sympy.integrate(expr, (v, lo, hi))
 
 
@@ -242,12 +247,15 @@ def tail_cell_identity(zfamily: str, xfamily: str, alpha: sympy.Expr, beta: symp
 
 
 def conditional_value(zfamily: str, xfamily: str, alpha: Fraction, beta: Fraction, m: Fraction | None, d: Fraction) -> sympy.Expr:
-    """C(m, d) at a rational point, exact (sympy), from the cell closed form."""
+    """C(m, d) at a rational point, exact (sympy), from the cell closed form.
+
+    The cell's sum of integrals is evaluated at the point and simplified there (sympy.simplify of a constant),
+    not simplified as a function of m and d first (the same value, several times faster)."""
     pts = {"0": Fraction(0), "d": Fraction(d)}
     if m is not None:
         pts["m"] = Fraction(m)
     order = tuple(sorted(pts, key=lambda n: (pts[n], ["m", "0", "d"].index(n))))
-    expr = conditional_cell(zfamily, xfamily, rat(alpha), rat(beta), order)
+    expr = conditional_cell(zfamily, xfamily, rat(alpha), rat(beta), order, simplified=False)
     subs = {D: rat(pts["d"])}
     if m is not None:
         subs[M] = rat(pts["m"])

@@ -30,6 +30,7 @@ high precision).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -217,11 +218,50 @@ def _end_value(forms: _Forms, end: Fraction | None, direction: int, bound: Fract
     if up is not None and up <= bound:
         return up
     if end not in forms.points:
-        forms.points[end] = sympy.simplify(forms.finite.subs(forms.x, sympy.Rational(end.numerator, end.denominator)))
+        forms.points[end] = exact_value(forms.finite.subs(forms.x, sympy.Rational(end.numerator, end.denominator)))
     exact = forms.points[end]
     if exact.is_Rational:
         return Fraction(int(exact.p), int(exact.q))
     return up
+
+
+#: The largest degree of R(t) that `exact_value` reduces itself (a larger one goes to sympy.simplify).
+MAX_EXACT_DEGREE = 64
+
+
+def exact_value(value: sympy.Expr) -> sympy.Expr:
+    """A constant sympy expression, exactly: a Rational if its value is rational, else a non-Rational expression.
+
+    When ``value`` is a rational function, with rational coefficients, of exponentials of rationals q_i (e
+    included: q = 1), it is R(t) with t = e^g, g = gcd of the q_i (each q_i/g an integer).  t is transcendental
+    (Hermite–Lindemann: e^a is transcendental for algebraic a != 0), so R(t) is rational if and only if R in
+    lowest terms (sympy.cancel) is a constant: a non-constant P/Q equal to a rational c would make t a root of
+    the non-zero polynomial P - cQ.  That decides it without sympy.simplify (about 0.1 s a call); any other form
+    (a float, a root, a logarithm, π, a degree above `MAX_EXACT_DEGREE`) goes to sympy.simplify as before.
+    """
+    if value.is_Rational or value.free_symbols or value.has(sympy.Float):
+        return value if value.is_Rational else sympy.simplify(value)
+    exps = value.atoms(sympy.exp)
+    qs = [e.args[0] for e in exps] + ([sympy.Integer(1)] if value.has(sympy.E) else [])
+    if qs and all(q.is_Rational for q in qs):
+        n = math.lcm(*(int(q.q) for q in qs))
+        g = math.gcd(*(int(q * n) for q in qs))  # t = e^{g/n}
+        powers = {q: int(q * n) // g for q in qs}
+        if max(abs(k) for k in powers.values()) <= MAX_EXACT_DEGREE:
+            t = sympy.Dummy("t", positive=True)
+            swap = {e: t ** powers[e.args[0]] for e in exps}
+            swap[sympy.E] = t ** powers.get(sympy.Integer(1), 1)
+            try:
+                num, den = sympy.fraction(sympy.cancel(value.xreplace(swap)))
+                p, q = sympy.Poly(num, t, domain="QQ"), sympy.Poly(den, t, domain="QQ")
+            except (sympy.PolynomialError, sympy.polys.polyerrors.CoercionFailed):
+                return sympy.simplify(value)
+            if p.is_zero:
+                return sympy.Integer(0)
+            if p.degree() == 0 and q.degree() == 0:
+                return sympy.Rational(p.LC()) / sympy.Rational(q.LC())
+            return value  # R(t) is not constant: the value is transcendental, not a Rational
+    return sympy.simplify(value)
 
 
 def _split_point(lo: Fraction | None, hi: Fraction | None) -> Fraction:
