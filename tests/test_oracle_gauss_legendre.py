@@ -89,18 +89,29 @@ def _reference(mech, queries, outcome: str, dps: int) -> mpmath.mpf:
 
 
 @pytest.mark.parametrize(("mech", "queries", "outcome"), CASES)
-def test_each_gauss_legendre_layout_matches_an_independent_integral(mech, queries, outcome):
+def test_each_gauss_legendre_layout_matches_an_independent_integral(mech, queries, outcome, monkeypatch):
+    """Each layout's value as `output_probability` computes it (its ``_segment`` calls recorded: one segment, a
+    shared threshold, so each call's value is that layout's probability), then the value it returns."""
     ref = _reference(mech, queries, outcome, DIGITS + 10)
-    q = [F(x) for x in queries]
-    a_index = {i: j for j, i in enumerate(i for i, ch in enumerate(outcome) if ch == "A")}
     (seg,) = oracle.segments(mech, outcome)
-    for panels in (2 * DIGITS + 20, 4 * DIGITS + 40):  # the two layouts `output_probability` compares
-        with mpmath.workdps(DIGITS + 10):
-            got = oracle._segment(mech, q, outcome, [], a_index, seg, DIGITS, panels, "gauss-legendre")
+    layouts: list[tuple] = []
+    segment = oracle._segment
+
+    def record(*args):
+        value = segment(*args)
+        layouts.append((args[5], args[6], args[7], args[8], mpmath.mp.dps, value))  # seg, digits, panels, rule, dps
+        return value
+
+    monkeypatch.setattr(oracle, "_segment", record)
+    got_all = oracle.output_probability(mech, queries, outcome, (), DIGITS)
+    # the two layouts `output_probability` compares, at DIGITS + 10 working digits
+    assert [x[:5] for x in layouts] == [(seg, DIGITS, 2 * DIGITS + 20, "gauss-legendre", DIGITS + 10),
+                                        (seg, DIGITS, 4 * DIGITS + 40, "gauss-legendre", DIGITS + 10)]
+    for *_, panels, _, _, got in layouts:
         with mpmath.workdps(DIGITS + 20):
             assert abs(got / ref - 1) <= mpmath.mpf(10) ** -DIGITS, (panels, got, ref)
     with mpmath.workdps(DIGITS + 20):
-        assert abs(oracle.output_probability(mech, queries, outcome, (), DIGITS) / ref - 1) <= mpmath.mpf(10) ** -DIGITS
+        assert abs(got_all / ref - 1) <= mpmath.mpf(10) ** -DIGITS
 
 
 def test_layouts_that_disagree_fall_back_to_tanh_sinh(monkeypatch):

@@ -107,9 +107,17 @@ def outer_factors(noise: Noise, z: np.ndarray, count: np.ndarray, x: np.ndarray)
         return OuterFactors(zeros, zeros, np.zeros_like(x), np.zeros_like(x), u + 2 * u * (reach_z + 1),
                             u + 2 * u * (reach_x + 1), True)
     half = float(noise.law.upper_weight)  # Laplace ½, exponential 1
-    ez = np.exp(lam_l * (z.astype(np.longdouble) - c))
+    # e^{λ(z-c)} in one long double buffer (in place: the same operations as the expression
+    # np.exp(lam_l * (z - c)), without its temporaries), each vector rounded once to float64 on output
+    ez = z.astype(np.longdouble)
+    np.subtract(ez, c, out=ez)
+    np.multiply(lam_l, ez, out=ez)
+    np.exp(ez, out=ez)
+    left, right = np.empty(z.shape), np.empty(z.shape)
+    np.multiply(half, ez, out=left, casting="same_kind")
+    np.divide(half, ez, out=right, casting="same_kind")
     ex = np.exp(lam_l * (x.astype(np.longdouble) - c))
-    return OuterFactors((half * ez).astype(float), (half / ez).astype(float), (1 / ex).astype(float), ex.astype(float),
+    return OuterFactors(left, right, (1 / ex).astype(float), ex.astype(float),
                         u + 2 * ul * (reach_z + 1), u + 2 * ul * (reach_x + 1), False)
 
 

@@ -66,34 +66,36 @@ def extended_row(mode: int, lam: float, z: np.ndarray, omega: np.ndarray, a: np.
     lam_l = LD(lam)
     centre = LD(0.5) * (zl[0] + zl[-1]) if z.shape[0] else LD(0)
     outer = mode != NONE and lam * reach * 2 < 11000
+    half = LD(0.5) if mode == LAPLACE else LD(1)
     if outer:
         ez = np.exp(lam_l * (zl - centre))
-        iez = 1 / ez
-    half = LD(0.5) if mode == LAPLACE else LD(1)
+        # half·e^{λ(z-c)} and half·e^{-λ(z-c)} formed once: the factors below are these times e^{∓λ(a_i-c)},
+        # the same roundings in the same order as forming them per query; the loop writes into two buffers
+        # (no temporaries of the nodes' length: k·N long doubles)
+        half_ez, half_iez = half * ez, half * (1 / ez)
+        f, s = np.empty_like(m), np.empty_like(m)
+    ms = np.empty_like(m)
     g_left = 1.0
     for i in range(upto + 1):
         if i < k:
             if outer:
                 split = int(np.searchsorted(z, a[i], side="left" if mode == LAPLACE else "right"))
                 ea = np.exp(-lam_l * (al[i] - centre))
-                f = np.empty_like(m)
-                s = np.empty_like(m)
-                sr_ = half * iez[split:] / ea
+                np.divide(half_iez[split:], ea, out=s[split:])
                 if mode == LAPLACE:
-                    t = half * ez[:split] * ea
-                    f[:split], s[:split] = t, 1 - t
+                    np.multiply(half_ez[:split], ea, out=f[:split])
+                    np.subtract(1, f[:split], out=s[:split])
                 else:
                     f[:split], s[:split] = 0, 1
                     near = split + int(np.searchsorted(z[split:], a[i] + math.log(2) / lam, side="left"))
                     yn = zl[split:near] - al[i]
-                    sr_[: near - split] = np.exp(-lam_l * yn)
-                s[split:] = sr_
-                f[split:] = 1 - sr_
+                    s[split:near] = np.exp(-lam_l * yn)
+                np.subtract(1, s[split:], out=f[split:])
                 if mode == EXPONENTIAL:
                     f[split:near] = -np.expm1(-lam_l * yn)
             else:
                 f, s = _factors(mode, lam, zl - al[i])
-            v = (m * s).sum()
+            v = np.multiply(m, s, out=ms).sum()
             fl, _ = _factors(mode, lam, np.array([LD(left) - al[i]]))
             _, sr = _factors(mode, lam, np.array([LD(right) - al[i]]))
             tail = z_left * g_left + z_right * float(sr[0])

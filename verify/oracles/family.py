@@ -355,17 +355,41 @@ def _segment(shape: SparseVector, q: list[Fraction], outcome: str, v: list[Fract
 
     def integrand(z):
         f = mpmath.mpf(1)
-        for i in seg:
-            y = _mp(t - q[i]) + z
-            if outcome[i] == "B":
-                f *= _cdf_below(xn, y)
-            elif rule.above_term is TermKind.DENSITY:
-                f *= _pdf(xn, _mp(v[a_index[i]]) + y)
-            elif rule.above_term is not None:
-                f *= _sf(xn, y)
+        for offset, factor, shift in _terms()[1]:
+            y = offset + z
+            f *= factor(y) if shift is None else factor(shift + y)
             if f == 0:
                 return f
         return f
+
+    def factor(kind: str, scale: mpmath.mpf | None):
+        """F, S or p of the query noise at one precision (its scale rounded once, as `_cdf_below`, `_sf`, `_pdf` do)."""
+        if scale is None:  # no query noise: `_cdf_below`, `_sf` (a density of no noise is refused by `_pdf`)
+            return {"F": lambda y: _cdf_below(xn, y), "S": lambda y: _sf(xn, y), "p": lambda y: _pdf(xn, y)}[kind]
+        return {"F": lambda y: law.mp_cdf(y, scale), "S": lambda y: law.mp_sf(y, scale), "p": lambda y: law.mp_pdf(y, scale)}[kind]
+
+    law = None if xn.is_none else xn.law
+    by_prec: dict[int, tuple] = {}
+
+    def _terms() -> tuple[mpmath.mpf | None, list]:
+        """(Z's scale, per position of the segment (offset t - q_i, factor, released shift or None)) at the working
+        precision, formed once per precision (``mpmath.quad`` raises it on the tails): the integrand's own ``_mp``
+        values, without rounding the same Fractions again at every node."""
+        prec = mpmath.mp.prec
+        got = by_prec.get(prec)
+        if got is None:
+            scale = None if xn.is_none else _mp(xn.scale)
+            terms = []
+            got = (None if zn.is_none else _mp(zn.scale), terms)
+            for i in seg:
+                if outcome[i] == "B":
+                    terms.append((_mp(t - q[i]), factor("F", scale), None))
+                elif rule.above_term is TermKind.DENSITY:
+                    terms.append((_mp(t - q[i]), factor("p", scale), _mp(v[a_index[i]])))
+                elif rule.above_term is not None:
+                    terms.append((_mp(t - q[i]), factor("S", scale), None))
+            by_prec[prec] = got
+        return got
 
     if zn.is_none:
         if cap is not None and cap < 0:
@@ -378,7 +402,7 @@ def _segment(shape: SparseVector, q: list[Fraction], outcome: str, v: list[Fract
     if not fine:  # the integrand is 0 between every two kinks (an impossible output)
         return mpmath.mpf(0)
     peak = mpmath.exp(mpmath.mpf(log_peak))  # any positive constant is exact here; this one makes quad's target relative
-    scaled = lambda z: _pdf(zn, z) * integrand(z) / peak  # noqa: E731
+    scaled = lambda z: zn.law.mp_pdf(z, _terms()[0]) * integrand(z) / peak  # noqa: E731  (`_pdf`; Z is not none here)
     if quadrature == "tanh-sinh":
         val = mpmath.quad(scaled, fine) * peak
     else:  # the slope per half-panel is at most 3 on 2·digits + 20 panels and shrinks as the panels do
