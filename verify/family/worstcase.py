@@ -171,10 +171,7 @@ def _refine_once(shape: SparseVector, p: _Point, scale: float, free_release: boo
         val = family_log_ratio_at(shape, lay, *unpack(x), p.s_b, p.s_a)
         return -min(val, 1e300) if np.isfinite(val) or val > 0 else 1e300
 
-    # lazy: scipy.optimize costs about 0.8 s of CPU at import and only the refinement uses it, so the `family`
-    # command's parent does not import it before it forks its workers (tests/test_family_fork_imports.py)
-    from scipy.optimize import minimize
-
+    from scipy.optimize import minimize  # lazy: 0.8 s of CPU to import, not in `family`'s parent before the fork
     res = minimize(obj, x0, method="Nelder-Mead",
                    options={"xatol": tune.REFINE_XATOL * scale, "fatol": tune.REFINE_FATOL, "maxiter": budget * len(x0)})
     found = -float(res.fun) if -float(res.fun) < 1e300 else math.inf  # obj's clamp of an infinite loss: inf
