@@ -69,3 +69,24 @@ def test_k_1000_every_output_agrees_with_the_panel_matrix_path():
     logp, est = index_log_probabilities_of_floats(MECH, s)
     old = panel_matrix_index_logs(MECH, s, 2.0, 16)
     assert np.max(np.abs(np.expm1(logp - old))) < 1e-12 and est < 1e-11
+
+
+def test_the_cache_keeps_short_score_vectors_only():
+    """Rule (`verify.selection.fast`): the rows of a sorted, shifted score vector are kept for vectors of at most
+    CACHE_MAX_SCORES scores (the search asks them again), and a longer vector is computed without being kept, so a
+    user's long vectors do not fill memory; a kept row gives the same bits as computing it again."""
+    from verify.selection import fast
+
+    fast.clear_cache()
+    short = np.array([0.0, 1.5, -2.0])
+    first, _ = index_log_probabilities_of_floats(MECH, short)
+    assert fast._laplace_sorted_logs.cache_info().currsize == 1
+    again, _ = index_log_probabilities_of_floats(MECH, short + 7.0)  # the same differences: served from the cache
+    assert fast._laplace_sorted_logs.cache_info().hits == 1 and np.array_equal(first, again)
+    fast.clear_cache()
+    fresh, _ = index_log_probabilities_of_floats(MECH, short)
+    assert np.array_equal(first, fresh)
+    index_log_probabilities_of_floats(MECH, np.linspace(0.0, 5.0, fast.CACHE_MAX_SCORES + 1))
+    assert fast._laplace_sorted_logs.cache_info().currsize == 1
+    index_log_probabilities_of_floats(MECH, np.linspace(0.0, 5.0, fast.CACHE_MAX_SCORES))
+    assert fast._laplace_sorted_logs.cache_info().currsize == 2

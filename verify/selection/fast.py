@@ -114,8 +114,9 @@ def _laplace_index_logs(s_in: np.ndarray, b: float, rules: tuple[int, ...]) -> l
     One array per rule of ``rules`` (nodes per panel); the panels, power sums and score counts are built once for all."""
     order = np.argsort(s_in, kind="stable")
     s = s_in[order] - float(s_in.min())
+    rows = _laplace_sorted_logs if len(s) <= CACHE_MAX_SCORES else _laplace_sorted_logs.__wrapped__
     outs = []
-    for row in _laplace_sorted_logs(s.tobytes(), b, rules):
+    for row in rows(s.tobytes(), b, rules):
         out = np.empty(len(s))
         out[order] = row
         outs.append(out)
@@ -125,6 +126,8 @@ def _laplace_index_logs(s_in: np.ndarray, b: float, rules: tuple[int, ...]) -> l
 #: Sorted, shifted score vectors whose rows `_laplace_sorted_logs` keeps: the search asks the same differences again
 #: (its corner [0 − Δ, d + Δ, ...] is the base [0, d + 2Δ, ...] moved by −Δ, a grid point two steps on).
 LAPLACE_CACHE = 1024
+#: Longer score vectors are computed without being kept: the cache holds at most LAPLACE_CACHE × this many floats per rule.
+CACHE_MAX_SCORES = 64
 
 
 @functools.lru_cache(maxsize=LAPLACE_CACHE)
