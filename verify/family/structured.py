@@ -195,17 +195,12 @@ USE_COMPILED = True
 _LOADED = False
 
 
-_KERNEL: list = []  # the compiled loop's module once imported (`compiled_kernel`: one lookup per evaluation after that)
-
-
+@functools.cache
 def compiled_kernel():
     """The compiled node loop (`verify.family.structured_kernel`), imported on first use (`load_compiled`): numba
     takes about half a second to import, which commands that never evaluate a family table should not pay."""
-    if _KERNEL:
-        return _KERNEL[0]
     from verify.family import structured_kernel  # lazy: start-up time (numba)
 
-    _KERNEL.append(structured_kernel)
     return structured_kernel
 
 
@@ -480,9 +475,8 @@ _PAIR: Groups = ((0, 1), (1, 2))
 def family_log_ratio_at(shape: SparseVector, lay: Layout, u: float, v: float, r: float, s_b: float, s_a: float) -> float:
     """`family_log_ratio` at one point, as a float: the same value, bit for bit (the same two-point arrays
     ``[u, u + s_b]``, ``[v, v + s_a]``, ``[r, r]`` integrated as two groups, the same ratio rule: both logs -inf
-    -> 0), without the array function's per-call broadcasting (the refinement's objective: thousands of calls)."""
+    -> 0, `log_ratio_from_logs`), without the array function's per-call concatenation (the refinement's objective: thousands of calls)."""
     both = family_log_probability(shape, lay, np.array([u, u + s_b]), np.array([v, v + s_a]), np.array([r, r]),
                                   groups=_PAIR)
-    a, b = float(both[0]), float(both[1])
-    return 0.0 if a == -math.inf and b == -math.inf else a - b
+    return float(log_ratio_from_logs(both[0], both[1]))
 
