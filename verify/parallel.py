@@ -21,6 +21,7 @@ within the same timeout.  Each failure is one `InputError` line.
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import socket
@@ -137,6 +138,19 @@ def sigint_deferred():
             signal.raise_signal(signal.SIGINT)
 
 
+def _collect_failed_client() -> None:
+    """Free now a `Client` whose constructor raised, outside any lock of Dask's.
+
+    The half-built client is held in reference cycles of its own (its connection pool and extensions point
+    back at it), so only the garbage collector frees it, and its ``__del__`` then closes it, which takes the
+    class-wide lock of Dask's ``LoopRunner``.  Left to a later collection, that can run inside the next
+    ``Client``'s start, which holds the same lock: the process deadlocks (seen in a test run: a refused
+    ``tls://`` scheduler, then a second ``--scheduler`` in the same process).  Called after the ``except``
+    block has ended, so that no traceback keeps the client alive.
+    """
+    gc.collect()
+
+
 def _no_task() -> None:
     """Submitted once so that a fork-started pool forks all its workers at once (`executor_for`)."""
 
@@ -179,14 +193,18 @@ def executor_for(executor: Executor | None = None, workers: int | None = None, s
         probe_scheduler(scheduler)
         from dask.distributed import Client
 
+        refusal = None
         try:
             with _quiet_dask():  # Dask logs a CRITICAL traceback of its own before raising
                 client = Client(scheduler, timeout=f"{SCHEDULER_TIMEOUT:g}s")
         except (OSError, TimeoutError, ValueError, TypeError, ImportError, RuntimeError) as exc:
             # tls:// without a TLS context (Dask's security settings), a greeting that parses and then is not
             # Dask's, a connection that closes: one line, not Dask's traceback
-            raise InputError(f"--scheduler: cannot connect to {scheduler!r} ({type(exc).__name__}: "
-                             f"{str(exc).splitlines()[0][:120] if str(exc) else 'no detail'})") from None
+            refusal = (f"--scheduler: cannot connect to {scheduler!r} ({type(exc).__name__}: "
+                       f"{str(exc).splitlines()[0][:120] if str(exc) else 'no detail'})")
+        if refusal is not None:
+            _collect_failed_client()
+            raise InputError(refusal)
         try:
             try:
                 client.wait_for_workers(1, timeout=SCHEDULER_TIMEOUT)

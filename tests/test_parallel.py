@@ -1,0 +1,58 @@
+"""`verify.parallel.executor_for` with a Dask scheduler address: what a refused address leaves behind."""
+
+from __future__ import annotations
+
+import gc
+import socket
+import struct
+import threading
+
+import pytest
+
+from verify.errors import InputError
+from verify.parallel import executor_for
+
+
+def _listener(greeting: bytes | None) -> socket.socket:
+    """A socket on a free loopback port that answers every connection with ``greeting`` (None: silence)."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(8)
+    conns = []
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = sock.accept()
+            except OSError:
+                return
+            conns.append(conn)
+            if greeting is not None:
+                conn.sendall(greeting)
+
+    threading.Thread(target=serve, daemon=True).start()
+    return sock
+
+
+@pytest.mark.parametrize("scheme,greeting", [
+    ("tls", None),  # Dask's Client raises in its constructor: no TLS context
+    ("tcp", struct.pack("<QQQ", 24, 1, 8) + b"garbage!"),  # a header that parses, then not Dask
+], ids=["tls-without-context", "tcp-not-dask"])
+def test_a_refused_scheduler_leaves_no_client_for_the_garbage_collector(scheme: str, greeting: bytes | None) -> None:
+    """A Client whose constructor raised is closed by its ``__del__`` whenever the collector frees it, and that
+    takes Dask's class-wide ``LoopRunner`` lock: freed inside the next Client's start (which holds that lock),
+    it deadlocked a test run.  So none may be left when the refusal reaches the caller."""
+    from dask.distributed import Client
+
+    sock = _listener(greeting)
+    gc.collect()
+    gc.disable()  # no collection but the one the refusal makes (the test is about that one)
+    try:
+        with pytest.raises(InputError, match="--scheduler"):
+            with executor_for(scheduler=f"{scheme}://127.0.0.1:{sock.getsockname()[1]}"):
+                pass
+        left = [o for o in gc.get_objects() if isinstance(o, Client)]
+    finally:
+        gc.enable()
+        sock.close()
+    assert not left, f"{len(left)} half-built Client(s) left for a later collection"
