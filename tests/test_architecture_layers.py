@@ -38,7 +38,7 @@ LAYER_RULES: dict[str, str] = {
     # vocabulary, exact numbers, precision, validation, the process pool
     "verify.errors": "base", "verify.verdicts": "base", "verify.exact": "base", "verify.validate": "base",
     "verify.precision": "base", "verify.comparison": "base", "verify.parallel": "base", "verify.logratio": "base",
-    "verify.lazy": "base",
+    "verify.lazy": "base", "verify.jit_interrupts": "base",
     "verify.noise.*": "noise",
     "verify.release.*": "release",
     # the one mechanism type, the integer rules it validates, named variants and the samplers

@@ -1,6 +1,8 @@
 """The compiled structured evaluator (`verify.family.structured_kernel`) gives numpy's values bit for bit: every
 Laplace / exponential / no-noise combination, every release rule, groups, repeated and coinciding kinks, ±0;
-numpy's pairwise summation reproduced; a point it cannot take goes to numpy's path."""
+numpy's pairwise summation reproduced; a point it cannot take goes to numpy's path.  Bit for bit where numpy's
+elementary functions are the C library's (tests/numpy_libm.py); on a CPU where numpy has AVX-512 loops of its own,
+the comparisons run in a child with those loops off."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from family_variants import variant
+from numpy_libm import LIBM, avx512_off
 
 from verify.errors import InputError
 from verify.family import structured as S
@@ -46,6 +49,12 @@ QUERY_LAWS = LAWS + [("laplace", 7), ("none", 0)]
 RELEASES = ["none", "query", "gap", "fresh"]
 
 
+#: The bit-for-bit comparisons with numpy's loop: in this process where numpy's exp, log, log1p and expm1 are libm's.
+libm_numpy = pytest.mark.skipif(not LIBM, reason="numpy's AVX-512 loops differ from libm in the last bit: "
+                                "test_bit_comparisons_rerun_with_numpys_avx512_loops_off runs this in a child with them off")
+
+
+@libm_numpy
 def test_every_law_and_release_gives_numpys_bits(monkeypatch):
     compared = 0
     for z, x, release in itertools.product(LAWS, QUERY_LAWS, RELEASES):
@@ -63,6 +72,7 @@ def test_every_law_and_release_gives_numpys_bits(monkeypatch):
     assert compared >= 80  # not vacuous: most combinations are compiled
 
 
+@libm_numpy
 @pytest.mark.parametrize("groups", [((0, 1), (1, 2)), ((0, 17), (17, 40)), ((0, 40),)])
 def test_groups_give_numpys_bits(monkeypatch, groups):
     shape = variant(release="gap")
@@ -116,5 +126,17 @@ def test_numba_is_imported_only_when_the_compiled_loop_is_loaded():
             "b = S._segment_points(s, 2, 1, np.array([1.0]), np.array([-2.0]), np.array([0.0])); "
             "assert a.view(np.int64)[0] == b.view(np.int64)[0]; print('ok')")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+                         env={**os.environ, **avx512_off(), "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
     assert out.stdout.strip() == "ok", out.stderr
+
+
+@pytest.mark.skipif(LIBM, reason="numpy's elementary functions are libm's here: the comparisons ran in this process")
+def test_bit_comparisons_rerun_with_numpys_avx512_loops_off():
+    """This file's bit-for-bit comparisons, in a child whose numpy dispatches none of its AVX-512 loops (there its
+    exp, log, log1p and expm1 are libm's, as the compiled loop's are; the child checks that before comparing)."""
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:randomly", "-k", "numpys_bits",
+                          str(Path(__file__).resolve())],
+                         capture_output=True, text=True, timeout=300, cwd=root, env={**os.environ, **avx512_off()})
+    summary = out.stdout.strip().splitlines()[-1]
+    assert out.returncode == 0 and summary.startswith("4 passed") and "skipped" not in summary, out.stdout[-3000:]

@@ -51,6 +51,10 @@ import math
 import numba
 import numpy as np
 
+from verify.jit_interrupts import hold_sigint_while_numba_compiles
+
+hold_sigint_while_numba_compiles()  # Ctrl-C during a first compilation: delivered after it
+
 LAPLACE, EXPONENTIAL, NONE = 0, 1, 2
 TRIM_EVERY = 8
 

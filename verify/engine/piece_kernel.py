@@ -34,6 +34,9 @@ import numba
 import numpy as np
 
 from verify.engine.halting_kernel import CHUNK, EXPONENTIAL, FAST, LAPLACE, NONE, chunked_sum
+from verify.jit_interrupts import hold_sigint_while_numba_compiles
+
+hold_sigint_while_numba_compiles()  # Ctrl-C during a first compilation: delivered after it
 
 BELOW, ABOVE, DENSITY = 0, 1, 2
 RESCALE_EVERY = 8

@@ -9,10 +9,14 @@ Gauss–Legendre rule (t_q, log ω_q) of its sub-panel count on [0, 1], the valu
 
 G = S(z - v) (a released query or none) or p_X(r + z - v) (a gap), shifted by the largest term
 (`verify.family.structured._logsumexp`).  Every operation is the one numpy performs there, in the same
-order, on the same libm functions (exp, log, log1p, expm1), and the sum is numpy's pairwise summation
+order, with the C library's exp, log, log1p and expm1, and the sum is numpy's pairwise summation
 (`_pairwise`: blocks of eight partial sums up to 128 terms, halves rounded down to a multiple of 8 above):
-so every value is the numpy path's, bit for bit (tests/test_structured_kernel.py compares them on every
-kind of call the family table makes).  No fastmath: reassociation would change the bits.
+so every value is the numpy path's, bit for bit, wherever numpy's float64 loops for those four functions
+are the C library's too (tests/test_structured_kernel.py compares them on every kind of call the family
+table makes).  On a CPU with AVX-512, numpy dispatches loops of its own for them, which differ from libm in
+the last bit on a few per cent of arguments; there the two paths' values can differ by a few units in the
+last place (the tests compare the bits in a child process with numpy's AVX-512 loops turned off).  No
+fastmath: reassociation would change the bits.
 
 The noise laws' formulas are those of `verify.noise.laplace`, `verify.noise.exponential` and
 `verify.noise.none` (y = x/b):
@@ -23,7 +27,8 @@ The noise laws' formulas are those of `verify.noise.laplace`, `verify.noise.expo
   log p = -log b - x/b (x >= 0), -inf (else);
 * none (``NONE``, query noise only): log F = 0 (x > 0), -inf (else); log S = 0 (x <= 0), -inf (else).
 
-This module imports nothing of the project (numba is loaded only by the callers that need it).
+This module imports nothing of the project but `verify.jit_interrupts` (Ctrl-C during its compilation); numba
+is loaded only by the callers that need it.
 """
 
 from __future__ import annotations
@@ -32,6 +37,10 @@ import math
 
 import numba
 import numpy as np
+
+from verify.jit_interrupts import hold_sigint_while_numba_compiles
+
+hold_sigint_while_numba_compiles()  # Ctrl-C during a first compilation: delivered after it
 
 LAPLACE, EXPONENTIAL, NONE = 0, 1, 2
 #: The above letter's factor G: none, the survival function S(z - v), the density p_X(r + z - v) (a gap).

@@ -12,6 +12,10 @@ import math
 import numba
 import numpy as np
 
+from verify.jit_interrupts import hold_sigint_while_numba_compiles
+
+hold_sigint_while_numba_compiles()  # Ctrl-C during a first compilation: delivered after it
+
 
 @numba.njit(cache=True, nogil=True)
 def power_sums(width: np.ndarray, added: np.ndarray, b: float, terms: int) -> np.ndarray:
