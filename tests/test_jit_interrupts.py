@@ -12,6 +12,14 @@ from numba.core import event
 from verify.jit_interrupts import hold_sigint_while_numba_compiles
 
 
+@pytest.fixture(autouse=True)
+def _python_sigint_handler():
+    """Python's own SIGINT handler during each test, whatever an earlier test in this process left."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 class _SigintDuringCompile(event.Listener):
     """Sends SIGINT to this process from inside numba's compilation (where llvmlite's C callbacks run)."""
 
