@@ -138,7 +138,13 @@ def serve() -> None:
 class ForkServer:
     """The server process (started here, ended by `close`), and requests to it."""
 
+    #: CPU seconds of the kernels of every server closed so far in this process: they count in this process's
+    #: children's times only when `close` waits for the server (tests/conftest.py's ``--cpu-times`` moves them
+    #: from the test that closes a server to the notebooks that ran in them).
+    closed_kernels_cpu = 0.0
+
     def __init__(self, env: dict[str, str]) -> None:
+        self.kernels_cpu = 0.0  # of the kernels that have exited (as the server reported them)
         self.process = subprocess.Popen([sys.executable, str(Path(__file__).resolve())], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, env=env, text=True)
         ready = self._read()
@@ -164,6 +170,7 @@ class ForkServer:
         if self.process.stdin is not None:
             self.process.stdin.close()
         self.process.wait(timeout=60)
+        ForkServer.closed_kernels_cpu += self.kernels_cpu
         if self.process.stdout is not None:
             self.process.stdout.close()
 
@@ -183,6 +190,8 @@ class ForkedKernel:
         if self.returncode is None:
             reply = self.server.request(op="poll", pid=self.pid)
             self.returncode, self.cpu_seconds = reply["status"], reply["cpu"]
+            if self.cpu_seconds is not None:
+                self.server.kernels_cpu += self.cpu_seconds
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:

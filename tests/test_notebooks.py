@@ -120,7 +120,7 @@ def test_notebook_runs_top_to_bottom(path: Path, kernel_spec_dir: Path, fork_ser
     name = claims_kernel(kernel_spec_dir, request.getfixturevalue("claim_verdicts")) if checks_claims(nb) else KERNEL_NAME
     cpu = run_notebook(nb, path.name, name, kernel_spec_dir, fork_server, monkeypatch)
     if cpu is not None:  # a forked kernel's CPU is not this process's children's until the server exits
-        request.node.user_properties.append(("kernel_cpu_seconds", round(cpu, 2)))
+        request.node.user_properties.append(("kernel_cpu_seconds", cpu))
 
 
 def run_notebook(nb: nbformat.NotebookNode, label: str, kernel_name: str, kernel_spec_dir: Path,
@@ -159,7 +159,7 @@ def run_notebook(nb: nbformat.NotebookNode, label: str, kernel_name: str, kernel
 
 
 def test_each_notebook_gets_a_fresh_kernel(kernel_spec_dir: Path, fork_server: kernel_forkserver.ForkServer | None,
-                                           monkeypatch: pytest.MonkeyPatch) -> None:
+                                           monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
     """Two notebooks run one after the other as the notebooks' test runs them: the second sees neither the first's
     names nor its changes to a module, in a process of its own, whose numpy generator is seeded afresh."""
     first = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
@@ -169,7 +169,9 @@ def test_each_notebook_gets_a_fresh_kernel(kernel_spec_dir: Path, fork_server: k
         "print(os.getpid(), np.random.random())")])
     outputs = []
     for i, nb in enumerate((first, second)):
-        run_notebook(nb, f"notebook {i + 1}", KERNEL_NAME, kernel_spec_dir, fork_server, monkeypatch)
+        cpu = run_notebook(nb, f"notebook {i + 1}", KERNEL_NAME, kernel_spec_dir, fork_server, monkeypatch)
+        if cpu is not None:
+            request.node.user_properties.append(("kernel_cpu_seconds", cpu))
         outputs.append(nb.cells[0].outputs[0]["text"].split())
     (pid1, draw1), (pid2, draw2) = outputs
     assert pid1 != pid2 and int(pid1) != os.getpid() and int(pid2) != os.getpid()
