@@ -251,12 +251,14 @@ def test_every_module_has_a_layer():
                          "tests/test_architecture_layers.py and to the table of docs/architecture.md")
 
 
+@pytest.mark.slow
 def test_no_import_points_up_a_layer():
     _, sources, packages = _project()
     bad = upward_edges(import_graph(sources, packages), LAYER_RULES)
     assert not bad, "imports from a lower layer to a higher one:\n" + "\n".join(bad)
 
 
+@pytest.mark.slow
 def test_no_import_loop():
     _, sources, packages = _project()
     loops = {frozenset(c) for c in cycles(import_graph(sources, packages))}

@@ -129,6 +129,7 @@ def test_fail_on_not_private_worst_case(capsys):
     assert "verdict: private" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_fail_on_family_variants(capsys):
     assert main(["worst-case", "--variant", "lyu-3", "--max-queries", "3", "--fail-on", "not_private"]) == 1
     assert "verdict: not_private" in capsys.readouterr().out
@@ -185,6 +186,7 @@ def test_exit_codes_in_help(capsys, command):
     assert "141" in out
 
 
+@pytest.mark.slow
 def test_family_at_another_configuration(capsys):
     assert main(["family", "--rows", "lyu-1:1", "--max-queries", "2", "--epsilon", "1", "--threshold", "0", "--json"]) == 0
     j = json.loads(capsys.readouterr().out)

@@ -97,6 +97,7 @@ def test_plot_name_over_255_bytes_is_one_line(tmp_path):
     assert code == 2 and "255 bytes" in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_plot_into_an_unwritable_place_is_one_line(tmp_path):
     from matplotlib.figure import Figure
 
@@ -138,6 +139,7 @@ def _server(greeting: bytes | None):
     return sock, sock.getsockname()[1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scheme,greeting", [
     ("tls", None),  # the TLS context Dask needs is missing: was a traceback
     ("tcp", __import__("struct").pack("<QQQ", 24, 1, 8) + b"garbage!"),  # plausible header, then not Dask: CRITICAL log
