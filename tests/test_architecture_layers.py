@@ -258,7 +258,6 @@ def test_no_import_points_up_a_layer():
     assert not bad, "imports from a lower layer to a higher one:\n" + "\n".join(bad)
 
 
-@pytest.mark.slow
 def test_no_import_loop():
     _, sources, packages = _project()
     loops = {frozenset(c) for c in cycles(import_graph(sources, packages))}

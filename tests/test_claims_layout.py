@@ -36,7 +36,6 @@ def _top_level_imports(path: Path) -> set[str]:
     return out & set(MODULES)
 
 
-@pytest.mark.slow
 def test_no_import_cycle() -> None:
     graph = {m: _top_level_imports(p) for m, p in MODULES.items()}
     state: dict[str, int] = {}

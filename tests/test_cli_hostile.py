@@ -214,7 +214,6 @@ def test_scheduler_address_validated(capsys, address):
     assert_refused(code, err, "--scheduler", "tcp://HOST:PORT")
 
 
-@pytest.mark.slow
 def test_real_dask_scheduler_passes_the_probe(capsys, short_timeout):
     from dask.distributed import LocalCluster
 

@@ -186,7 +186,6 @@ def test_exit_codes_in_help(capsys, command):
     assert "141" in out
 
 
-@pytest.mark.slow
 def test_family_at_another_configuration(capsys):
     assert main(["family", "--rows", "lyu-1:1", "--max-queries", "2", "--epsilon", "1", "--threshold", "0", "--json"]) == 0
     j = json.loads(capsys.readouterr().out)

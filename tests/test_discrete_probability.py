@@ -172,7 +172,6 @@ def test_presets_are_discrete_and_sources_cited():
     assert not preset("seed-m1").is_discrete
 
 
-@pytest.mark.slow
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(sz=st.sampled_from([Fraction(1, 3), Fraction(1), Fraction(5, 2), Fraction(12)]),
        sx=st.sampled_from([Fraction(1, 3), Fraction(1), Fraction(5, 2), Fraction(12)]),

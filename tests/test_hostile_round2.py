@@ -97,7 +97,6 @@ def test_plot_name_over_255_bytes_is_one_line(tmp_path):
     assert code == 2 and "255 bytes" in err and len(err.strip().splitlines()) == 1
 
 
-@pytest.mark.slow
 def test_plot_into_an_unwritable_place_is_one_line(tmp_path):
     from matplotlib.figure import Figure
 

@@ -28,7 +28,6 @@ def test_prob_every_index_matches_the_library(capsys):
         assert all(abs(a - b) < mpmath.mpf(10) ** -18 for a, b in zip(got, want))
 
 
-@pytest.mark.slow
 def test_prob_fast_one_index_and_its_digits(capsys):
     code, out, _ = _run(capsys, "prob", "--variant", "dpsniper-rnm2", "--queries", "0,1,2", "--method", "fast", "--output", "s_3", "--json")
     j = json.loads(out)

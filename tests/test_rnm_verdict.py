@@ -86,7 +86,6 @@ def test_an_attained_bound_is_neither_a_witness_nor_a_broken_bound():
         assert abs(v.loss - mpmath.mpf(1) / 10) < mpmath.mpf(confirmation_tolerance(50, 1).numerator) / confirmation_tolerance(50, 1).denominator
 
 
-@pytest.mark.slow
 def test_witness_loss_is_enclosed_in_arb_in_the_notes():
     """The index with Laplace noise at scale Δ/ε: the witness's loss (near 2ε) as an arb ball whose lower end
     exceeds ε; a private preset's witness ball lies below ε; the released value has no such note."""
