@@ -19,6 +19,7 @@ def _run(capsys, *argv):
     return code, out.out, out.err
 
 
+@pytest.mark.slow
 def test_prob_density_of_a_released_gap_matches_the_library(capsys):
     code, out, _ = _run(capsys, "prob", "--variant", GOOD, "--queries", "0,1", "--outcomes", "below,middle(1/2)",
                         "--digits", "20", "--json")
@@ -30,6 +31,7 @@ def test_prob_density_of_a_released_gap_matches_the_library(capsys):
         assert abs(mpmath.mpf(j["log_density"]) - mpmath.log(want)) < mpmath.mpf(10) ** -18
 
 
+@pytest.mark.slow
 def test_prob_below_answers_only_is_a_probability_and_epsilon_threshold_apply(capsys):
     code, out, _ = _run(capsys, "prob", "--variant", GOOD, "--queries", "0,1", "--outcome", "⊥,below", "--epsilon", "1/2",
                         "--threshold", "1", "--json")
@@ -50,6 +52,7 @@ def test_prob_fast_prints_only_the_digits_its_estimate_supports(capsys):
     assert abs(float(j["density"]) / float(exact) - 1) < 10.0 ** (1 - j["digits"])
 
 
+@pytest.mark.slow
 def test_ratio_is_the_exact_log_ratio(capsys):
     code, out, _ = _run(capsys, "ratio", "--variant", GOOD, "--queries", "0,0", "--neighbour-queries", "1,1",
                         "--outcome", "below,middle(1/2)", "--digits", "20", "--json", "--fail-on", "violation")
@@ -60,6 +63,7 @@ def test_ratio_is_the_exact_log_ratio(capsys):
         assert abs(mpmath.mpf(j["outputs"][0]["log_ratio"]) - want) < mpmath.mpf(10) ** -18
 
 
+@pytest.mark.slow
 def test_ratio_fail_on_violation_when_the_log_ratio_exceeds_epsilon(capsys):
     # worst-case --variant checkdp-bad-adaptive-svt's witness (loss 1.25 = 3·0.375 + 0.125 nats, docs/adaptive.md)
     argv = ["ratio", "--variant", BAD, "--queries", "25,25,25,-1", "--neighbour-queries", "24,24,24,0",

@@ -29,6 +29,7 @@ def _letters(seq) -> str:
     return "".join({Branch.BELOW: "B", Branch.MIDDLE: "M", Branch.TOP: "T"}[a.branch] for a in seq)
 
 
+@pytest.mark.slow
 def test_branch_probabilities_sum_to_one():
     total = sum(branch_probability(CHECKDP, Q, s, 20) for s in SEQUENCES)
     assert abs(total - 1) < mpmath.mpf(10) ** -18
@@ -62,6 +63,7 @@ def test_the_middle_density_integrates_to_its_branch_probability():
     assert total == pytest.approx(float(branch_probability(CHECKDP, Q, (below(), middle(0)), 20)), rel=1e-7)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mech", [CHECKDP, BAD], ids=lambda m: m.name)
 def test_sampler_matches_the_exact_branch_probabilities(mech):
     """χ² goodness of fit of 200 000 seeded runs against the exact probabilities of the five branch

@@ -37,6 +37,7 @@ def test_the_bad_program_has_no_bound():
     assert alignment_bound(adaptive_preset("checkdp-bad-adaptive-svt")).value is None
 
 
+@pytest.mark.slow
 def test_bad_program_is_not_private_with_a_50_digit_witness():
     res = adaptive_verdict(adaptive_preset("checkdp-bad-adaptive-svt"), 4)
     assert res.verdict is MechanismVerdict.NOT_PRIVATE and res.digits == 50
@@ -46,6 +47,7 @@ def test_bad_program_is_not_private_with_a_50_digit_witness():
     assert abs(again - res.loss) < mpmath.mpf(10) ** -25
 
 
+@pytest.mark.slow
 def test_the_growth_family_has_the_closed_form_loss():
     """m below answers at Q >= v, then top(v): loss exactly m·Δ(1/b_top + 1/b_mid) + Δ/b_top (verdict.growth)."""
     mech = adaptive_preset("checkdp-bad-adaptive-svt")
@@ -58,6 +60,7 @@ def test_the_growth_family_has_the_closed_form_loss():
     assert growth_loss(mech, m) == Fraction(5 * 3, 8) + Fraction(1, 8)
 
 
+@pytest.mark.slow
 def test_papers_program_is_private_and_the_search_stays_below_the_bound():
     res = adaptive_verdict(adaptive_preset("checkdp-adaptive-svt"), 2)
     assert res.verdict is MechanismVerdict.PRIVATE
@@ -76,6 +79,7 @@ def _cli(capsys, *args: str) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
+@pytest.mark.slow
 def test_worst_case_front_door_prints_the_verdict_as_json(capsys):
     code, stdout, stderr = _cli(capsys, "worst-case", "--variant", "checkdp-bad-adaptive-svt", "--max-queries", "3", "--json")
     assert code == 0, stderr
@@ -92,6 +96,7 @@ def test_worst_case_refuses_the_flags_a_preset_fixes(capsys):
     assert code == 2 and "no progress bar" in err
 
 
+@pytest.mark.slow
 def test_a_short_search_still_finds_the_growth_witness():
     """At two queries the search's pairs stay below ε; the growth family's member above ε decides."""
     res = adaptive_verdict(adaptive_preset("checkdp-bad-adaptive-svt"), 2)

@@ -251,6 +251,7 @@ def test_every_module_has_a_layer():
                          "tests/test_architecture_layers.py and to the table of docs/architecture.md")
 
 
+@pytest.mark.slow
 def test_no_import_points_up_a_layer():
     _, sources, packages = _project()
     bad = upward_edges(import_graph(sources, packages), LAYER_RULES)

@@ -106,6 +106,7 @@ def _fake_result(lower_bound: float, weights: list[float]) -> dict:
             "weights": weights, "cpu_seconds": 10.0}
 
 
+@pytest.mark.slow
 def test_the_check_fails_when_a_fake_peer_reports_more_than_the_exact_loss():
     m = bp.peer("DP-Sniper", "SparseVectorTechnique1")
     outputs = m.variant().outputs(10)
@@ -173,6 +174,7 @@ def test_family_table_cited_cells_say_what_they_measured():
     assert os.path.exists(ROOT / "benchmarks" / "bench_peers.py")
 
 
+@pytest.mark.slow
 def test_released_tail_sums_to_one_and_differentiates_to_the_oracle_density():
     """lyu-3, c = 1: Σ_j Pr[B^j A] + Pr[B^k] = 1, and -d/dr Pr[B^j A, v >= r] is the oracle's density at v = r."""
     from verify.oracles.family import output_probability

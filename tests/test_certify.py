@@ -64,6 +64,7 @@ def test_seed_mechanisms_are_certified_with_zero_margin(mech: AboveThreshold) ->
     assert all(s.verdict == "certified" for s in c.searches)
 
 
+@pytest.mark.slow
 def test_non_tight_and_textbook_scales() -> None:
     """Lap(4Δ/ε) on both: margin ε(1 - 3/4); Dwork-Roth's Lap(2Δ/ε)/Lap(4Δ/ε): tight, certified."""
     c = certify_conditional_ratio(variant("laplace", 4, 4), (Fraction(1, 100), 10))
@@ -150,6 +151,7 @@ def test_factor_product_refuted_for_small_query_scale() -> None:
 
 
 # --- closed forms against the project's mpmath path ---------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "zf,xf,cz,cx",
     [("laplace", "laplace", 3, 3), ("exponential", "exponential", 3, 3), ("laplace", "exponential", 2, 4),
@@ -291,6 +293,7 @@ def test_tail_cell_ratio_is_exactly_the_bound(m: Fraction, gap: Fraction) -> Non
 
 
 # --- the engine's building blocks ---------------------------------------------------------------------------------------
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, derandomize=True)
 @given(lo=st.fractions(min_value=-30, max_value=30, max_denominator=64), w=st.fractions(min_value=0, max_value=10, max_denominator=64),
        t=st.fractions(min_value=0, max_value=1, max_denominator=100))
@@ -316,6 +319,7 @@ def test_interval_keeps_exact_tangency() -> None:
     assert to_fraction(enc.lo) == 0 and to_fraction(enc.hi) == 1
 
 
+@pytest.mark.slow
 def test_exact_value_decides_rationality_as_simplify_does() -> None:
     """`exact_value` (sympy.cancel in t = e^g, t transcendental) gives the Rational sympy.simplify gives, and a
     non-Rational where simplify gives one: on the search's forms at rational points (dyadic ones included), on
@@ -342,6 +346,7 @@ def test_exact_value_decides_rationality_as_simplify_does() -> None:
     assert rationals == 12  # the four identities in disguise at each point: cancel, not the input, gives the Rational
 
 
+@pytest.mark.slow
 def test_search_refutes_and_does_not_certify_an_interior_tangency() -> None:
     x = sympy.Symbol("x", real=True)
     bad = certify_sup([Piece(None, Fraction(0), 2 - sympy.exp(x))], x, Fraction(1))

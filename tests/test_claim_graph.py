@@ -66,6 +66,7 @@ def test_claims_resting_on_steps_by_hand_are_at_most_consistent_and_say_which(ci
     assert v.evidence.by_hand or weaker_link or "by hand" in v.method or "not machine-checked" in v.method, (cid, v.method)
 
 
+@pytest.mark.slow
 def test_the_example_is_still_proved_at_each_n_checked():
     # one n at a time the library's exact probability is symbolic in ε and Δ: proved there
     for n in (0, 3, 5):

@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 from proofs import all_claims
 from verify.verdicts import CertificateVerdict, ClaimVerdict, MechanismVerdict, SweepVerdict, Tightness
 
@@ -67,6 +69,7 @@ def test_no_verdict_word_as_a_string_literal() -> None:
     assert not found, found
 
 
+@pytest.mark.slow
 def test_no_private_name_imported_from_another_module() -> None:
     found = []
     for m, p in MODULES.items():
@@ -98,6 +101,7 @@ def _order_after_importing_first(first: str, conn) -> None:
     conn.close()
 
 
+@pytest.mark.slow
 def test_the_registry_orders_claims_by_module_whatever_was_imported_first():
     """`all_claims()` follows `proofs.registry.MODULES`, not the import order: a process that imports a later
     claim module first (as a test or a notebook may) gets the same order as one that does not.  Each order

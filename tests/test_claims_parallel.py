@@ -51,6 +51,7 @@ def test_close_stops_workers_that_were_not_waited_for() -> None:
     pending.close()  # twice is harmless
 
 
+@pytest.mark.slow
 def test_verdicts_on_workers_are_the_serial_ones_each_checked_once(monkeypatch, tmp_path) -> None:
     # every default check run (in the forked workers too) is logged; no verdict is cached beforehand
     from proofs import claim as claim_module

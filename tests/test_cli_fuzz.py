@@ -177,6 +177,7 @@ def _clean_out_dir():
     shutil.rmtree(OUT_DIR, ignore_errors=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", COMMANDS)
 @settings(max_examples=EXAMPLES_PER_COMMAND, derandomize=True, deadline=None, database=None, print_blob=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
@@ -199,6 +200,7 @@ def _magnitude() -> st.SearchStrategy[str]:
                                              st.sampled_from(["1", "3", "7.5"]), st.integers(-50, 49)))
 
 
+@pytest.mark.slow
 @settings(max_examples=40, derandomize=True, deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(queries=st.lists(_magnitude(), min_size=1, max_size=3), threshold=_magnitude(), out=st.integers(1, 4))

@@ -129,6 +129,7 @@ def test_fail_on_not_private_worst_case(capsys):
     assert "verdict: private" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_fail_on_family_variants(capsys):
     assert main(["worst-case", "--variant", "lyu-3", "--max-queries", "3", "--fail-on", "not_private"]) == 1
     assert "verdict: not_private" in capsys.readouterr().out

@@ -78,6 +78,7 @@ def _description(j: dict) -> str:
     return j.get("variant") or j["mechanism"]["description"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", PRESETS, ids=str)
 def test_every_flag_on_prob_is_shown_or_refused(capsys, preset):
     code, out, err = _prob(capsys, _variant(preset))

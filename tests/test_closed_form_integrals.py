@@ -108,6 +108,7 @@ def test_a_term_that_is_not_an_exponential_is_left_to_sympy() -> None:
     assert cf.integrate_exponentials(V, V, sympy.Integer(0), sympy.Integer(2)) == 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("zf", FAMILIES)
 @pytest.mark.parametrize("xf", FAMILIES)
 def test_conditional_cells_equal_sympy_integrals_at_rational_rates(zf: str, xf: str) -> None:
@@ -132,6 +133,7 @@ def test_conditional_cells_equal_sympy_integrals_at_symbolic_rates(zf: str, xf: 
         assert_equal_exactly(new, old)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", ["laplace", "exponential"])
 def test_tilted_hazard_pieces_are_the_same_expressions(family: str) -> None:
     """Structurally identical to sympy's (the interval search evaluates these very expressions)."""

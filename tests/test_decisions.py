@@ -210,6 +210,7 @@ def _mpq(q: F) -> mpmath.mpf:
 rationals = st.fractions(min_value=-50, max_value=50, max_denominator=10**6)
 
 
+@pytest.mark.slow
 @settings(max_examples=80, phases=[Phase.explicit, Phase.generate])  # no shrinking: the failing example is small already
 @given(a=rationals, b=rationals)
 @example(a=F(1, 3), b=F(-2, 3))

@@ -229,6 +229,7 @@ def test_the_continuous_oracle_refuses_noise_on_the_integers():
         output_probability(mech("discrete-laplace"), [0, 0], "BA")
 
 
+@pytest.mark.slow
 def test_the_rdp_line_says_for_how_many_queries_it_holds():
     """Item 7: the Zhu-Wang bound is computed for k queries and grows with log k; the line names k.  The pair is
     computed at 5 digits (the fewest `--digits` takes; the k named does not depend on them: 5.8 s CPU at the
@@ -249,6 +250,7 @@ def test_the_rdp_line_says_for_how_many_queries_it_holds():
 
 # --- the search for the worst pair, discrete noise (verify.family.delta_search) ---------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", ["discrete-laplace", "discrete-gaussian"])
 def test_the_discrete_delta_search_reports_an_integer_pair_and_its_direct_sum(family):
     """The search walks the integer grid: the pair it reports has integer queries within Δ, its δ is the
@@ -276,6 +278,7 @@ def test_the_discrete_epsilon_search_meets_its_definition_at_the_pair_it_reports
         assert direct_delta("discrete-laplace", "ge", q, qn, r.epsilon_prime - mpmath.mpf(10) ** -12) > mpmath.mpf("0.001")
 
 
+@pytest.mark.slow
 def test_cli_delta_searches_a_discrete_variant_without_queries():
     r = cli("delta", "--variant", "sampcert-above-threshold", "--epsilon-prime", "1/10", "--max-queries", "2")
     assert r.returncode == 0, r.stderr

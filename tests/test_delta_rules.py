@@ -188,6 +188,7 @@ class TestDeltaKills:
 class TestDeltaKills2:
     """δ(ε')'s largest term and the pair search's refinement."""
 
+    @pytest.mark.slow
     @pytest.mark.parametrize("sz,sx,ep", [(3, 4, Fraction(1, 2)), (2, 2, Fraction(1, 3))])
     def test_worst_delta_reaches_the_supremum_over_one_query_pairs(self, sz, sx, ep):
         """Rule (`worst_delta`: grid, then the compass refinement).  One query, Gaussian Z and X: Pr[A] = Φ((q - t)/s),

@@ -35,6 +35,7 @@ HAND = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,ep,q,qn,k", HAND)
 def test_search_finds_at_least_the_hand_picked_pair(name, ep, q, qn, k):
     mech = preset(name)
@@ -80,6 +81,7 @@ def _bisect(mech, q, qn, d, lo, hi, steps):
     return lo, hi
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,q,qn,d", [("seed-m1", (0,), (1,), Fraction(1, 100)),
                                          ("gaussian-svt", (-10,), (-11,), Fraction(1, 10**4)),
                                          ("lyu-6", (0, 0), (1, -1), Fraction(1, 1000))])

@@ -55,6 +55,7 @@ VARIANTS = {
 QUERIES = [[0, 1, -1], [3, 3, 3], [-9, 12, 0]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("key", sorted(VARIANTS))
 def test_closed_form_equals_direct_sum_at_50_digits_and_sums_to_one(key):
     """The geometric-series closed form against the term-by-term sum with proven tail (mpmath, 50 digits):
@@ -119,6 +120,7 @@ def test_closed_form_refused_for_discrete_gaussian_and_bad_inputs():
 scales = st.sampled_from([Fraction(1, 4), Fraction(1, 2), Fraction(1), Fraction(3), Fraction(17, 2), Fraction(40)])
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(bz=scales, bx=scales, t=st.integers(-5, 5), q=st.lists(st.integers(-60, 60), min_size=1, max_size=4),
        gt=st.booleans(), pick=st.integers(0, 10))
@@ -139,6 +141,7 @@ def test_fast_path_and_closed_form_over_scales_ties_and_far_tails(bz, bx, t, q, 
     assert abs(f.log_value - float(mpmath.log(p))) <= 10 * f.error_estimate + 1e-15
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("key", ["seed-gt", "lyu1-c2", "resample-c2"])
 def test_sampler_matches_exact_distribution_chi_square(key):
     """Seeded simulation (200 000 runs) against the exact law: χ² p-value > 1e-4 (false-alarm rate 1e-4 per test)."""
@@ -151,6 +154,7 @@ def test_sampler_matches_exact_distribution_chi_square(key):
     assert stats.chisquare(observed, expected).pvalue > 1e-4
 
 
+@pytest.mark.slow
 def test_sampler_separates_ge_from_gt():
     """Power check: the ≥ and > laws differ at a tie-heavy point and 200 000 runs see it (p < 1e-6)."""
     q, n = [0, 0], 200_000

@@ -55,6 +55,7 @@ def test_private_presets_search_stays_below_the_bound(name, compare):
     assert v.to_json()["verdict"] == "private"
 
 
+@pytest.mark.slow
 def test_negative_controls_are_not_private_with_confirmed_witnesses():
     """Too little query noise (bound 7/3), and no query noise at all (Lyu et al. Alg. 5 shape)."""
     thin = SparseVector(1, 1, 0, _dl(3), _dl(1), cutoff=1, name="thin-query-noise")
@@ -141,6 +142,7 @@ def test_halting_pass_matches_the_fast_path_row_by_row():
                 assert abs(fast_log_probability(mech, list(q[r]), s).log_value - logs[r, j]) < 1e-12
 
 
+@pytest.mark.slow
 def test_structured_search_agrees_with_exhaustive_and_nearly_attains_the_bound():
     """At k = 2 on the same box the structured search finds the exhaustive maximum; at k = 5 (W = 10) the
     50-digit loss of dlap-seed-m1 is within 1e-3 of the proven bound ε = 1 and below it: the bound is tight."""
@@ -194,6 +196,7 @@ def test_structured_search_scans_its_pairs_as_one_pair_at_a_time(name, compare):
     assert got.by_k == by_k
 
 
+@pytest.mark.slow
 def test_pair_delta_of_the_discrete_gaussian():
     """δ at ε' = 0 is the total variation distance (both directions equal); δ decreases in ε'; at the
     structured witness of dgauss-above-threshold δ(1) > 0 (pure 1-DP fails there), while for
@@ -213,6 +216,7 @@ def test_pair_delta_of_the_discrete_gaussian():
     assert pair_delta(preset("dlap-seed-m1"), q, q2, 1) == 0
 
 
+@pytest.mark.slow
 def test_discrete_table_rows():
     """The discrete rows: Laplace presets private by proof with the search below the bound; the discrete
     Gaussian not private with a confirmed witness; the rendering names every row."""

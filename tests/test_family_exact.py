@@ -80,6 +80,7 @@ variant_st = st.builds(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, derandomize=True)
 @given(m=variant_st, q=st.lists(st.fractions(-3, 3, max_denominator=2), min_size=1, max_size=3), data=st.data())
 def test_paths_agree_on_every_output(m, q, data):
@@ -109,6 +110,7 @@ def test_all_outputs_sum_to_one(m, q):
         assert all(v >= 0 for v in d.values())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["lyu-3", "gap-svt", "numeric-svt"])
 def test_densities_integrate_to_the_probability_of_the_letters(name):
     """∫ density(v) dv over the released value of a one-A outcome = Pr[the same letters, nothing released]."""
@@ -128,6 +130,7 @@ def test_densities_integrate_to_the_probability_of_the_letters(name):
             assert _close(total, mp_probability(plain, q, s, digits=12), 8)
 
 
+@pytest.mark.slow
 def test_gaussian_has_quadrature_and_a_rigorous_enclosure():
     """No closed form: mpmath quadrature (estimate) lies inside the acb.integral enclosure; outputs sum to 1."""
     m = preset("gaussian-svt", cutoff=2)
@@ -154,6 +157,7 @@ def test_resample_factorises_into_pieces():
         assert _close(lhs, first * rest, 22)
 
 
+@pytest.mark.slow
 def test_quadrature_agrees_with_the_closed_form_on_longer_strings():
     m = preset("lyu-1", cutoff=3)
     q = [Fraction(j % 7 - 3, 2) for j in range(25)]

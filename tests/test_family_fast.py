@@ -47,6 +47,7 @@ variant_st = st.builds(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, derandomize=True)
 @given(m=variant_st, seed=st.integers(0, 2**16), data=st.data())
 def test_fast_agrees_with_mpmath_on_every_variant(m, seed, data):
@@ -64,6 +65,7 @@ def test_fast_agrees_with_mpmath_on_every_variant(m, seed, data):
             assert _rel(raw.log_value[r], exact) <= FAST_TOLERANCE
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["gaussian-svt"])
 def test_fast_gaussian_agrees_with_quadrature(name):
     m = preset(name, cutoff=2)
@@ -91,6 +93,7 @@ def test_halting_path_matches_the_seed_at_k_up_to_30(name, scale_seed):
             assert np.all(res.error_estimate[r] <= FAST_TOLERANCE)
 
 
+@pytest.mark.slow
 def test_fast_distributions_sum_to_one():
     rng = np.random.default_rng(7)
     for m, k in [(preset("seed-m1"), 60), (preset("lyu-1", cutoff=2), 5), (preset("lyu-2", cutoff=3), 5), (preset("lyu-6"), 6)]:

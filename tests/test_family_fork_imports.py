@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 #: Runs the command; at its first fork writes (as one stderr line) the watched modules imported by then.
@@ -32,6 +34,7 @@ sys.stderr.write("CODE " + str(code) + "\\n")
 """
 
 
+@pytest.mark.slow
 def test_the_parent_imports_neither_scipy_special_nor_scipy_optimize_nor_sympy_before_the_fork():
     """The whole table (discrete rows included, whose sizes the parent checks up front) at one query, on 2 workers."""
     r = subprocess.run([sys.executable, "-c", _PROBE, "family", "--json", "--max-queries", "1", "--workers", "2"], cwd=ROOT,

@@ -85,6 +85,7 @@ def _far_cases():
     return cases
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("queries", "outcome"), _far_cases())
 def test_far_pushed_gaussian_meets_the_digits_and_the_ball_contains_it(queries, outcome):
     m = _gsvt()
@@ -101,6 +102,7 @@ def test_far_pushed_gaussian_meets_the_digits_and_the_ball_contains_it(queries, 
         assert mpmath.mpf(ball.rad().str(5, radius=False)) <= mpmath.mpf(10) ** -18 * ref
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("q", "letter"), [(1601, "B"), (-2399, "A"), (Fraction(3203, 2), "B"), (5, "A")])
 def test_one_query_matches_the_exact_erfc_form(q, letter):
     """One query: X - Z ~ N(0, σ_X² + σ_Z²), Pr[B] = erfc((q - t)/(σ√2))/2 (the oracle's exact path too)."""
@@ -118,6 +120,7 @@ def test_one_query_matches_the_exact_erfc_form(q, letter):
     assert _in_ball(ball, exact)
 
 
+@pytest.mark.slow
 def test_agrees_with_the_verdicts_oracle_far_out():
     """The verdicts' oracle (`verify.oracles.family`, its own mass grid, integrand divided by its peak so
     that mpmath.quad's absolute stopping rule becomes relative) and this path agree to 22 digits at
@@ -129,6 +132,7 @@ def test_agrees_with_the_verdicts_oracle_far_out():
         assert abs(ours / oracle - 1) <= mpmath.mpf(10) ** -22
 
 
+@pytest.mark.slow
 def test_a_disagreement_between_passes_is_reported_not_hidden(monkeypatch):
     """Passes that never agree (each off by 1/n: a synthetic non-converging rule) must show in the
     estimate, and mp_probability must refuse the value rather than return it."""
@@ -146,6 +150,7 @@ def test_a_disagreement_between_passes_is_reported_not_hidden(monkeypatch):
         mp_probability(m, [1601, -1599], "BA", digits=DIGITS)
 
 
+@pytest.mark.slow
 def test_kinked_integrands_far_out_match_the_closed_form():
     """Laplace and exponential through the same quadrature and enclosure: the closed form is exact."""
     for mech, q, outcome in [

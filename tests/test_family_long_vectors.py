@@ -63,6 +63,7 @@ def test_sample_of_outputs_within_their_stated_error_of_mpmath(spread_2000):
         assert _rel(res.log_value[0, i], exact) <= res.error_estimate[0, i], i
 
 
+@pytest.mark.slow
 def test_every_output_within_its_stated_error_of_the_same_rule_in_long_double(spread_2000):
     """The same nodes in long double (3 more digits): every output's float64 value is within the sum of
     the two estimates of it, and the long double estimates are below the tolerance too."""

@@ -80,6 +80,7 @@ def test_chi2_has_power_negative_control():
     assert _chi2_pvalue(counts, np.array([float(exact[s]) for s in outs])) < ALPHA
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["lyu-3", "gap-svt", "numeric-svt"])
 def test_released_values_follow_the_exact_density(name):
     """Runs ending in 'A' (k = 1): their released value against the CDF of the exact density

@@ -161,6 +161,7 @@ def variants(draw):
                         cutoff=c, threshold_policy=policy, name="random")
 
 
+@pytest.mark.slow
 @settings(max_examples=6, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(variants())
 def test_random_variants_verdict_never_private_when_a_pair_exceeds(mech):
@@ -225,6 +226,7 @@ def test_gaussian_tail_growth_lower_bound_holds():
 # --------------------------------------------------------------------------------------------------
 # oracle against the family engine; δ; RDP
 # --------------------------------------------------------------------------------------------------
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, derandomize=True)
 @given(st.sampled_from(["lyu-1", "lyu-2", "lyu-3", "lyu-6", "numeric-svt", "gap-svt", "seed-m2"]),
        st.lists(st.integers(-40, 40), min_size=3, max_size=3), st.integers(0, 20))
@@ -295,6 +297,7 @@ def _parser(module):
     return p
 
 
+@pytest.mark.slow
 def test_family_cli_json(capsys):
     from verify.cli import family
 
@@ -312,6 +315,7 @@ def test_family_cli_json(capsys):
         family.parse_rows("lyu-9")
 
 
+@pytest.mark.slow
 def test_delta_cli(capsys, tmp_path):
     from verify.cli import delta
 

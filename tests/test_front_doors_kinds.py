@@ -53,6 +53,7 @@ def _within(log_fast: float, log_exact: float) -> None:
     assert abs(log_fast - log_exact) <= 10 * FAST_TOLERANCE + 4 * 2.0 ** -53 * abs(log_exact), (log_fast, log_exact)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SELECTION_NAMES)
 def test_report_noisy_max_on_the_float64_door_is_within_its_error_of_the_exact_door(name):
     mech = selection_preset(name)
@@ -76,6 +77,7 @@ def test_report_noisy_max_on_the_float64_door_is_within_its_error_of_the_exact_d
             fast.fast_log_probability(mech, ROWS, SelectionOutcome(SelectionOutput.GAP, 0, Fraction(1)))
 
 
+@pytest.mark.slow
 def test_rows_above_the_tolerance_are_redone_on_the_exact_door():
     """The door reads each row's float64 estimate: above ``tolerance`` the row comes from the exact door (the
     count is ``refined``), at or below it the float64 row is kept."""
@@ -137,6 +139,7 @@ ADAPTIVE_CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ADAPTIVE_NAMES)
 def test_adaptive_svt_on_the_exact_door_is_its_quadrature(name):
     mech = adaptive_preset(name, 1, 1, 0, 1)

@@ -138,6 +138,7 @@ def _server(greeting: bytes | None):
     return sock, sock.getsockname()[1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scheme,greeting", [
     ("tls", None),  # the TLS context Dask needs is missing: was a traceback
     ("tcp", __import__("struct").pack("<QQQ", 24, 1, 8) + b"garbage!"),  # plausible header, then not Dask: CRITICAL log

@@ -102,12 +102,14 @@ def test_worst_case_at_epsilon_300_is_accepted_as_documented(epsilon, loss):
     assert f"1: {loss}" in r.stdout
 
 
+@pytest.mark.slow
 def test_query_release_of_gaussian_svt_is_decided():
     """The witness's released value caps the threshold below every kink: the integrand's mass is on (-inf, cap]."""
     r, _ = run_here("worst-case", "--variant", "gaussian-svt", "--max-queries", "2", "--release", "query")
     assert r.returncode == 0 and "verdict: not_private" in r.stdout, (r.returncode, r.stderr[-1500:])
 
 
+@pytest.mark.slow
 def test_the_oracle_with_every_kink_above_the_cap_matches_a_direct_quadrature():
     """q = (160, -160) -> (161, -161), output BA, released -160 (the witness above): the log ratio by the oracle vs a
     plain mpmath quadrature of p_X(v - q_2) ∫_{-inf}^{v} p_Z(z) F_X(z - q_1) dz (fine panels at the cap)."""
@@ -130,6 +132,7 @@ def test_the_oracle_with_every_kink_above_the_cap_matches_a_direct_quadrature():
         assert abs(got - want) < mpmath.mpf(10) ** -10
 
 
+@pytest.mark.slow
 def test_discrete_gaussian_at_sigma_300_is_fast_and_right():
     """ε = 0.01: σ = 300; one 2-query probability took 200 s of CPU.  Checked against a float64 direct sum written
     here: Pr[BA | 0, 0] = Σ_z Pr[Z = z] Pr[X < z] Pr[X >= z], window ±40σ (left-out mass < e^{-800})."""

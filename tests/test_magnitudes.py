@@ -47,6 +47,7 @@ def magnitudes():
 MECHS = [AboveThreshold.mechanism_one(1), AboveThreshold.mechanism_two(1), AboveThreshold.mechanism_one(Fraction(10**40))]
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(range(len(MECHS))), st.lists(magnitudes(), min_size=1, max_size=3), magnitudes())
 @example(0, [10**17, -(10**17)], 0)
@@ -150,6 +151,7 @@ def test_family_fast_path_within_its_accuracy(name, mag):
 FAMILY_HYPOTHESIS = [("lyu-1", {"cutoff": 2}), ("lyu-6", {}), ("seed-m2", {}), ("lyu-2", {"cutoff": 2})]
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(range(len(FAMILY_HYPOTHESIS))), st.lists(magnitudes(), min_size=1, max_size=3), magnitudes())
 @example(1, [10**50, -(10**50)], 0)

@@ -158,6 +158,7 @@ def run_notebook(nb: nbformat.NotebookNode, label: str, kernel_name: str, kernel
     return None if fork_server is None else km.provisioner.kernel.cpu_seconds
 
 
+@pytest.mark.slow
 def test_each_notebook_gets_a_fresh_kernel(kernel_spec_dir: Path, fork_server: kernel_forkserver.ForkServer | None,
                                            monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
     """Two notebooks run one after the other as the notebooks' test runs them: the second sees neither the first's

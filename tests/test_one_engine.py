@@ -128,6 +128,7 @@ def scan(root: Path, find) -> dict[tuple[str, str], int]:
     return hits
 
 
+@pytest.mark.slow
 def test_only_the_core_defines_closed_form_pieces():
     found = {key for key in scan(ROOT, piece_definitions) if key[0] != CORE}
     assert found == set(DECLARED_CLOSED_FORMS)  # a new closed form fails, and so does a stale declaration
@@ -144,6 +145,7 @@ def test_negative_control_a_second_closed_form_is_found():
     assert piece_definitions(symbolic) == [(3, "cell")]
 
 
+@pytest.mark.slow
 def test_no_path_rebuilds_the_outcome_description():
     found = {key for key in scan(ROOT, description_builders) if key[0] != DESCRIPTION}
     assert found == set(DECLARED_DESCRIPTIONS)

@@ -78,6 +78,7 @@ def test_the_checker_leaves_other_code_alone(snippet):
 REMAINING: set[str] = set()
 
 
+@pytest.mark.slow
 def test_no_module_outside_the_noise_package_compares_a_family_name():
     found = {}
     for path in _sources():
@@ -113,6 +114,7 @@ def _mechanism_dataclasses() -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_there_is_one_mechanism_dataclass():
     assert _mechanism_dataclasses() == ["verify/mechanism.py:SparseVector"]
 
@@ -244,6 +246,7 @@ def test_the_release_checker_leaves_other_code_alone(snippet):
     assert not release_comparisons(snippet)
 
 
+@pytest.mark.slow
 def test_no_module_outside_the_release_package_switches_on_a_release_rule():
     found = {}
     for path in _release_sources():

@@ -89,6 +89,7 @@ def test_pure_rows_are_tight_by_bound_and_witness(monotonic):
         assert row.found >= (1 - mpmath.mpf(10) ** -9) * row.claimed.numerator / row.claimed.denominator
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("monotonic", [False, True])
 def test_zcdp_rows_witness_below_the_map(monotonic):
     cfg = OpenDPConfig(True, monotonic, False)

@@ -88,6 +88,7 @@ def _reference(mech, queries, outcome: str, dps: int) -> mpmath.mpf:
         return mpmath.quad(f, [-mpmath.inf] + nodes + [mpmath.inf])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("mech", "queries", "outcome"), CASES)
 def test_each_gauss_legendre_layout_matches_an_independent_integral(mech, queries, outcome, monkeypatch):
     """Each layout's value as `output_probability` computes it (its ``_segment`` calls recorded: one segment, a
@@ -114,6 +115,7 @@ def test_each_gauss_legendre_layout_matches_an_independent_integral(mech, querie
         assert abs(got_all / ref - 1) <= mpmath.mpf(10) ** -DIGITS
 
 
+@pytest.mark.slow
 def test_layouts_that_disagree_fall_back_to_tanh_sinh(monkeypatch):
     mech, queries, outcome = CASES[1]
     digits = 12  # tanh-sinh's layouts cost time: the fewest digits that still show the difference

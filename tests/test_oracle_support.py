@@ -29,6 +29,7 @@ def _expected(q1: Fraction, q2: Fraction) -> mpmath.mpf:
         mpmath.ncdf(mpmath.mpf(q1.numerator) / q1.denominator, 0, sigma)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("q1,q2", [(Fraction(3), Fraction(-2)), (Fraction(3), Fraction(3)),
                                    (Fraction(3), Fraction(3) + Fraction(1, 10**7)),
                                    (Fraction(-1, 3), Fraction(-1, 3) + Fraction(1, 10**9)),

@@ -55,6 +55,7 @@ def _close(a: mpmath.mpf, b: mpmath.mpf, digits: int) -> bool:
         return abs(a / b - 1) <= mpmath.mpf(10) ** (5 - digits)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("zf", FAMILIES)
 @pytest.mark.parametrize("xf", FAMILIES)
 def test_oracle_matches_the_three_library_paths_with_ties(zf, xf):
@@ -172,6 +173,7 @@ SYMPY_CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("zf, xf, q, output", SYMPY_CASES)
 def test_oracle_matches_sympy_integrate_with_breakpoints(zf, xf, q, output):
     mech = _mech(zf, xf, threshold=0)
@@ -200,6 +202,7 @@ def worst_results():
     return {name: worst_case(m, push_study=False, **WORST) for name, m in WITNESS_MECHANISMS.items()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(WITNESS_MECHANISMS))
 def test_worst_case_witnesses_rechecked_by_the_oracle(worst_results, name):
     mech = WITNESS_MECHANISMS[name]
@@ -225,6 +228,7 @@ def test_mechanism_two_attains_epsilon_by_the_oracle():
         assert abs(abs(chk.log_ratio) - 1) <= mpmath.mpf(10) ** -35
 
 
+@pytest.mark.slow
 def test_recheck_rejects_a_wrong_claim():
     mech = AboveThreshold.mechanism_one(1)
     good = recheck_witness(mech, (0, 2), (1, 1), 2, digits=12)  # agreement demanded to 10^-7

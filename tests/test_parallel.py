@@ -34,6 +34,7 @@ def _listener(greeting: bytes | None) -> socket.socket:
     return sock
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scheme,greeting", [
     ("tls", None),  # Dask's Client raises in its constructor: no TLS context
     ("tcp", struct.pack("<QQQ", 24, 1, 8) + b"garbage!"),  # a header that parses, then not Dask

@@ -74,6 +74,7 @@ def test_flags_override_a_discrete_preset_or_are_refused(capsys):
         assert code == 2 and out == "" and err.count("\n") == 1, (extra, err)
 
 
+@pytest.mark.slow
 def test_family_rows_name_a_discrete_preset(capsys):
     """DONE WHEN of issue 29: `family --rows sampcert-above-threshold:1,lyu-1:1` prints both rows (here at 2 queries)."""
     code, out, err = _run(capsys, "family", "--rows", "sampcert-above-threshold:1,lyu-1:1", "--max-queries", "2",

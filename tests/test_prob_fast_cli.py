@@ -24,6 +24,7 @@ def _run(argv: list[str]) -> dict:
     return json.loads(out.getvalue())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("noise", ["laplace", "exponential"])
 @pytest.mark.parametrize("output", ["1", "17", "40", "none"])
 def test_fast_matches_mpmath_above_the_closed_form_range(noise, output):

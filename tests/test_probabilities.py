@@ -55,6 +55,7 @@ query_values = st.sampled_from([Fraction(0), Fraction(1, 2), Fraction(-2), Fract
 
 
 # --- the three paths agree --------------------------------------------------------------------------
+@pytest.mark.slow
 @given(m=mechanisms, q=st.lists(query_values, min_size=1, max_size=3))
 @example(m=mech(), q=[Fraction(0)])  # query at the threshold
 @example(m=mech(), q=[Fraction(1), Fraction(1), Fraction(1)])  # equal queries
@@ -102,6 +103,7 @@ def test_sums_to_one_k50_and_tiny_probabilities():
             assert rel(a, b) < mpmath.mpf(10) ** -29
 
 
+@pytest.mark.slow
 def test_fast_matches_mpmath_k20_and_tails():
     rng = np.random.default_rng(11)
     for m in (mech(), mech("exponential", "exponential"), mech("laplace", "exponential", 3, 2)):
@@ -158,6 +160,7 @@ def _seed_integral_sympy(zf, xf, q, t, b):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("zf,xf,q", [
     ("laplace", "laplace", [Fraction(1, 2)]),
     ("laplace", "laplace", [Fraction(1), Fraction(-2)]),
@@ -174,6 +177,7 @@ def test_closed_form_equals_sympy_integrate(zf, xf, q):
         assert sympy.cancel(sympy.expand(a - b)) == 0 or sympy.simplify(a - b) == 0
 
 
+@pytest.mark.slow
 def test_closed_form_equals_mpmath_quad_with_kinks():
     """mpmath.quad of the seed's integral, split at every kink, at 30 digits."""
     m = mech("laplace", "laplace", 3, 2, eps=Fraction(1, 2), t=Fraction(1, 3))
@@ -345,6 +349,7 @@ def _far_sign_rows(k: int) -> np.ndarray:
     return rows * a
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", ["laplace", "exponential"])
 def test_rows_the_closed_form_cannot_resolve_go_to_the_halting_path_before_mpmath(family):
     """Rule (`closed_form_log_distribution`): a row still above the tolerance after long double is computed by

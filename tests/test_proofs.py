@@ -137,6 +137,7 @@ def test_point_checks() -> None:
         get_claim("P2.jacobian").check(eps=1)
 
 
+@pytest.mark.slow
 @settings(max_examples=25)
 @given(
     eps=st.sampled_from(["1/10", "1", "5"]),
@@ -178,6 +179,7 @@ def test_pointwise_check_refutes_a_too_tight_bound() -> None:
     assert v.verdict is ClaimVerdict.REFUTED and v.evidence.counterexample.confirmed and _violates(v.evidence.counterexample)
 
 
+@pytest.mark.slow
 def test_equality_check_refutes_a_wrong_integral() -> None:
     from proofs import conditional as C
     from proofs.numerics import cdf, mpf, pdf, quad, scale

@@ -30,6 +30,7 @@ def _mpmath_quad(f, lo, hi, kinks):
     return mpmath.quad(f, [a, *sorted({k for k in kinks if a < k < c}), c])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dps", [15, 45])
 def test_quad_is_mpmaths_bit_for_bit_with_and_without_a_key(dps: int) -> None:
     with mpmath.workdps(dps):

@@ -103,6 +103,7 @@ def test_gauss_legendre_gives_way_to_tanh_sinh_where_its_degrees_do_not_agree() 
         assert smooth is not None and abs(smooth[0] - (mpmath.e ** 2 - 1 / mpmath.e)) <= mpmath.mpf(10) ** -39
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", ["exponential", "laplace"])
 def test_the_nested_integral_equals_the_form_with_its_inner_integral_in_closed_form_to_40_digits(family: str) -> None:
     """The seed's double integral, both integrals by quadrature (`conditional.nested`), against the outer quadrature

@@ -112,6 +112,7 @@ def test_bad_input_one_line_exit_2(capsys, argv, needle):
     assert err.count("\n") == 1 and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_console_script_bad_input_no_traceback():
     # a real process: ``python -m verify.cli.main`` (the module's own ``__main__`` block) as an entry point
     proc = subprocess.run([sys.executable, "-m", "verify.cli.main", "prob", "--queries", "1e9999", "--output", "1"],

@@ -170,6 +170,7 @@ class TestReleaseDensityKills6:
             assert cap == 1 and pts == sorted(set(pts)) and all(k < cap for k in pts), (pts, cap)
             assert pts == [Fraction(0)], pts
 
+    @pytest.mark.slow
     def test_gauss_legendre_slope_scales_with_the_two_layouts(self, monkeypatch):
         """Rule (`_segment`'s comment: "the slope per half-panel is at most 3 on 2·digits + 20 panels and shrinks as
         the panels do"): the points per panel are `points_for(dps, 3·(2·digits + 20)/panels)`, and
@@ -181,6 +182,7 @@ class TestReleaseDensityKills6:
         oracle.output_probability(s, (Fraction(0), Fraction(1)), "BA", (), 20)
         assert sorted(set(spy.slopes)) == [1.5, 3.0], spy.slopes
 
+    @pytest.mark.slow
     def test_gauss_legendre_slope_of_the_default_layout(self, monkeypatch):
         """Rule (`_segment` called with its defaults: `output_probability`'s 30 digits, no panel count, so
         `_mass_panels` lays 2·digits panels): the slope is 3·(2·30 + 20)/(2·30) = 4, the same as with digits = 30 given

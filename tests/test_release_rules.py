@@ -72,6 +72,7 @@ def test_every_release_member_has_one_rule_object():
         release_rule("gapp")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("release", VALUED, ids=str)
 def test_the_density_integrates_to_the_letters_probability(release):
     """∫ Pr[A, v] dv over the released value = Pr[A] of the same variant without a release (mpmath, 20
@@ -111,6 +112,7 @@ def test_oracle_engine_fast_path_and_search_agree(release, u, v, r):
     assert abs(search - log_exact) < 1e-9 * max(1.0, abs(log_exact))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("release", VALUED, ids=str)
 def test_the_sampler_draws_the_rule_density(release):
     """Runs ending in 'A' (k = 1, 40,000 seeded runs): their released values against the CDF of the fast
@@ -120,6 +122,7 @@ def test_the_sampler_draws_the_rule_density(release):
     assert stats.kstest(released_after_a(release), lambda x: np.interp(x, grid, cdf)).pvalue >= ALPHA
 
 
+@pytest.mark.slow
 def test_the_sampler_test_has_power_negative_control():
     """The gap rule's samples tested against the query rule's density must be rejected."""
     grid, cdf = density_cdf(Release.QUERY, -80.0)

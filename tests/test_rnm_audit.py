@@ -6,18 +6,22 @@ tests, Bonferroni, a rejection confirmed on fresh seeds); the runs are seeded, s
 
 import functools
 
+import pytest
+
 from verify.audit import audit
 from verify.selection import sampler
 from verify.selection.presets import selection_preset
 from verify.verdicts import AuditVerdict
 
 
+@pytest.mark.slow
 def test_the_models_sampler_matches_its_law():
     m = selection_preset("statdp-noisy-max-v2a")
     r = audit(functools.partial(sampler.run, m), m, samples=3000, random_pairs=2, worst_pair=False, seed=3)
     assert r.verdict is AuditVerdict.MATCHES and len(r.pairs) == 5
 
 
+@pytest.mark.slow
 def test_half_the_noise_scale_deviates():
     m = selection_preset("statdp-noisy-max-v1a")
     bad = functools.partial(sampler.run, m.with_changes(scale=1))

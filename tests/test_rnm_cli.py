@@ -18,6 +18,7 @@ def _run(capsys, *argv):
     return code, out.out, out.err
 
 
+@pytest.mark.slow
 def test_prob_every_index_matches_the_library(capsys):
     code, out, _ = _run(capsys, "prob", "--variant", V1A, "--queries", "0,1,2", "--digits", "20", "--json")
     assert code == 0
@@ -61,6 +62,7 @@ def test_ratio_value_below_every_score_is_k_delta_over_b(capsys):
     assert abs(abs(mpmath.mpf(j["max_abs_log_ratio"])) - mpmath.mpf(3) / 2) < mpmath.mpf(10) ** -25
 
 
+@pytest.mark.slow
 def test_ratio_index_corner_within_the_bound(capsys):
     code, out, _ = _run(capsys, "ratio", "--variant", V1A, "--queries", "0,1,1", "--neighbour-queries", "-1,2,2", "--json")
     j = json.loads(out)
@@ -68,6 +70,7 @@ def test_ratio_index_corner_within_the_bound(capsys):
     assert 0 < mpmath.mpf(j["max_abs_log_ratio"]) < 1
 
 
+@pytest.mark.slow
 def test_delta_pair_is_the_exact_sum_both_directions(capsys):
     code, out, _ = _run(capsys, "delta", "--variant", V1A, "--epsilon-prime", "1/2", "--queries", "0,1,1",
                         "--neighbour-queries", "-1,2,2", "--json")
@@ -83,6 +86,7 @@ def test_delta_pair_is_the_exact_sum_both_directions(capsys):
         assert abs(mpmath.mpf(j["delta_backward"]) - bwd) < mpmath.mpf(10) ** -18
 
 
+@pytest.mark.slow
 def test_delta_inverse_epsilon_gives_back_delta(capsys):
     code, out, _ = _run(capsys, "delta", "--variant", V1A, "--delta", "1/100", "--queries", "0,1,1",
                         "--neighbour-queries", "-1,2,2", "--json")
@@ -120,6 +124,7 @@ def test_flags_that_do_not_apply_are_refused_in_one_line(capsys, argv):
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_family_rows_judge_rnm_presets(capsys):
     code, out, _ = _run(capsys, "family", "--rows", "dpsniper-rnm3:1,statdp-noisy-max-v1a:1", "--max-queries", "3", "--json",
                         "--fail-on", "not_private")
@@ -129,6 +134,7 @@ def test_family_rows_judge_rnm_presets(capsys):
     assert rows[V1A]["verdict"] == "private" and rows[V1A]["upper_bound"]["value"] == "0.1"
 
 
+@pytest.mark.slow
 def test_family_monotone_is_applied(capsys):
     _, out, _ = _run(capsys, "family", "--rows", V1A, "--max-queries", "2", "--monotone", "--json")
     r = json.loads(out)["selection_rows"][0]

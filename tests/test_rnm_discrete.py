@@ -40,6 +40,7 @@ def _brute(s, b, ties, box):
     return np.bincount(win, weights=np.prod(p[combos], axis=1), minlength=k)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ties", ["first", "last"])
 @pytest.mark.parametrize("scores", [(0, 0, 0), (0, 1, -2), (3, 1, 1)])
 def test_sum_over_z_matches_the_brute_force_sum(ties, scores):
@@ -77,6 +78,7 @@ def test_sampler_chi_square(ties, scores):
     assert stats.chisquare(observed, expected).pvalue > 1e-4
 
 
+@pytest.mark.slow
 def test_bound_and_verdicts():
     ok = selection_verdict(_m(), 3)
     assert ok.verdict is MechanismVerdict.PRIVATE and ok.bound.value == 1 and 0.99 < ok.loss <= 1

@@ -45,6 +45,7 @@ def _reference(family, b, optimize, qs):
     return mp_index_probabilities(ReportNoisyMax(1, 1, family, b, "index", optimize=optimize), qs, 50)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", CONTINUOUS_INDEX)
 def test_ball_holds_the_50_digit_value_and_is_tight(name):
     mech = selection_preset(name)

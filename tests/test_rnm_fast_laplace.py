@@ -39,6 +39,7 @@ def _cases():
     yield "one score", np.array([0.0, 0.0])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,s", list(_cases()), ids=[c[0] for c in _cases()])
 def test_every_output_within_1e_11_of_mpmath(name, s):
     err, est = _rel_errors(s)
@@ -50,6 +51,7 @@ def test_far_below_the_leader_is_tiny_and_exact():
     assert logp[0] < -95  # e^{-100}-scale, resolved in log space
 
 
+@pytest.mark.slow
 def test_k_100_tied_and_clustered():
     rng = np.random.default_rng(77)
     s = np.round(np.concatenate((np.full(30, 4.0), rng.normal(0, 0.02, 40), rng.uniform(-20, 4, 30))), 3)
@@ -58,6 +60,7 @@ def test_k_100_tied_and_clustered():
     assert err < 1e-11 and est < 1e-11
 
 
+@pytest.mark.slow
 def test_k_1000_every_output_agrees_with_the_panel_matrix_path():
     """The benchmark's case (benchmarks/bench_rnm.py): k = 1000 scores uniform on [0, 10b].  mpmath takes minutes
     per output at this size, so every output is compared with the former float64 path instead, an independent

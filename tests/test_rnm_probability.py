@@ -50,6 +50,7 @@ def test_exponential_matches_the_polynomial_closed_form():
             assert abs(mpmath.mpf(str(sympy.N(exact, 40))) - g) < mpmath.mpf(10) ** -28
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family,sampler", [("laplace", stats.laplace), ("exponential", stats.expon), ("gumbel", stats.gumbel_r)])
 def test_index_against_scipy_quad(family, sampler):
     """An oracle written separately: scipy's quad over scipy.stats' pdf and cdf."""
@@ -62,6 +63,7 @@ def test_index_against_scipy_quad(family, sampler):
         assert abs(float(got[i]) - want) < 1e-10 * want
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", ["laplace", "exponential"])
 def test_outputs_sum_and_integrate_to_one(family):
     m = _m(family)
@@ -71,6 +73,7 @@ def test_outputs_sum_and_integrate_to_one(family):
     assert abs(total - 1) < 1e-12
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", ["laplace", "exponential", "gumbel"])
 def test_fast_path_within_1e_11_of_mpmath(family):
     rng = np.random.default_rng(3101)
@@ -114,6 +117,7 @@ def test_exponential_index_far_below_the_leader():
         assert abs(p / (mpmath.exp(-100) / 2) - 1) < mpmath.mpf(10) ** -18
 
 
+@pytest.mark.slow
 def test_fast_exponential_k_1000_within_1e_11_of_the_u_integral():
     """The one-pass float64 path at k = 1000 against a_i ∫_0^1 Π_{j≠i}(1 − a_j u) du at three outputs (the leader, the
     median, the last), enclosed in arb at 256 bits (a ball, not a quadrature estimate): ∫_0^U by `flint.acb.integral`

@@ -30,6 +30,7 @@ def _search(family, scale, monotone):
     return search_index(ReportNoisyMax(1, 1, family, scale, monotone=monotone), 4)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", FAMILIES)
 @pytest.mark.parametrize("monotone", [False, True])
 def test_structured_search_beats_a_random_search(family, monotone):
@@ -70,6 +71,7 @@ def test_monotone_corners_move_one_way():
         assert all(x >= 0 for x in d) or all(x <= 0 for x in d)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", FAMILIES)
 @pytest.mark.parametrize("monotone", [False, True])
 def test_bound_holds_and_is_approached(family, monotone):

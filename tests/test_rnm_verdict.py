@@ -33,12 +33,14 @@ def test_value_release_with_exponential_noise_has_infinite_loss():
     assert r.verdict is MechanismVerdict.NOT_PRIVATE and mpmath.isinf(r.loss)
 
 
+@pytest.mark.slow
 def test_index_with_too_little_noise_is_refuted_by_a_witness():
     """Laplace at scale Δ/ε, any direction: the loss approaches 2Δ/b = 2ε; a witness above ε at 50 digits."""
     r = _verdict(ReportNoisyMax(1, 1, "laplace", 1), 3)
     assert r.verdict is MechanismVerdict.NOT_PRIVATE and r.bound.value == 2 and 1 < r.loss <= 2
 
 
+@pytest.mark.slow
 def test_index_is_private_with_its_bound():
     r = _verdict(selection_preset("statdp-noisy-max-v1a"), 3)
     assert r.verdict is MechanismVerdict.PRIVATE and r.bound.value == 1 and r.loss <= 1
@@ -56,6 +58,7 @@ def test_cli_worst_case_rnm3(capsys):
     assert code == 0 and j["verdict"] == "not_private" and j["unbounded"] and j["witness"]["neighbour"] == ["1", "1", "1"]
 
 
+@pytest.mark.slow
 def test_cli_worst_case_statdp_v1a(capsys):
     code, out, _ = _run(capsys, "worst-case", "--variant", "statdp-noisy-max-v1a", "--max-queries", "3", "--fail-on", "not_private")
     assert code == 0 and "verdict: private" in out and "proven upper bound: 1 nats" in out
@@ -66,6 +69,7 @@ def test_cli_refuses_svt_flags(capsys):
     assert code == 2 and out == "" and "--cutoff" in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_an_attained_bound_is_neither_a_witness_nor_a_broken_bound():
     """RNM2 (exponential noise, index) attains its bound 2Δ/b = ε exactly: at ε = 1/10 the 50-digit loss is
     ε give or take the last digits, and the verdict is `private` (it raised 'exceeds ε under a proven bound: a

@@ -31,6 +31,7 @@ from verify.serialize import float_str, frac_str, mechanism_json
 from verify.validate import parse_number
 
 
+@pytest.mark.slow
 @given(st.fractions(max_denominator=10**30))
 @example(Fraction(1, 2**39))
 @example(Fraction(-3, 2**60))
@@ -43,6 +44,7 @@ def test_fmt_and_frac_str_parse_back_identically(x: Fraction):
     assert parse_number(frac_str(x)) == x
 
 
+@pytest.mark.slow
 @given(st.decimals(allow_nan=False, allow_infinity=False, places=None).filter(lambda d: abs(d.adjusted()) < 300))
 @example(Decimal("1.8189894035458565e-12"))
 @example(Decimal("0.1"))

@@ -41,6 +41,7 @@ def imports_of(*argv: str) -> dict:
     return json.loads(r.stderr.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv", [
     ["prob", "--queries", "0,1/2", "--output", "2"],
     ["prob", "--queries", "0,1/2", "--output", "2", "--method", "fast"],
@@ -55,12 +56,14 @@ def test_the_mpmath_and_float64_paths_import_neither_sympy_nor_scipy(argv):
     assert not {"sympy", "scipy", "numba"} & set(got["heavy"]), got["heavy"]
 
 
+@pytest.mark.slow
 def test_the_symbolic_path_imports_sympy():
     """The control: the probe reports an import that happens."""
     got = imports_of("prob", "--queries", "0", "--output", "1", "--method", "symbolic")
     assert got["code"] == 0 and "sympy" in got["heavy"]
 
 
+@pytest.mark.slow
 def test_a_command_imports_its_own_module_and_no_other_command():
     got = imports_of("ratio", "--help")
     assert got["code"] == 0

@@ -117,6 +117,7 @@ def test_gaussian_noise_stays_on_numpy():
     assert S._compiled_laws(variant(z=("laplace", 3), x=("gaussian", 3))) is None
 
 
+@pytest.mark.slow
 def test_numba_is_imported_only_when_the_compiled_loop_is_loaded():
     """A single search does not pay numba's import: numpy's loop evaluates until `load_compiled` (the family table).
     A real process: which modules are imported needs a fresh interpreter (this one has imported numba)."""
@@ -130,6 +131,7 @@ def test_numba_is_imported_only_when_the_compiled_loop_is_loaded():
     assert out.stdout.strip() == "ok", out.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(LIBM, reason="numpy's elementary functions are libm's here: the comparisons ran in this process")
 def test_bit_comparisons_rerun_with_numpys_avx512_loops_off():
     """This file's bit-for-bit comparisons, in a child whose numpy dispatches none of its AVX-512 loops (there its

@@ -9,6 +9,7 @@ from __future__ import annotations
 import multiprocessing
 from pathlib import Path
 
+import pytest
 from run_cache import computed_once, run_dir
 
 from proofs.registry import all_claims
@@ -40,6 +41,7 @@ def test_racing_processes_compute_once(tmp_path):
     assert out.read_text().splitlines() == ["42"] * 4
 
 
+@pytest.mark.slow
 def test_two_xdist_workers_share_one_computation(pytester, monkeypatch):
     """An inner run: eight tests in two files ask for a session value on two workers; it is computed
     once, both workers ran tests (so the second one loaded it), and the run's directory is one for the

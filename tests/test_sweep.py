@@ -109,6 +109,7 @@ def test_serial_pool_thread_and_dask_runs_are_identical():
         assert _stable(sweep(LAP1, spec, scheduler=cluster.scheduler_address)) == serial
 
 
+@pytest.mark.slow
 def test_conditional_sweep_seed_bounds_and_negative_control():
     spec = ConditionalGridSpec()
     for mech in (M1, M2):
@@ -121,6 +122,7 @@ def test_conditional_sweep_seed_bounds_and_negative_control():
     assert spec.n_first == len(spec.gap_query) * len(spec.deltas)
 
 
+@pytest.mark.slow
 def test_random_samples_are_seeded_and_independent_of_chunking():
     a = GridSpec(k=3, random_samples=300, seed=7, chunk_size=1000)
     b = GridSpec(k=3, random_samples=300, seed=7, chunk_size=77)
@@ -167,6 +169,7 @@ def test_conditional_spec_rejects_kappa_outside_sensitivity():
         ConditionalGridSpec(kappas=(2,))
 
 
+@pytest.mark.slow
 def test_cli_json_csv_plot(tmp_path, capsys):
     csv_path, png = tmp_path / "s.csv", tmp_path / "s.png"
     assert main(["sweep", "--threshold-scale", "1", "--query-scale", "1", "--k", "2", "--query-values=-2:2:1",

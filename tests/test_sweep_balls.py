@@ -117,6 +117,7 @@ def test_output_balls_contain_the_mpmath_closed_form(mech):
             assert ball.rad() < flint.arb(10) ** -(DIGITS + 10)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mech", [M1, M2], ids=["mechanism one", "mechanism two"])
 def test_output_balls_asked_together_are_each_outputs_own(mech, monkeypatch):
     """Every output of every vector of a k = 3 grid, asked for at once (pieces with the same kinks are
@@ -184,6 +185,7 @@ def test_an_output_sweep_with_balls_is_the_sweep_confirmed_by_mpmath(mech, monke
     assert with_balls == mp_only
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mech", [M1, LAP1], ids=["mechanism one", "Lap(1) both"])
 def test_a_conditional_sweep_with_balls_is_the_sweep_confirmed_by_mpmath(mech, monkeypatch):
     spec = ConditionalGridSpec(sensitivity=mech.sensitivity, max_listed_violations=3)

@@ -120,6 +120,7 @@ def test_classify_remembers_no_bound_for_another():
             assert classify(value, eps, digits) is place, (eps, digits, place)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mech", [M2, NO_Z], ids=["mechanism two", "no threshold noise"])
 def test_every_row_gets_its_own_confirmed_log_ratio(mech, monkeypatch):
     """The output sweep's ``exact_lr`` (confirming vectors, remembered values and log ratios), asked for

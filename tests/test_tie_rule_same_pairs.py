@@ -16,6 +16,7 @@ from verify.errors import InputError
 from verify.family import preset
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["sampcert-above-threshold", "dlap-seed-m1"])
 def test_the_study_compares_the_same_pairs_at_three_queries(name):
     st = tie_rule_study(preset(name, threshold=2), max_queries=3, width=3)

@@ -41,6 +41,7 @@ def test_tail_closed_form_is_the_seed_integral(family: str, multiple: int, point
         assert abs(closed - by_hand) <= mpmath.mpf(10) ** -35 * by_hand, (closed, by_hand)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", FAMILIES)
 def test_symbolic_tail_is_sympys_integral(family: str) -> None:
     new, reference = U.tail_abs(family), Y.tail_abs(family)
@@ -95,6 +96,7 @@ def _theorem_sweep_per_block(family: str) -> tuple:
     return n, best
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", FAMILIES)
 def test_theorem_sweep_stacked_is_per_block(family: str) -> None:
     """The stacked engine call picks the same worst point from the same number of rows (its float64 ratio bit for bit)."""

@@ -34,6 +34,7 @@ def _line_kinds(text: str) -> list[str]:
     return [re.match(r"\s*([a-z][a-z ()0-9]*?)(:| \()", line).group(1) for line in text.splitlines()[1:] if line.strip()]
 
 
+@pytest.mark.slow
 def test_worst_case_prints_the_same_report_for_a_discrete_and_a_continuous_preset(capsys):
     """DONE WHEN of issue 29: `worst-case --variant sampcert-above-threshold --max-queries 5` prints the report of
     `--variant lyu-1` (the same lines, plus the integer domain searched), and the same JSON keys."""
@@ -81,6 +82,7 @@ def test_the_discrete_verdict_is_decided_exactly_with_the_rule_of_every_variant(
     assert res.tightness is Tightness.EXCEEDED
 
 
+@pytest.mark.slow
 def test_the_resampled_discrete_example_is_not_private_beyond_two_queries():
     """Issue 32: the 2-query box stays below ε (undecided); the layouts reach 5 queries and find a loss above ε,
     confirmed at 50 digits (recomputed here from the exact sums, independently of the result's own numbers)."""

@@ -149,6 +149,7 @@ def test_proven_bounds():
     assert proven_upper_bound(AboveThreshold.with_noise("exponential", 1, threshold_multiplier=2, query_multiplier=2)) is None
 
 
+@pytest.mark.slow
 def test_cli_json_and_plot(tmp_path, capsys):
     png = tmp_path / "w.png"
     assert main(["worst-case", "--threshold-scale", "0", "--max-queries", "3", "--json", "--plot", str(png)]) == 0
