@@ -121,11 +121,15 @@ def test_an_implementation_that_exits_is_not_a_pass(tmp_path, body, workers, wor
     one_line_failure(res, *words)
 
 
-def test_the_current_folder_is_importable_and_a_module_exiting_at_import_is_refused(tmp_path):
-    # a real process: ``python -m verify`` puts the current folder on sys.path, a fork of the test process does not
+def test_the_current_folder_is_importable_and_a_module_exiting_at_import_is_refused(tmp_path, monkeypatch):
+    # a module named from the current folder that exits at import: the import runs in the audit's own child, so
+    # in this process, with the folder on sys.path as ``-m`` puts it there (the boundary is not the subject here)
     module(tmp_path, "import sys\nprint('side effect')\nsys.exit(0)\n", name="exits_at_import")
-    res = cli_process("--implementation", "exits_at_import:lyu1", *CLAIM, *QUICK, "--workers", "1", cwd=tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    res = cli_here("--implementation", "exits_at_import:lyu1", *CLAIM, *QUICK, "--workers", "1")
     one_line_failure(res, "sys.exit(0)")
+    # a real process: ``python -m verify`` puts the current folder on sys.path, a fork of the test process does not
     module(tmp_path, "", name="fine_here")
     res = cli_process("--implementation", "fine_here:lyu1", *CLAIM, *QUICK, "--workers", "1", cwd=tmp_path)
     assert res.returncode == 0 and "verdict: matches" in res.stdout, res.stderr
