@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 from forked_cli import run_cli, warm_up
 
+from verify.audit.sandbox import MEMORY_BUDGET
 from verify.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -136,9 +137,18 @@ def test_the_current_folder_is_importable_and_a_module_exiting_at_import_is_refu
 
 
 def test_unbounded_allocation_is_one_line_not_a_kill(tmp_path):
-    path = module(tmp_path, "def f(queries, rng):\n    hoard = []\n    while True:\n        hoard.append(bytearray(50_000_000))\n")
+    # bytes(n) maps n zero bytes without writing them (calloc): the address-space limit stops the hoard as it stops
+    # memory written to, without 2 GB of page faults.  The count left in a file after each step shows that the
+    # child's limit stopped it, not the machine's address space running out (which an untouched hoard without the
+    # limit reaches only after terabytes, or the timeout): the limit is the child's size when it set it plus
+    # `MEMORY_BUDGET`, and what the child frees after that (seen: 2.15 GB hoarded under an xdist worker) comes on
+    # top, so the bound is twice the budget
+    count = tmp_path / "allocated"
+    path = module(tmp_path, f"def f(queries, rng):\n    hoard = []\n    while True:\n        hoard.append(bytes(50_000_000))\n"
+                            f"        open({str(count)!r}, 'w').write(str(len(hoard)))\n")
     res = cli("--implementation", f"{path}:f", *CLAIM, *QUICK, "--workers", "1")
     one_line_failure(res, "MemoryError")
+    assert 0 < int(count.read_text()) * 50_000_000 <= 2 * MEMORY_BUDGET
 
 
 def test_prints_do_not_corrupt_json(tmp_path):
