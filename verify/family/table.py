@@ -19,7 +19,11 @@ The tasks are handed out longest first (`ROW_COST`), each to the next free
 worker, and the rows put back in the table's order: the rows are the same,
 field for field, as a serial run's except ``seconds``.  Other rows (the
 discrete rows of the `family` command, `verify.discrete.table.discrete_tasks`)
-can join the same run (``extra``), so that they too run beside the others.
+can join the same run (``extra``), so that they too run beside the others:
+with continuous rows to run, such rows (which never evaluate with the compiled
+loop) go to one worker of their own, forked before the parent loads that loop
+(`structured.load_compiled`) and scipy.optimize for the continuous rows' workers,
+so that they run while it does instead of after it.
 A row's seconds are its own: the wall time of its `family_worst_case` in the
 process that ran it (measured there, so that waiting for a free worker is not
 counted), not CPU time.
@@ -27,7 +31,9 @@ counted), not CPU time.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
+import queue
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -224,8 +230,8 @@ def hand_out_order(tasks: Sequence[RowTask]) -> list[list[tuple[int, RowTask]]]:
 
 class TableRun:
     """The rows of a table, run from the moment this object is made: on ``workers`` processes (at most one
-    per task, `bundles`; the tasks handed out longest first, `ROW_COST`), or, with one worker, here, one at a
-    time as they are iterated.  ``extra``: more rows (`RowTask`) after ``rows``, with the indices that follow
+    per task, `bundles`; the tasks handed out longest first, `ROW_COST`; discrete rows beside continuous ones
+    on one more, forked first: module docstring), or, with one worker, here, one at a time as they are iterated.  ``extra``: more rows (`RowTask`) after ``rows``, with the indices that follow
     theirs.  Iterating yields ``(index in rows, FamilyRow)`` as each row finishes (in the table's order when
     serial); `close` (also on leaving a ``with`` block, or when an interrupted caller exits) stops the
     workers, done or not.  Workers ignore SIGINT: Ctrl-C is the parent's, which keeps the rows it has."""
@@ -241,31 +247,66 @@ class TableRun:
         order = hand_out_order(tasks)
         n = min(worker_count(workers), len(order))
         self._pool = None
-        self._results: Iterator[list[tuple[int, FamilyRow]]] | None = None
-        if any(not is_discrete(task.mechanism()) for task in tasks):
-            load_compiled()  # the compiled evaluator, once here, not once per worker (they fork from this process)
-        if n > 1:
+        self._pools: list[Any] = []  # every pool started (`close` stops them all)
+        self._done: queue.Queue | None = None  # each task's rows (or its exception) as it finishes
+        self._pending = len(order)
+        # a bundle's rows are all discrete or all continuous (`bundles`)
+        continuous = [b for b in order if not is_discrete(b[0][1].mechanism())]
+        discrete = [b for b in order if is_discrete(b[0][1].mechanism())]
+        try:
+            if n > 1:
+                self._done = queue.Queue()
+                if continuous and discrete:  # the discrete rows start now, on a worker of their own, beside the load
+                    self._start(1, discrete)
+                    discrete = []
+            if continuous:
+                load_compiled()  # the compiled evaluator, once here, not once per worker (they fork from this process)
+                if n > 1:
+                    import scipy.optimize  # noqa: F401  # lazy: every continuous row refines; once here, not once per worker
+            if n > 1:
+                rest = continuous + discrete
+                self._pool = self._start(min(n, len(rest)), rest)
+        except BaseException:  # (Ctrl-C during the load: no pool is left running)
+            self.close()
+            raise
+
+    def _start(self, n: int, order: list[list[tuple[int, RowTask]]]) -> Any:
+        """A pool of ``n`` workers forked now, handed the tasks ``order`` (in that order, each to the next free worker).
+        The objects made so far are frozen around the fork (`gc.freeze`, undone here after it): the workers' collections
+        then neither walk them nor write to their pages (which the workers share with this process until written)."""
+        gc.freeze()
+        try:
             with sigint_deferred():  # Ctrl-C during the forks is delivered after them (see sigint_deferred)
-                self._pool = multiprocessing.get_context().Pool(n, initializer=ignore_sigint)
-            self._results = self._pool.imap_unordered(_run_bundle, order, chunksize=1)
-            self._pending = len(order)
+                pool = multiprocessing.get_context().Pool(n, initializer=ignore_sigint)
+        finally:
+            gc.unfreeze()
+        self._pools.append(pool)
+        done = self._done
+        assert done is not None
+        for bundle in order:
+            pool.apply_async(_run_bundle, (bundle,), callback=done.put, error_callback=done.put)
+        return pool
 
     def __iter__(self) -> Iterator[tuple[int, FamilyRow]]:
-        if self._results is None:
+        if self._done is None:
             for i, task in enumerate(self._tasks):
                 yield i, _run_row(task)
             return
         try:
             for _ in range(self._pending):
-                yield from next(self._results)
+                got = self._done.get()
+                if isinstance(got, BaseException):
+                    raise got
+                yield from got
         finally:
             self.close()
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.terminate()
-            self._pool.join()
-            self._pool = None
+        for pool in self._pools:
+            pool.terminate()
+            pool.join()
+        self._pools = []
+        self._pool = None
 
     def __enter__(self) -> TableRun:
         return self
