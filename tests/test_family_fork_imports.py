@@ -9,6 +9,9 @@ it is shared, and no earlier:
 * the continuous rows' workers are forked after the load: numba (every continuous row evaluates with it) and
   scipy.optimize (every continuous row refines with its Nelder-Mead; scipy.special comes with it), imported once in
   the parent instead of once per worker; not sympy (Mechanism Two's certified bound: one row, one worker).
+
+No fork happens while the parent runs another thread (the thread that collects the discrete worker's rows starts
+after the last fork).
 """
 
 from __future__ import annotations
@@ -21,11 +24,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 WATCHED = ["numba", "scipy.optimize", "scipy.special", "sympy"]
 
-#: Runs the command; at each fork writes (as one stderr line) the watched modules imported by then.
+#: Runs the command; at each fork writes (as one stderr line each) the watched modules imported by then and the
+#: number of threads (a fork copies only the thread that forks: a lock another thread holds stays held in the child).
 _PROBE = """
-import json, os, sys
+import json, os, sys, threading
 def before():
     sys.stderr.write("FORK " + json.dumps(sorted(m for m in WATCHED if m in sys.modules)) + "\\n")
+    sys.stderr.write("THREADS " + str(threading.active_count()) + "\\n")
 os.register_at_fork(before=before)
 from verify.cli.main import main
 code = main(sys.argv[1:])
@@ -38,6 +43,8 @@ def _forks(*args: str) -> tuple[list[list[str]], dict]:
                        capture_output=True, text=True, timeout=600)
     lines = r.stderr.splitlines()
     assert "CODE 0" in lines, r.stderr[-2000:]
+    threads = [line for line in lines if line.startswith("THREADS ")]
+    assert threads and set(threads) == {"THREADS 1"}, threads  # no fork while another thread runs
     return [json.loads(line[5:]) for line in lines if line.startswith("FORK ")], json.loads(r.stdout)
 
 

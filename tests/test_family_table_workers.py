@@ -228,7 +228,7 @@ def test_the_discrete_rows_run_on_a_worker_of_their_own_forked_before_the_load(m
 
     monkeypatch.setattr(structured, "_LOADED", False)  # as in a fresh process (the serial run above loaded it)
     with TableRun(FEW[:3], max_queries=2, workers=2, extra=extra) as run:
-        assert len(run._pools) == 2
+        assert run._early is not None and run._pool is not None
         got = dict(run)
     assert sorted(got) == sorted(serial) == list(range(5))
     assert all(_fields(got[i][0]) == _fields(serial[i]) for i in got)
@@ -242,7 +242,7 @@ def test_only_continuous_or_only_discrete_rows_start_one_pool():
 
     for rows, extra in ((FEW[:2], []), ((), discrete_tasks((("dlap-seed-m1", 1, "ge"), ("dlap-seed-m1", 1, "gt")), max_queries=1))):
         with TableRun(rows, max_queries=1, workers=2, extra=extra) as run:
-            assert len(run._pools) == 1
+            assert run._early is None and run._pool is not None
             assert len(dict(run)) == 2
 
 
@@ -264,7 +264,7 @@ def test_a_failed_row_is_raised_by_the_iteration_and_the_workers_stopped(monkeyp
     run = TableRun(FEW[:2], max_queries=1, workers=2)
     with pytest.raises(ValueError, match=r"^row \d failed$"):
         dict(run)
-    assert run._pools == [] and run._pool is None
+    assert run._pool is None and run._early is None
 
 
 def test_ctrl_c_while_the_compiled_evaluator_loads_stops_the_discrete_rows_worker(monkeypatch):

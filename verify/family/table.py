@@ -34,7 +34,8 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import queue
-from collections.abc import Iterator, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -210,6 +211,40 @@ def _run_bundle(bundle: list[tuple[int, RowTask]]) -> list[tuple[int, FamilyRow]
     return [(i, _run_row(task)) for i, task in bundle]
 
 
+def _run_bundles_to(order: list[list[tuple[int, RowTask]]], conn: Any) -> None:
+    """The discrete rows' worker of `TableRun`: each task's rows sent on ``conn`` as it finishes (a failure: its
+    exception, and no more tasks); Ctrl-C is the parent's."""
+    ignore_sigint()
+    try:
+        for bundle in order:
+            conn.send(_run_bundle(bundle))
+    except Exception as exc:
+        conn.send(exc)
+    finally:
+        conn.close()
+
+
+def _relay(conn: Any, count: int, done: queue.Queue) -> None:
+    """`TableRun`'s thread that puts the discrete worker's ``count`` results into ``done`` (its end: stopped)."""
+    try:
+        for _ in range(count):
+            done.put(conn.recv())
+    except (EOFError, OSError):
+        done.put(RuntimeError("the discrete rows' worker stopped before its rows were done"))
+
+
+def _forked(start: Callable[[], Any]) -> Any:
+    """``start()``, which forks (a pool's workers, or a process), with this process's objects frozen around the fork
+    (`gc.freeze`, undone here after it: the workers' collections neither walk them nor write to their pages, which the
+    workers share with this process until written) and Ctrl-C delivered after it (`sigint_deferred`)."""
+    gc.freeze()
+    try:
+        with sigint_deferred():
+            return start()
+    finally:
+        gc.unfreeze()
+
+
 def bundles(tasks: Sequence[RowTask]) -> list[list[tuple[int, RowTask]]]:
     """The tasks with their indices, in groups that run in one process: the continuous rows with the same
     `integrand_key` (in the table's order) together, every other row alone; the groups in the order of
@@ -246,8 +281,8 @@ class TableRun:
                 check_search_for(mech, task.max_queries)
         order = hand_out_order(tasks)
         n = min(worker_count(workers), len(order))
-        self._pool = None
-        self._pools: list[Any] = []  # every pool started (`close` stops them all)
+        self._pool: Any = None  # the workers of the continuous rows (and of the discrete ones when they run alone)
+        self._early: tuple[Any, Any, int] | None = None  # the discrete rows' worker, the end of its pipe, its task count
         self._done: queue.Queue | None = None  # each task's rows (or its exception) as it finishes
         self._pending = len(order)
         # a bundle's rows are all discrete or all continuous (`bundles`)
@@ -257,7 +292,13 @@ class TableRun:
             if n > 1:
                 self._done = queue.Queue()
                 if continuous and discrete:  # the discrete rows start now, on a worker of their own, beside the load
-                    self._start(1, discrete)
+                    reader, writer = multiprocessing.Pipe(duplex=False)
+                    early = multiprocessing.get_context().Process(target=_run_bundles_to, args=(discrete, writer), daemon=True)
+                    self._early = (early, reader, len(discrete))
+                    try:
+                        _forked(early.start)
+                    finally:
+                        writer.close()  # (the worker's copy stays open until it is done)
                     discrete = []
             if continuous:
                 load_compiled()  # the compiled evaluator, once here, not once per worker (they fork from this process)
@@ -265,27 +306,14 @@ class TableRun:
                     import scipy.optimize  # noqa: F401  # lazy: every continuous row refines; once here, not once per worker
             if n > 1:
                 rest = continuous + discrete
-                self._pool = self._start(min(n, len(rest)), rest)
-        except BaseException:  # (Ctrl-C during the load: no pool is left running)
+                self._pool = _forked(lambda: multiprocessing.get_context().Pool(min(n, len(rest)), initializer=ignore_sigint))
+                for bundle in rest:
+                    self._pool.apply_async(_run_bundle, (bundle,), callback=self._done.put, error_callback=self._done.put)
+                if self._early is not None:  # after the last fork: no fork while this thread runs
+                    threading.Thread(target=_relay, args=(self._early[1], self._early[2], self._done), daemon=True).start()
+        except BaseException:  # (Ctrl-C during the load: no worker is left running)
             self.close()
             raise
-
-    def _start(self, n: int, order: list[list[tuple[int, RowTask]]]) -> Any:
-        """A pool of ``n`` workers forked now, handed the tasks ``order`` (in that order, each to the next free worker).
-        The objects made so far are frozen around the fork (`gc.freeze`, undone here after it): the workers' collections
-        then neither walk them nor write to their pages (which the workers share with this process until written)."""
-        gc.freeze()
-        try:
-            with sigint_deferred():  # Ctrl-C during the forks is delivered after them (see sigint_deferred)
-                pool = multiprocessing.get_context().Pool(n, initializer=ignore_sigint)
-        finally:
-            gc.unfreeze()
-        self._pools.append(pool)
-        done = self._done
-        assert done is not None
-        for bundle in order:
-            pool.apply_async(_run_bundle, (bundle,), callback=done.put, error_callback=done.put)
-        return pool
 
     def __iter__(self) -> Iterator[tuple[int, FamilyRow]]:
         if self._done is None:
@@ -302,11 +330,17 @@ class TableRun:
             self.close()
 
     def close(self) -> None:
-        for pool in self._pools:
-            pool.terminate()
-            pool.join()
-        self._pools = []
-        self._pool = None
+        if self._early is not None:
+            proc, reader, _ = self._early
+            if proc.pid is not None:  # (started)
+                proc.terminate()
+                proc.join()
+            reader.close()
+            self._early = None
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
 
     def __enter__(self) -> TableRun:
         return self
