@@ -170,9 +170,11 @@ class FamilyRow:
 #: one process in `bundles` order, the later rows of a bundle warm, the compiled evaluator loaded first (as
 #: `TableRun` does before it forks; measured 2026-12-07 at load 10, least of two processes): only the order in
 #: which `TableRun` hands the tasks out (longest first; a task costs the sum of its rows).  It never changes a row.
+#: seed-m2: its worker's import of sympy included (0.44 and 0.69 s in two such processes with numba and scipy.optimize
+#: loaded first, as `TableRun`'s continuous workers have them, 2026-12-08 at load 5), which no other row pays.
 ROW_COST: dict[tuple[str, int | None], float] = {
     ("gap-svt", 1): 0.52, ("numeric-svt", 2): 0.42, ("lyu-4", 1): 0.31, ("lyu-2", 2): 0.3, ("lyu-4", 2): 0.29,
-    ("seed-m2", 1): 0.26, ("lyu-3", 1): 0.24, ("lyu-1", 2): 0.24, ("seed-m1", 1): 0.23, ("dwork-roth", 1): 0.21,
+    ("seed-m2", 1): 0.5, ("lyu-3", 1): 0.24, ("lyu-1", 2): 0.24, ("seed-m1", 1): 0.23, ("dwork-roth", 1): 0.21,
     ("lyu-6", None): 0.19, ("lyu-5", None): 0.15, ("lyu-3", 2): 0.15, ("lyu-1", 1): 0.13, ("lyu-2", 1): 0.12,
     ("gaussian-svt", 1): 0.05,
     # the family command's discrete rows (`verify.discrete.table.ROWS`; sampcert-above-threshold: ge and gt)
