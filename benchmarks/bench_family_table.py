@@ -22,12 +22,15 @@ With ``--against PATH`` (another checkout, e.g. main) only the whole command ``p
 taking turns (each child's ``PYTHONPATH`` its checkout): CPU (child and workers, `os.wait4`) and wall, their
 medians and the ratio of the CPU medians, and whether both print the same rows (every field but the seconds);
 with ``--serial`` also, first, the CPU time each checkout's command spends before its workers fork (the serial
-phase the workers wait for: imports, the compiled evaluator's load), ``2 × --reps`` runs each taking turns.
+phase the workers wait for: imports, the compiled evaluator's load), ``2 × --reps`` runs each taking turns; with
+``--idle-estimate`` also, first, the wall time each checkout's command would take on two idle cores, scheduled from
+the CPU seconds of its processes (the parent's at each fork, each worker's; `fluid_schedule`), ``--reps`` runs each:
+the figure to compare on a loaded machine, where two cores are rarely idle.
 Both checkouts read their bytecode from one cache outside them (`PYCACHE`, ``PYTHONPYCACHEPREFIX``), written by an
 untimed first run of each: with ``PYTHONDONTWRITEBYTECODE`` set, a checkout without ``__pycache__`` recompiles its
 modules on every run (about 0.35 s of CPU of the command's 8-10 s, 2026-12-07), which one that has them does not pay.
 
-Run: python3 benchmarks/bench_family_table.py [--workers N] [--command] [--against PATH [--reps 3] [--serial]]
+Run: python3 benchmarks/bench_family_table.py [--workers N] [--command] [--against PATH [--reps 3] [--serial] [--idle-estimate]]
 """
 
 from __future__ import annotations
@@ -153,6 +156,72 @@ main(["family", "--json"])
 """
 
 
+#: Runs ``family --json`` and writes to stderr, for each worker, the parent's CPU seconds when it was forked ("F pid
+#: seconds") and its own CPU seconds after each task ("W pid seconds"); `idle_estimate` schedules them.
+_SCHEDULE_PROBE = """
+import os, sys, time
+import verify.family.table as table
+run_bundle = table._run_bundle
+def traced(bundle):
+    out = run_bundle(bundle)
+    sys.stderr.write(f"W {os.getpid()} {time.process_time():.4f}\\n")
+    return out
+table._run_bundle = traced  # the workers look it up by name (forked: this module as it is here)
+forked = []
+def child():
+    sys.stderr.write(f"F {os.getpid()} {forked[-1]:.4f}\\n")
+os.register_at_fork(before=lambda: forked.append(time.process_time()), after_in_child=child)
+from verify.cli.main import main
+main(["family", "--json"])
+"""
+
+
+def fluid_schedule(parent: float, workers: list[tuple[float, float]], cores: int = 2, step: float = 1e-3) -> float:
+    """Seconds until every process is done on ``cores`` idle cores shared equally among the runnable processes: the
+    parent runs ``parent`` CPU seconds; a worker ``(fork, cpu)`` becomes runnable once the parent has run ``fork``
+    seconds and then runs ``cpu`` seconds (process start-up and the parent's work after the last fork left out)."""
+    need = [parent] + [cpu for _, cpu in workers]
+    done = [0.0] * len(need)
+    t = 0.0
+    while True:
+        run = [i for i in range(len(need)) if done[i] < need[i] and (i == 0 or done[0] >= workers[i - 1][0])]
+        if not run:
+            return t
+        share = min(1.0, cores / len(run)) * step
+        for i in run:
+            done[i] += share
+        t += step
+
+
+def idle_estimate(other: Path, reps: int) -> None:
+    """The wall time ``family --json`` would take on two idle cores, from the CPU seconds of its processes measured
+    here (`_SCHEDULE_PROBE`, `fluid_schedule`), this checkout and ``other`` taking turns: for a loaded machine,
+    where the wall time says more about the others' jobs than about the command's schedule."""
+    got: dict[str, list[float]] = {"this checkout": [], str(other): []}
+    for _ in range(reps):
+        for name, tree in (("this checkout", ROOT), (str(other), other)):
+            env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+            env.update(PYTHONPATH=str(tree), PYTHONPYCACHEPREFIX=str(PYCACHE))
+            out = subprocess.run([sys.executable, "-c", _SCHEDULE_PROBE], cwd=tree, env=env, capture_output=True,
+                                 text=True, timeout=600)
+            fork: dict[str, float] = {}
+            cpu: dict[str, float] = {}
+            for line in out.stderr.splitlines():
+                kind, pid, sec = (line.split() + ["", "", ""])[:3]
+                if kind == "F":
+                    fork[pid] = float(sec)
+                elif kind == "W":
+                    cpu[pid] = max(cpu.get(pid, 0.0), float(sec))
+            workers = [(fork[pid], cpu[pid]) for pid in cpu]
+            got[name].append(fluid_schedule(max(fork.values()), workers))
+            print(f"  {name}: {got[name][-1]:.2f} s on 2 idle cores (parent {max(fork.values()):.2f} s before its last "
+                  f"fork; workers " + ", ".join(f"{c:.2f} s from {f:.2f}" for f, c in sorted(workers)) +
+                  f"; load {os.getloadavg()[0]:.1f})", flush=True)
+    med = {name: statistics.median(v) for name, v in got.items()}
+    print(f"  idle 2-core estimate, medians of {reps}: this checkout {med['this checkout']:.2f} s, {other} "
+          f"{med[str(other)]:.2f} s, ratio {med['this checkout'] / med[str(other)]:.3f}")
+
+
 def serial_phase(other: Path, reps: int) -> None:
     """The CPU seconds before the first fork of ``family --json`` (`_SERIAL_PROBE`), here and in ``other`` taking
     turns, ``reps`` times each: their medians and least values."""
@@ -176,12 +245,16 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--against", type=Path, help="another checkout: time the whole command here and there, taking turns")
     ap.add_argument("--reps", type=int, default=3, help="runs of each checkout with --against")
     ap.add_argument("--serial", action="store_true", help="with --against: also the CPU time before the workers fork")
+    ap.add_argument("--idle-estimate", action="store_true",
+                    help="with --against: also the wall time on 2 idle cores estimated from each process's CPU time")
     args = ap.parse_args(argv)
-    if args.serial and args.against is None:
-        ap.error("--serial: times the serial phase of two checkouts; give --against PATH")
+    if (args.serial or args.idle_estimate) and args.against is None:
+        ap.error("--serial, --idle-estimate: compare two checkouts; give --against PATH")
     if args.against is not None:
         if args.serial:
             serial_phase(args.against.resolve(), 2 * args.reps)
+        if args.idle_estimate:
+            idle_estimate(args.against.resolve(), args.reps)
         print(f"python3 -m verify family --json, {args.reps} runs each, taking turns; load average {os.getloadavg()[0]:.1f}")
         if not against(args.against.resolve(), args.reps, args.workers):
             raise SystemExit(1)

@@ -200,3 +200,85 @@ def test_sigint_to_the_parallel_family_prints_the_rows_done_and_exits_130():
     done = int(text.split("(partial: family interrupted; ")[1].split()[0])
     assert 1 <= done < 5
     assert "Traceback" not in err_text
+
+
+def _bundle_where(bundle):
+    """`table._run_bundle`'s stand-in for the tests below: each row with the process that ran it and whether that
+    process had loaded the compiled evaluator (module level: the workers find it by name)."""
+    from verify.family import structured
+
+    return [(i, (row, os.getpid(), structured._LOADED)) for i, row in table._real_run_bundle(bundle)]
+
+
+def _bundle_fails(bundle):
+    raise ValueError(f"row {bundle[0][0]} failed")
+
+
+def test_the_discrete_rows_run_on_a_worker_of_their_own_forked_before_the_load(monkeypatch):
+    """With continuous and discrete rows, the discrete ones (which never evaluate with the compiled loop) go to one
+    worker forked before the parent loads it, the continuous ones to workers forked after: the same rows as a serial
+    run."""
+    from verify.discrete.table import discrete_tasks
+
+    extra = discrete_tasks((("dlap-seed-m1", 1, "ge"), ("sampcert-above-threshold", 1, "gt")), max_queries=2)
+    serial = dict(TableRun(FEW[:3], max_queries=2, workers=1, extra=extra))
+    monkeypatch.setattr(table, "_real_run_bundle", table._run_bundle, raising=False)
+    monkeypatch.setattr(table, "_run_bundle", _bundle_where)
+    from verify.family import structured
+
+    monkeypatch.setattr(structured, "_LOADED", False)  # as in a fresh process (the serial run above loaded it)
+    with TableRun(FEW[:3], max_queries=2, workers=2, extra=extra) as run:
+        assert run._early is not None and run._pool is not None
+        got = dict(run)
+    assert sorted(got) == sorted(serial) == list(range(5))
+    assert all(_fields(got[i][0]) == _fields(serial[i]) for i in got)
+    discrete_pids = {got[i][1] for i in (3, 4)}
+    assert len(discrete_pids) == 1 and discrete_pids.isdisjoint(got[i][1] for i in range(3))
+    assert [got[i][2] for i in range(5)] == [True, True, True, False, False]
+
+
+def test_only_continuous_or_only_discrete_rows_start_one_pool():
+    from verify.discrete.table import discrete_tasks
+
+    for rows, extra in ((FEW[:2], []), ((), discrete_tasks((("dlap-seed-m1", 1, "ge"), ("dlap-seed-m1", 1, "gt")), max_queries=1))):
+        with TableRun(rows, max_queries=1, workers=2, extra=extra) as run:
+            assert run._early is None and run._pool is not None
+            assert len(dict(run)) == 2
+
+
+def test_the_workers_are_forked_with_the_parents_objects_frozen_and_the_parent_unfrozen_after():
+    """`gc.freeze` around the fork: the workers' collections skip (and do not write to) what they share with the
+    parent; the parent's own collections are as before once the workers are forked."""
+    import gc
+
+    assert gc.get_freeze_count() == 0
+    with TableRun(FEW[:2], max_queries=1, workers=2) as run:
+        assert gc.get_freeze_count() == 0
+        frozen = run._pool.apply(gc.get_freeze_count)
+        assert len(dict(run)) == 2
+    assert frozen > 10_000
+
+
+def test_a_failed_row_is_raised_by_the_iteration_and_the_workers_stopped(monkeypatch):
+    monkeypatch.setattr(table, "_run_bundle", _bundle_fails)
+    run = TableRun(FEW[:2], max_queries=1, workers=2)
+    with pytest.raises(ValueError, match=r"^row \d failed$"):
+        dict(run)
+    assert run._pool is None and run._early is None
+
+
+def test_ctrl_c_while_the_compiled_evaluator_loads_stops_the_discrete_rows_worker(monkeypatch):
+    """The discrete rows' worker is already running when the parent loads the compiled loop: an interrupt there
+    leaves no worker behind."""
+    import multiprocessing
+
+    from verify.discrete.table import discrete_tasks
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(table, "load_compiled", interrupted)
+    before = set(multiprocessing.active_children())
+    with pytest.raises(KeyboardInterrupt):
+        TableRun(FEW[:2], max_queries=1, workers=2, extra=discrete_tasks((("dlap-seed-m1", 1, "ge"),), max_queries=1))
+    assert set(multiprocessing.active_children()) <= before

@@ -19,7 +19,11 @@ The tasks are handed out longest first (`ROW_COST`), each to the next free
 worker, and the rows put back in the table's order: the rows are the same,
 field for field, as a serial run's except ``seconds``.  Other rows (the
 discrete rows of the `family` command, `verify.discrete.table.discrete_tasks`)
-can join the same run (``extra``), so that they too run beside the others.
+can join the same run (``extra``), so that they too run beside the others:
+with continuous rows to run, such rows (which never evaluate with the compiled
+loop) go to one worker of their own, forked before the parent loads that loop
+(`structured.load_compiled`) and scipy.optimize for the continuous rows' workers,
+so that they run while it does instead of after it.
 A row's seconds are its own: the wall time of its `family_worst_case` in the
 process that ran it (measured there, so that waiting for a free worker is not
 counted), not CPU time.
@@ -27,8 +31,11 @@ counted), not CPU time.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
-from collections.abc import Iterator, Sequence
+import queue
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -163,9 +170,11 @@ class FamilyRow:
 #: one process in `bundles` order, the later rows of a bundle warm, the compiled evaluator loaded first (as
 #: `TableRun` does before it forks; measured 2026-12-07 at load 10, least of two processes): only the order in
 #: which `TableRun` hands the tasks out (longest first; a task costs the sum of its rows).  It never changes a row.
+#: seed-m2: its worker's import of sympy included (0.44 and 0.69 s in two such processes with numba and scipy.optimize
+#: loaded first, as `TableRun`'s continuous workers have them, 2026-12-08 at load 5), which no other row pays.
 ROW_COST: dict[tuple[str, int | None], float] = {
     ("gap-svt", 1): 0.52, ("numeric-svt", 2): 0.42, ("lyu-4", 1): 0.31, ("lyu-2", 2): 0.3, ("lyu-4", 2): 0.29,
-    ("seed-m2", 1): 0.26, ("lyu-3", 1): 0.24, ("lyu-1", 2): 0.24, ("seed-m1", 1): 0.23, ("dwork-roth", 1): 0.21,
+    ("seed-m2", 1): 0.5, ("lyu-3", 1): 0.24, ("lyu-1", 2): 0.24, ("seed-m1", 1): 0.23, ("dwork-roth", 1): 0.21,
     ("lyu-6", None): 0.19, ("lyu-5", None): 0.15, ("lyu-3", 2): 0.15, ("lyu-1", 1): 0.13, ("lyu-2", 1): 0.12,
     ("gaussian-svt", 1): 0.05,
     # the family command's discrete rows (`verify.discrete.table.ROWS`; sampcert-above-threshold: ge and gt)
@@ -204,6 +213,40 @@ def _run_bundle(bundle: list[tuple[int, RowTask]]) -> list[tuple[int, FamilyRow]
     return [(i, _run_row(task)) for i, task in bundle]
 
 
+def _run_bundles_to(order: list[list[tuple[int, RowTask]]], conn: Any) -> None:
+    """The discrete rows' worker of `TableRun`: each task's rows sent on ``conn`` as it finishes (a failure: its
+    exception, and no more tasks); Ctrl-C is the parent's."""
+    ignore_sigint()
+    try:
+        for bundle in order:
+            conn.send(_run_bundle(bundle))
+    except Exception as exc:
+        conn.send(exc)
+    finally:
+        conn.close()
+
+
+def _relay(conn: Any, count: int, done: queue.Queue) -> None:
+    """`TableRun`'s thread that puts the discrete worker's ``count`` results into ``done`` (its end: stopped)."""
+    try:
+        for _ in range(count):
+            done.put(conn.recv())
+    except (EOFError, OSError):
+        done.put(RuntimeError("the discrete rows' worker stopped before its rows were done"))
+
+
+def _forked(start: Callable[[], Any]) -> Any:
+    """``start()``, which forks (a pool's workers, or a process), with this process's objects frozen around the fork
+    (`gc.freeze`, undone here after it: the workers' collections neither walk them nor write to their pages, which the
+    workers share with this process until written) and Ctrl-C delivered after it (`sigint_deferred`)."""
+    gc.freeze()
+    try:
+        with sigint_deferred():
+            return start()
+    finally:
+        gc.unfreeze()
+
+
 def bundles(tasks: Sequence[RowTask]) -> list[list[tuple[int, RowTask]]]:
     """The tasks with their indices, in groups that run in one process: the continuous rows with the same
     `integrand_key` (in the table's order) together, every other row alone; the groups in the order of
@@ -224,8 +267,8 @@ def hand_out_order(tasks: Sequence[RowTask]) -> list[list[tuple[int, RowTask]]]:
 
 class TableRun:
     """The rows of a table, run from the moment this object is made: on ``workers`` processes (at most one
-    per task, `bundles`; the tasks handed out longest first, `ROW_COST`), or, with one worker, here, one at a
-    time as they are iterated.  ``extra``: more rows (`RowTask`) after ``rows``, with the indices that follow
+    per task, `bundles`; the tasks handed out longest first, `ROW_COST`; discrete rows beside continuous ones
+    on one more, forked first: module docstring), or, with one worker, here, one at a time as they are iterated.  ``extra``: more rows (`RowTask`) after ``rows``, with the indices that follow
     theirs.  Iterating yields ``(index in rows, FamilyRow)`` as each row finishes (in the table's order when
     serial); `close` (also on leaving a ``with`` block, or when an interrupted caller exits) stops the
     workers, done or not.  Workers ignore SIGINT: Ctrl-C is the parent's, which keeps the rows it has."""
@@ -240,28 +283,62 @@ class TableRun:
                 check_search_for(mech, task.max_queries)
         order = hand_out_order(tasks)
         n = min(worker_count(workers), len(order))
-        self._pool = None
-        self._results: Iterator[list[tuple[int, FamilyRow]]] | None = None
-        if any(not is_discrete(task.mechanism()) for task in tasks):
-            load_compiled()  # the compiled evaluator, once here, not once per worker (they fork from this process)
-        if n > 1:
-            with sigint_deferred():  # Ctrl-C during the forks is delivered after them (see sigint_deferred)
-                self._pool = multiprocessing.get_context().Pool(n, initializer=ignore_sigint)
-            self._results = self._pool.imap_unordered(_run_bundle, order, chunksize=1)
-            self._pending = len(order)
+        self._pool: Any = None  # the workers of the continuous rows (and of the discrete ones when they run alone)
+        self._early: tuple[Any, Any, int] | None = None  # the discrete rows' worker, the end of its pipe, its task count
+        self._done: queue.Queue | None = None  # each task's rows (or its exception) as it finishes
+        self._pending = len(order)
+        # a bundle's rows are all discrete or all continuous (`bundles`)
+        continuous = [b for b in order if not is_discrete(b[0][1].mechanism())]
+        discrete = [b for b in order if is_discrete(b[0][1].mechanism())]
+        try:
+            if n > 1:
+                self._done = queue.Queue()
+                if continuous and discrete:  # the discrete rows start now, on a worker of their own, beside the load
+                    reader, writer = multiprocessing.Pipe(duplex=False)
+                    early = multiprocessing.get_context().Process(target=_run_bundles_to, args=(discrete, writer), daemon=True)
+                    self._early = (early, reader, len(discrete))
+                    try:
+                        _forked(early.start)
+                    finally:
+                        writer.close()  # (the worker's copy stays open until it is done)
+                    discrete = []
+            if continuous:
+                load_compiled()  # the compiled evaluator, once here, not once per worker (they fork from this process)
+                if n > 1:
+                    import scipy.optimize  # noqa: F401  # lazy: every continuous row refines; once here, not once per worker
+            if n > 1:
+                rest = continuous + discrete
+                self._pool = _forked(lambda: multiprocessing.get_context().Pool(min(n, len(rest)), initializer=ignore_sigint))
+                for bundle in rest:
+                    self._pool.apply_async(_run_bundle, (bundle,), callback=self._done.put, error_callback=self._done.put)
+                if self._early is not None:  # after the last fork: no fork while this thread runs
+                    threading.Thread(target=_relay, args=(self._early[1], self._early[2], self._done), daemon=True).start()
+        except BaseException:  # (Ctrl-C during the load: no worker is left running)
+            self.close()
+            raise
 
     def __iter__(self) -> Iterator[tuple[int, FamilyRow]]:
-        if self._results is None:
+        if self._done is None:
             for i, task in enumerate(self._tasks):
                 yield i, _run_row(task)
             return
         try:
             for _ in range(self._pending):
-                yield from next(self._results)
+                got = self._done.get()
+                if isinstance(got, BaseException):
+                    raise got
+                yield from got
         finally:
             self.close()
 
     def close(self) -> None:
+        if self._early is not None:
+            proc, reader, _ = self._early
+            if proc.pid is not None:  # (started)
+                proc.terminate()
+                proc.join()
+            reader.close()
+            self._early = None
         if self._pool is not None:
             self._pool.terminate()
             self._pool.join()
