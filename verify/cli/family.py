@@ -38,7 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="leave out the discrete-noise rows (SampCert's AboveThreshold, discrete Laplace and Gaussian; "
                         "shown by default at ε = 1, Δ = 1, t = 0, or at the --epsilon/--sensitivity/--threshold given)")
     p.add_argument("--workers", type=flags.integer(1, limits.MAX_WORKERS), metavar="N",
-                   help="processes running the rows, longest first (default: all cores; 1 = serial); "
+                   help="processes running the rows, longest first (default: all cores; 1 = serial); with N > 1 the "
+                        "discrete rows run on one more process, started first, beside the compiled evaluator's load; "
                         "each row's seconds are its own search's wall time in its worker")
     p.add_argument("--suite", choices=["peers"],
                    help="peers: every SVT and Report Noisy Max program of DP-Sniper, StatDP and CheckDP (13 CheckDP "
