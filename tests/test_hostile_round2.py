@@ -12,6 +12,7 @@ from decimal import Decimal
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from loopback import listener
 
 from verify import AboveThreshold, mp_distribution
 from verify.cli.main import main
@@ -113,38 +114,14 @@ def test_probabilities_never_exceed_one_on_the_cli_fast_path():
         assert float(json.loads(out)["probability"]) <= 1.0
 
 
-def _server(greeting: bytes | None):
-    """A listener on a free port that answers every connection with ``greeting`` (None: silence)."""
-    import socket
-    import threading
-
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(8)
-    sock.settimeout(30)
-    conns = []
-
-    def serve():
-        while True:
-            try:
-                c, _ = sock.accept()
-            except OSError:
-                return
-            conns.append(c)
-            if greeting is not None:
-                c.sendall(greeting)
-
-    threading.Thread(target=serve, daemon=True).start()
-    return sock, sock.getsockname()[1]
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("scheme,greeting", [
     ("tls", None),  # the TLS context Dask needs is missing: was a traceback
     ("tcp", __import__("struct").pack("<QQQ", 24, 1, 8) + b"garbage!"),  # plausible header, then not Dask: CRITICAL log
 ])
 def test_scheduler_failures_are_one_line(scheme, greeting, capfd):
-    sock, port = _server(greeting)
+    sock = listener(greeting)
+    port = sock.getsockname()[1]
     try:
         code, _, err = cli("sweep", "--scheduler", f"{scheme}://127.0.0.1:{port}")
     finally:

@@ -3,35 +3,13 @@
 from __future__ import annotations
 
 import gc
-import socket
 import struct
-import threading
 
 import pytest
+from loopback import listener
 
 from verify.errors import InputError
 from verify.parallel import executor_for
-
-
-def _listener(greeting: bytes | None) -> socket.socket:
-    """A socket on a free loopback port that answers every connection with ``greeting`` (None: silence)."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(8)
-    conns = []
-
-    def serve() -> None:
-        while True:
-            try:
-                conn, _ = sock.accept()
-            except OSError:
-                return
-            conns.append(conn)
-            if greeting is not None:
-                conn.sendall(greeting)
-
-    threading.Thread(target=serve, daemon=True).start()
-    return sock
 
 
 @pytest.mark.slow
@@ -45,7 +23,7 @@ def test_a_refused_scheduler_leaves_no_client_for_the_garbage_collector(scheme: 
     it deadlocked a test run.  So none may be left when the refusal reaches the caller."""
     from dask.distributed import Client
 
-    sock = _listener(greeting)
+    sock = listener(greeting)
     gc.collect()
     gc.disable()  # no collection but the one the refusal makes (the test is about that one)
     try:
