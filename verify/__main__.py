@@ -7,6 +7,9 @@ import sys
 
 def _run() -> int:
     try:
+        from verify.cli.unraisable import deliver_ignored_interrupts
+
+        deliver_ignored_interrupts()  # before the libraries load: a Ctrl-C in an import's callback is not lost
         from verify.cli.main import main
     except KeyboardInterrupt:  # Ctrl-C while the libraries load
         sys.stderr.write("svt-verify: interrupted\n")

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from importlib.metadata import EntryPoint, PackageNotFoundError, entry_points, version
 
 from verify.cli.flags import Store
+from verify.cli.unraisable import deliver_ignored_interrupts
 from verify.errors import InputError
 
 #: Order in which commands are listed in ``--help``.
@@ -146,6 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns the exit status: 0 done, 2 bad input or an output that cannot be
     written (one line on stderr), 130 interrupted (report, proofs, family and worst-case first print what they
     finished, marked partial), 141 stdout closed by its reader (quietly)."""
+    deliver_ignored_interrupts()  # a Ctrl-C raised where Python cannot raise it is delivered again, not printed
     stdout_closed = sys.stdout is None
     _usable_streams()
     if stdout_closed:  # ``>&-``: every command writes its result there
