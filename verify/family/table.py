@@ -326,10 +326,26 @@ class TableRun:
             for _ in range(self._pending):
                 got = self._done.get()
                 if isinstance(got, BaseException):
+                    self._wind_down()
                     raise got
                 yield from got
         finally:
             self.close()
+
+    def _wind_down(self) -> None:
+        """After a failed row: let the workers end their tasks and exit, rather than kill them.
+
+        ``Pool.terminate`` kills a worker whatever it is doing; one killed while it sends a result holds the
+        lock of the pool's result queue for ever, and the pool's task thread then waits on that lock when it
+        ends, so ``terminate`` never returns.  The workers of a failing table end their rows at about the same
+        moment (a test saw the hang), so here the pool is closed and joined instead, and the discrete rows'
+        worker joined: the error is raised once the rows already handed out are done.  (An interrupt still
+        kills them at once: `close`.)"""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool.join()
+        if self._early is not None:
+            self._early[0].join()
 
     def close(self) -> None:
         if self._early is not None:
