@@ -10,16 +10,17 @@ fresh install's first compilation neither stopped the command with status 130 no
 (``numba.core.event``: started before numba takes its global compiler lock, ended after it lets it go,
 around every compilation and cache load).  While the main thread holds that lock, SIGINT only records that
 it came; when the outermost hold ends, the previous handler is restored and the signal raised again, so
-the KeyboardInterrupt surfaces in ordinary Python code just after the compilation, as
-`verify.parallel.sigint_deferred` does around a fork.  Calls of kernels already compiled do not take the
-lock and cost nothing more.
+the KeyboardInterrupt surfaces in ordinary Python code just after the compilation: the listener enters
+`verify.parallel.sigint_deferred` (what holds Ctrl-C back around a fork) and leaves it.  Calls of kernels
+already compiled do not take the lock and cost nothing more.
 """
 
 from __future__ import annotations
 
-import signal
 import threading
 from typing import Any
+
+from verify.parallel import sigint_deferred
 
 _installed: list[Any] = []
 
@@ -31,33 +32,27 @@ def hold_sigint_while_numba_compiles() -> None:
     from numba.core import event  # lazy: only the modules that import numba call this
 
     class HoldSigint(event.Listener):
-        """Depth of the main thread's holds of numba's compiler lock, and whether SIGINT came meanwhile."""
+        """`sigint_deferred` entered at the main thread's outermost hold of numba's compiler lock, left at its end."""
 
         def __init__(self) -> None:
             self.depth = 0
-            self.came = False
-            self.previous: Any = None
+            self.held: Any = None
 
         def on_start(self, ev: Any) -> None:
             if threading.current_thread() is not threading.main_thread():
                 return
             self.depth += 1
             if self.depth == 1:
-                self.came = False
-                self.previous = signal.signal(signal.SIGINT, self._record)
+                self.held = sigint_deferred()
+                self.held.__enter__()
 
         def on_end(self, ev: Any) -> None:
             if threading.current_thread() is not threading.main_thread() or self.depth == 0:
                 return
             self.depth -= 1
             if self.depth == 0:
-                # None: a handler set from C that Python cannot restore; the default is what it would do
-                signal.signal(signal.SIGINT, signal.SIG_DFL if self.previous is None else self.previous)
-                if self.came:
-                    signal.raise_signal(signal.SIGINT)
-
-        def _record(self, signum: int, frame: Any) -> None:
-            self.came = True
+                held, self.held = self.held, None
+                held.__exit__(None, None, None)  # the previous handler back; a SIGINT that came is raised here
 
     listener = HoldSigint()
     event.register("numba:compiler_lock", listener)

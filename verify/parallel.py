@@ -133,7 +133,8 @@ def sigint_deferred():
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        # None: a handler set from C, which Python cannot put back; the default is what it would do
+        signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
         if came:
             signal.raise_signal(signal.SIGINT)
 

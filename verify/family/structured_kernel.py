@@ -27,7 +27,8 @@ The noise laws' formulas are those of `verify.noise.laplace`, `verify.noise.expo
   log p = -log b - x/b (x >= 0), -inf (else);
 * none (``NONE``, query noise only): log F = 0 (x > 0), -inf (else); log S = 0 (x <= 0), -inf (else).
 
-This module imports nothing of the project but `verify.jit_interrupts` (Ctrl-C during its compilation); numba
+This module imports nothing of the project but `verify.jit_interrupts` (Ctrl-C during its compilation; base
+layer); numba
 is loaded only by the callers that need it.
 """
 

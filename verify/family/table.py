@@ -288,8 +288,9 @@ class TableRun:
         self._done: queue.Queue | None = None  # each task's rows (or its exception) as it finishes
         self._pending = len(order)
         # a bundle's rows are all discrete or all continuous (`bundles`)
-        continuous = [b for b in order if not is_discrete(b[0][1].mechanism())]
-        discrete = [b for b in order if is_discrete(b[0][1].mechanism())]
+        continuous, discrete = [], []
+        for b in order:
+            (discrete if is_discrete(b[0][1].mechanism()) else continuous).append(b)
         try:
             if n > 1:
                 self._done = queue.Queue()
