@@ -102,45 +102,88 @@ def test_fast_probability_of_one_at_1e17_prints_one():
 #: interpreter's own start-up (its ``site`` import) is "Fatal Python error" whatever the program does, and
 #: on a loaded machine start-up alone can take longer than the shortest delay.
 STARTED = "[interpreter started]"
-_RUN_AFTER_MARKER = (f"import runpy, sys; sys.stderr.write({STARTED!r} + '\\n'); sys.stderr.flush(); "
-                     "runpy.run_module('verify', run_name='__main__', alter_sys=True)")
+#: With a function named in argv[1] ("FILE:FUNCTION", FILE under verify/), a watcher thread also writes
+#: ``[entered FILE:FUNCTION]`` once that function is on the main thread's stack (looked at every 5 ms), then ends:
+#: the child reports when its computation has begun, and no extra thread is left when the interrupt comes.
+_RUN_AFTER_MARKER = f"""
+import runpy, sys
+work = sys.argv.pop(1)
+sys.stderr.write({STARTED!r} + '\\n'); sys.stderr.flush()
+
+def watch(file, function):
+    main = threading.main_thread().ident
+    while True:
+        frame = sys._current_frames().get(main)
+        while frame is not None:
+            code = frame.f_code
+            if code.co_name == function and code.co_filename.endswith('/verify/' + file):
+                sys.stderr.write('[entered ' + work + ']\\n'); sys.stderr.flush()
+                return
+            frame = frame.f_back
+        time.sleep(0.005)
+
+if work:
+    import threading, time
+    threading.Thread(target=watch, args=work.split(':'), daemon=True).start()
+runpy.run_module('verify', run_name='__main__', alter_sys=True)
+"""
 
 
-def _sigint_after(args, delay: float) -> subprocess.CompletedProcess:
-    """Ctrl-C ``delay`` seconds after the interpreter started running (then the program's imports, its work)."""
-    p = subprocess.Popen([sys.executable, "-c", _RUN_AFTER_MARKER, *args], cwd=ROOT, stdout=subprocess.DEVNULL,
+def _sigint_after(args, delay: float, work: str = "") -> subprocess.CompletedProcess:
+    """Ctrl-C ``delay`` seconds after the interpreter started running (then the program's imports, its work), or,
+    with ``work`` ("FILE:FUNCTION"), ``delay`` seconds after the child reported that function on its main stack."""
+    p = subprocess.Popen([sys.executable, "-c", _RUN_AFTER_MARKER, work, *args], cwd=ROOT, stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert p.stderr.readline().decode().strip() == STARTED
+    if work:
+        seen = []
+        while (line := p.stderr.readline().decode()) and line.strip() != f"[entered {work}]":
+            seen.append(line)
+        assert line, f"the child ended without entering {work}: {''.join(seen)[-500:]}"
     time.sleep(delay)
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=120)
     return subprocess.CompletedProcess(args, p.returncode, b"", err)
 
 
-#: Commands that run well past the last delay: one that finishes first could be killed by SIGINT while the interpreter
+#: Commands that run well past the last moment: one that finishes first could be killed by SIGINT while the interpreter
 #: shuts down, after Python has put back the default handler (silently: a failure of this test on a faster machine).
 #: Wall times alone on 2 idle cores, 2026-12-08: sweep 6.6 s, delta 5.4 s, family 4.5 s, prob 7.0 s (at --k 4 and
 #: --digits 120, sweep and prob ended in 1.5 s and 3.3 s: prob was interrupted during its shutdown once in CI).
+#: Each with the function its computation runs in (`WORK`).
 LONG = [["sweep", "--k", "8", "--random", "150"],  # 150 seeded vectors of 8 queries on the process pool
         # the δ search over gaussian-svt pairs of up to 2 queries, the best pair's δ by the exact oracle; the mixed
         # Laplace/Gaussian worst case that was here ends in about 3 s since its 50-digit confirmation uses Gauss-Legendre
         ["delta", "--variant", "gaussian-svt", "--epsilon-prime", "1"],
         # the whole table at 20 queries (8.8 s of CPU, 2026-12-08): at its default 10 it now ends in about 2.5 s of wall
-        # on two idle cores, before the last delay (the same imports, forks and workers, at the same moments)
+        # on two idle cores (the same imports, forks and workers, at the same moments)
         ["family", "--max-queries", "20"],
         ["prob", "--variant", "gaussian-svt", "--queries", "0,1,2", "--outcomes", "BBA", "--digits", "200"]]
+#: Where each command computes, for the moment "work" (a function on the main thread's stack): the sweep's vectors
+#: on the process pool (the parent waits for results); the δ search's float64 rows (numpy and the compiled loops: the
+#: first weighted sum of panels comes after the search's first rows imported numba and loaded its compiled loops, which
+#: happens inside `search_pair`, so that is not the marker); the table's rows on its workers (forked after the compiled
+#: evaluator and scipy.optimize were loaded); prob's 200-digit mpmath quadrature.
+WORK = {"sweep": "parallel.py:ordered_results", "delta": "engine/fast_plan.py:logsumexp_weighted",
+        "family": "family/table.py:__iter__", "prob": "engine/quadrature.py:mp_quad"}
+#: The interrupt comes this long after the child reported its computation begun: inside it, not at its first line.
+INTO_WORK = 0.2
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("command", LONG)
-@pytest.mark.parametrize("delay", [0.15, 1.0, 3.0])
-def test_ctrl_c_at_any_moment_is_130_without_traceback(command, delay):
-    r = _sigint_after(command, delay)
+@pytest.mark.parametrize("moment", [0.15, 1.0, "work"])
+def test_ctrl_c_at_any_moment_is_130_without_traceback(command, moment):
+    """Ctrl-C at three moments: 0.15 s and 1.0 s after the interpreter started (the imports; the late imports, the
+    numba load or the first work, as the machine's speed has it), and `INTO_WORK` s into the command's computation as
+    the child reports it (`WORK`; a fixed 3.0 s did that before, at the cost of running the command 3 s on every
+    core it uses: the reported moment lands inside the computation on any machine, and exit 0 is refused below)."""
+    r = _sigint_after(command, INTO_WORK, WORK[command[0]]) if moment == "work" else _sigint_after(command, moment)
     err = r.stderr.decode()
     assert "Traceback" not in err
     # 130, or death by SIGINT after the one-line message (CPython re-raises SIGINT at exit when a
     # KeyboardInterrupt crossed library code during import; the shell reports both as 130); never 0: the
-    # commands run past the last delay (`LONG`), so an exit 0 says a command is too short to test the moment
+    # commands run past the last moment (`LONG`), so an exit 0 says a command is too short to test the moment
     assert r.returncode in (130, -signal.SIGINT), (r.returncode, err)
     assert "interrupted" in err
 
