@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -136,9 +137,12 @@ def _sigint_after(args, delay: float, work: str = "") -> subprocess.CompletedPro
                          stderr=subprocess.PIPE, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert p.stderr.readline().decode().strip() == STARTED
     if work:
+        guard = threading.Timer(120, p.kill)  # a child that never reports its work is killed: its EOF ends the wait
+        guard.start()
         seen = []
         while (line := p.stderr.readline().decode()) and line.strip() != f"[entered {work}]":
             seen.append(line)
+        guard.cancel()
         assert line, f"the child ended without entering {work}: {''.join(seen)[-500:]}"
     time.sleep(delay)
     p.send_signal(signal.SIGINT)
@@ -193,8 +197,6 @@ class _Watched:
     marker (a printed section, a bar's postfix) instead of sleeping a fixed delay."""
 
     def __init__(self, args):
-        import threading
-
         self.p = subprocess.Popen([sys.executable, "-m", "verify", *args], cwd=ROOT, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         self.data = {"out": bytearray(), "err": bytearray()}
