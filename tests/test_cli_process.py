@@ -103,21 +103,23 @@ def test_fast_probability_of_one_at_1e17_prints_one():
 #: interpreter's own start-up (its ``site`` import) is "Fatal Python error" whatever the program does, and
 #: on a loaded machine start-up alone can take longer than the shortest delay.
 STARTED = "[interpreter started]"
-#: With a function named in argv[1] ("FILE:FUNCTION", FILE under verify/), a watcher thread also writes
-#: ``[entered FILE:FUNCTION]`` once that function is on the main thread's stack (looked at every 5 ms), then ends:
-#: the child reports when its computation has begun, and no extra thread is left when the interrupt comes.
+#: With a function named in argv[1] ("FILE:FUNCTION" or "FILE:FUNCTION:LOCAL", FILE under verify/), a watcher thread
+#: also writes ``[entered ...]`` once that function is on the main thread's stack (with its local variable LOCAL true,
+#: if named), looked at every 5 ms, then ends: the child reports when its computation has begun (or has got as far as
+#: LOCAL says), and no extra thread is left when the interrupt comes.
 _RUN_AFTER_MARKER = f"""
 import runpy, sys
 work = sys.argv.pop(1)
 sys.stderr.write({STARTED!r} + '\\n'); sys.stderr.flush()
 
-def watch(file, function):
+def watch(file, function, local=None):
     main = threading.main_thread().ident
     while True:
         frame = sys._current_frames().get(main)
         while frame is not None:
             code = frame.f_code
-            if code.co_name == function and code.co_filename.endswith('/verify/' + file):
+            if (code.co_name == function and code.co_filename.endswith('/verify/' + file)
+                    and (local is None or frame.f_locals.get(local))):
                 sys.stderr.write('[entered ' + work + ']\\n'); sys.stderr.flush()
                 return
             frame = frame.f_back
@@ -132,7 +134,8 @@ runpy.run_module('verify', run_name='__main__', alter_sys=True)
 
 def _sigint_after(args, delay: float, work: str = "") -> subprocess.CompletedProcess:
     """Ctrl-C ``delay`` seconds after the interpreter started running (then the program's imports, its work), or,
-    with ``work`` ("FILE:FUNCTION"), ``delay`` seconds after the child reported that function on its main stack."""
+    with ``work`` ("FILE:FUNCTION[:LOCAL]"), ``delay`` seconds after the child reported that function on its main
+    stack (`_RUN_AFTER_MARKER`)."""
     p = subprocess.Popen([sys.executable, "-c", _RUN_AFTER_MARKER, work, *args], cwd=ROOT, stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert p.stderr.readline().decode().strip() == STARTED
@@ -164,11 +167,12 @@ LONG = [["sweep", "--k", "8", "--random", "150"],  # 150 seeded vectors of 8 que
         ["family", "--max-queries", "20"],
         ["prob", "--variant", "gaussian-svt", "--queries", "0,1,2", "--outcomes", "BBA", "--digits", "200"]]
 #: Where each command computes, for the moment "work" (a function on the main thread's stack): the sweep's vectors
-#: on the process pool (the parent waits for results); the δ search's float64 rows (numpy and the compiled loops: the
+#: on the process pool, once the parent has folded a first chunk of results (``done``: the partial result then holds
+#: some, as at the 3.0 s that was here); the δ search's float64 rows (numpy and the compiled loops: the
 #: first weighted sum of panels comes after the search's first rows imported numba and loaded its compiled loops, which
 #: happens inside `search_pair`, so that is not the marker); the table's rows on its workers (forked after the compiled
 #: evaluator and scipy.optimize were loaded); prob's 200-digit mpmath quadrature.
-WORK = {"sweep": "parallel.py:ordered_results", "delta": "engine/fast_plan.py:logsumexp_weighted",
+WORK = {"sweep": "sweep/driver.py:drive:done", "delta": "engine/fast_plan.py:logsumexp_weighted",
         "family": "family/table.py:__iter__", "prob": "engine/quadrature.py:mp_quad"}
 #: The interrupt comes this long after the child reported its computation begun: inside it, not at its first line.
 INTO_WORK = 0.2
