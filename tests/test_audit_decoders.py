@@ -5,13 +5,14 @@ The audits here are seeded; each has the audit's false-alarm rate 1e-3."""
 from __future__ import annotations
 
 import pickle
+from collections import Counter
 
 import numpy as np
 import pytest
 
 from verify.audit import audit, from_batch, from_decoder, from_sentinels
-from verify.audit.adapters import ImplementationError
-from verify.audit.sampling import Job, executor_mapper, run_jobs
+from verify.audit.adapters import ImplementationError, normalize
+from verify.audit.sampling import Job, executor_mapper, run_chunk, run_jobs
 from verify.audit.shaped_examples import lyu1_batch, lyu1_sentinels, numeric_svt_sentinels
 from verify.errors import InputError
 from verify.family.presets import preset
@@ -94,3 +95,53 @@ def _short_batch(queries, rng, n):
 def test_a_batch_of_the_wrong_length_is_refused():
     with pytest.raises(ImplementationError, match="returned 9 outcomes"):
         run_jobs(executor_mapper(from_batch(_short_batch), None), [Job((0, 0, 0), (0.0,), 10, False)], 0, False)
+
+
+class _Cycle:
+    """Returns ``raws[0], raws[1], ...`` in turn (one per call), counting the calls."""
+
+    def __init__(self, raws):
+        self.raws, self.calls = raws, 0
+
+    def __call__(self, queries, rng):
+        self.calls += 1
+        return self.raws[(self.calls - 1) % len(self.raws)]
+
+
+def _run_by_run(raws, releases, keep):
+    """What a chunk counts, each run through `normalize` in turn (bare strings counted last, as the chunk does)."""
+    counts, wrong, values, plain = Counter(), Counter(), [], Counter()
+    for raw in raws:
+        if type(raw) is str:
+            plain[raw] += 1
+            continue
+        outcome, vals = normalize(raw)
+        counts[outcome] += 1
+        if len(vals) != (outcome.count("A") if releases else 0):
+            wrong[outcome] += 1
+        elif keep and vals:
+            values.append(vals[0])
+    for raw, c in plain.items():
+        counts[raw] += c
+        wrong[raw] += c if releases and "A" in raw else 0
+    return counts, values, +wrong
+
+
+@pytest.mark.parametrize("releases", [False, True])
+def test_runs_returning_no_values_are_counted_as_normalize_reads_them(releases):
+    """A run returning (outcome, ()), (outcome, []) or (outcome, None) is counted without `normalize` each time
+    (`run_chunk`): the counts (in the order the outcomes first came), the released values and the runs with the wrong
+    number of values are those of normalizing every run."""
+    raws = [("BA", ()), ("A", [2.5]), ("BB", []), "BA", ("A", ()), ("BA", None), ("A", np.array([])), "A", ("BB", (1.0,))]
+    impl = _Cycle(raws)
+    counts, values, wrong, n, _, _, _ = run_chunk(impl, (0, Job((0, 0, 0), (0.0, 0.0), 90, True), 0, 90, releases))
+    ref_counts, ref_values, ref_wrong = _run_by_run(raws * 10, releases, True)
+    assert n == impl.calls == 90
+    assert list(counts.items()) == list(ref_counts.items()) and values == ref_values and +wrong == ref_wrong
+
+
+def test_a_malformed_outcome_with_no_values_is_refused_at_its_run():
+    impl = _Cycle([("BA", ()), ("AX", ())])
+    with pytest.raises(ImplementationError, match="returned 'AX'"):
+        run_chunk(impl, (0, Job((0, 0, 0), (0.0, 0.0), 50, False), 0, 50, False))
+    assert impl.calls == 2

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from verify.audit import audit
+from verify.audit import audit, sensitive
 from verify.audit.examples import FIXTURES, claimed_variant, lyu1
 from verify.audit.fit import candidates, privacy_search
 from verify.audit.laws import Candidate, Law, letter_law
@@ -91,3 +91,19 @@ def test_sensitive_rows_separate_each_bug_from_the_claim():
     assert {b.label for b in bugs(m)} == set(found)
     assert found["threshold drawn afresh per query"].needed < 20_000
     assert found["cutoff 4"].needed < 50 and found["threshold noise scale × 11/10"].needed < 300_000
+
+
+def test_the_sensitive_rows_of_a_claim_are_chosen_once(monkeypatch):
+    """`choose` is remembered per arguments: asked again (as every audit of one claim does) it returns the same rows
+    without computing a law, as a new list (a caller's change does not reach the next audit)."""
+    m = preset("lyu-1", cutoff=3)
+    args = (m, 4, 12.0, 1.25e-4, 0.9)  # arguments no other test or audit uses
+    first = choose(*args)
+    calls = []
+    laws = sensitive.grid_letter_laws
+    monkeypatch.setattr(sensitive, "grid_letter_laws", lambda *a: calls.append(a) or laws(*a))
+    first.clear()
+    again = choose(*args)
+    assert calls == [] and again and {sv.bug for sv in again} == {b.label for b in bugs(m)}
+    assert choose(m, 4, 12.0, 1.5e-4, 0.9) and calls  # other arguments: computed
+    assert sensitive._chosen.cache_info().maxsize == 64

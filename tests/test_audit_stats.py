@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
+from verify.audit import laws
 from verify.audit.adapters import from_stream, from_vector, load, normalize
 from verify.audit.discrete_laws import prefix_products
 from verify.audit.fit import candidates
@@ -252,6 +253,28 @@ def test_release_cells_are_equal_masses_under_the_claim():
     assert np.allclose(cells[1:], cells[1:].mean(), rtol=1e-4)
     point, _ = release_cells(Candidate("u", mech, Law.UNNOISED), 0.0, edges)
     assert np.count_nonzero(point[1:]) == 1 and point[1:].sum() == pytest.approx(cells[1:].sum())
+
+
+def test_released_value_laws_are_remembered_read_only_and_bounded(monkeypatch):
+    """The value law at one (mechanism, q) is computed once: the bins' edges and the cells asked again get the very
+    same arrays, read-only, and the same floats as computing the density afresh; the cache holds at most
+    `VALUE_LAW_CACHE` entries."""
+    mech = preset("lyu-3", cutoff=2)
+    q = 0.123456789  # a query no other test asks about
+    computed = []
+    monkeypatch.setattr(laws, "_density", lambda m, x: computed.append((m, x)) or _density(m, x))
+    v, cum = laws.value_law(mech, q)
+    again = laws.value_law(mech, q)
+    assert computed == [(mech, q)] and again[0] is v and again[1] is cum
+    assert not v.flags.writeable and not cum.flags.writeable
+    edges = release_edges(Candidate("c", mech), q, 10)
+    cells, _ = release_cells(Candidate("other label", mech), q, edges)
+    assert computed == [(mech, q)]
+    v0, dens = _density(mech, q)
+    cum0 = laws._cumulative(v0, dens)
+    assert np.array_equal(v, v0) and np.array_equal(cum, cum0)
+    assert np.array_equal(edges, np.interp(cum0[-1] * np.arange(1, 10) / 10, cum0, v0))
+    assert laws.value_law.cache_info().maxsize == laws.VALUE_LAW_CACHE <= 64
 
 
 def test_candidates_are_merged_by_law():

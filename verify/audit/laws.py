@@ -276,6 +276,23 @@ def _cumulative(v: np.ndarray, dens: np.ndarray) -> np.ndarray:
     return np.concatenate([[0.0], np.cumsum((dens[1:] + dens[:-1]) * np.diff(v) / 2)])
 
 
+#: Released-value laws remembered (`value_law`): at most 2 arrays of about `GRID_POINTS` floats each, so 64
+#: entries hold at most about 20 MB; one audit of a releasing claim asks for about 2 per candidate of its fit.
+VALUE_LAW_CACHE = 64
+
+
+@lru_cache(maxsize=VALUE_LAW_CACHE)
+def value_law(mech: SparseVector, q: float) -> tuple[np.ndarray, np.ndarray]:
+    """The nodes v and the trapezoidal cumulative mass ∫ p(A, u) du up to each node (`_density`) at one query,
+    remembered per (mechanism, q): an audit asks for them at each side of its release pair for the bins' edges,
+    the exact law and the grid error, and its fit once per candidate and ranking (read-only arrays)."""
+    v, dens = _density(mech, q)
+    cum = _cumulative(v, dens)
+    v.flags.writeable = False
+    cum.flags.writeable = False
+    return v, cum
+
+
 def release_cells(cand: Candidate, q: float, inner_edges: np.ndarray) -> tuple[np.ndarray, float]:
     """(Pr[B], Pr[A, v in bin 1], ..., Pr[A, v in bin J]) at the one-query pair ``q``, bins cut at
     ``inner_edges`` (bin j is (e_{j-1}, e_j]), and the grid's relative error estimate."""
@@ -286,8 +303,7 @@ def release_cells(cand: Candidate, q: float, inner_edges: np.ndarray) -> tuple[n
         cells[0] = p_b
         cells[1 + int(np.searchsorted(inner_edges, q, side="left"))] = p_a
         return cells, 0.0
-    v, dens = _density(cand.mech, q)
-    cum = _cumulative(v, dens)
+    v, cum = value_law(cand.mech, q)
     total = cum[-1]
     at = np.interp(inner_edges, v, cum, left=0.0, right=total)
     mass = np.diff(np.concatenate([[0.0], at, [total]]))
@@ -298,7 +314,6 @@ def release_cells(cand: Candidate, q: float, inner_edges: np.ndarray) -> tuple[n
 
 def release_edges(cand: Candidate, q: float, bins: int) -> np.ndarray:
     """The ``bins - 1`` inner edges cutting the released value's conditional law at ``q`` into equal masses."""
-    v, dens = _density(cand.mech, q)
-    cum = _cumulative(v, dens)
+    v, cum = value_law(cand.mech, q)
     levels = cum[-1] * np.arange(1, bins) / bins
     return np.interp(levels, cum, v)

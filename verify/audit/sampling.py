@@ -67,6 +67,10 @@ Task = tuple[int, "Job", int, int, bool]
 ChunkResult = tuple[Counter, list[float], int, int, float, float, str]
 
 
+#: Types of an empty released-values part taken without `normalize` (their emptiness is not ambiguous, unlike an array's).
+_EMPTY = (tuple, list)
+
+
 def run_chunk(impl: Callable[..., Any], task: Task) -> ChunkResult:
     """Run one chunk; also returns the seconds spent inside ``impl`` and in the whole chunk.  An exception
     inside ``impl`` becomes `ImplementationError` (one line: the exception and where it came from)."""
@@ -75,6 +79,8 @@ def run_chunk(impl: Callable[..., Any], task: Task) -> ChunkResult:
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(*job.key, index)))
     q = np.array(job.queries, dtype=float)
     plain: dict[str, int] = {}  # runs that returned a bare string: counted first, each distinct string checked once
+    #: runs that returned (outcome, no values): counted by outcome, each checked when first seen (as `normalize` would)
+    bare: dict[str, int] = {}
     counts: Counter = Counter()
     values: list[float] = []
     wrong: Counter = Counter()
@@ -115,12 +121,24 @@ def run_chunk(impl: Callable[..., Any], task: Task) -> ChunkResult:
         if type(raw) is str:
             plain[raw] = plain.get(raw, 0) + 1
             continue
+        if type(raw) is tuple and len(raw) == 2 and type(raw[0]) is str and (raw[1] is None or type(raw[1]) in _EMPTY and not raw[1]):
+            outcome = raw[0]  # normalize(raw) is (outcome, ()): its checks once per outcome, its count at the end
+            if outcome not in bare:
+                normalize(outcome)
+                bare[outcome] = 0
+                counts[outcome] += 0  # the outcome's place in the counts, as run by run
+            bare[outcome] += 1
+            continue
         outcome, vals = normalize(raw)
         counts[outcome] += 1
         if len(vals) != (outcome.count("A") if releases else 0):
             wrong[outcome] += 1
         elif job.keep_values and vals:
             values.append(vals[0])
+    for outcome, c in bare.items():  # no values: one per A is wrong when the claim releases (as below, run by run)
+        counts[outcome] += c
+        if releases and "A" in outcome:
+            wrong[outcome] += c
     for raw, c in plain.items():
         outcome, _ = normalize(raw)
         counts[outcome] += c

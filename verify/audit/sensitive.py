@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 from scipy import special
 
@@ -155,6 +156,12 @@ class Sensitive:
 
 def choose(claimed: SparseVector, k: int, scale: float, level: float, test_power: float) -> list[Sensitive]:
     """For every bug, the grid row that needs the fewest runs (module docstring)."""
+    return list(_chosen(claimed, k, scale, level, test_power))
+
+
+@lru_cache(maxsize=64)
+def _chosen(claimed: SparseVector, k: int, scale: float, level: float, test_power: float) -> tuple[Sensitive, ...]:
+    """`choose`, remembered per arguments (a function of them only): audits of one claim at one level share it."""
     rows = grid_rows(claimed, k, scale)
     claim = grid_letter_laws(Candidate("claim", letters_only(claimed)), rows)
     out = []
@@ -168,7 +175,7 @@ def choose(claimed: SparseVector, k: int, scale: float, level: float, test_power
                 best = Sensitive(bug.label, row, chi2, outside, df, need)
         if best is not None and math.isfinite(best.needed):
             out.append(best)
-    return out
+    return tuple(out)
 
 
 def sensitive_pairs(claimed: SparseVector, k: int, scale: float, level: float, test_power: float,
