@@ -107,3 +107,21 @@ def test_the_sensitive_rows_of_a_claim_are_chosen_once(monkeypatch):
     assert calls == [] and again and {sv.bug for sv in again} == {b.label for b in bugs(m)}
     assert choose(m, 4, 12.0, 1.5e-4, 0.9) and calls  # other arguments: computed
     assert sensitive._chosen.cache_info().maxsize == 64
+
+
+def test_the_divergence_is_the_correctly_rounded_sum_whatever_the_order_of_the_outcomes():
+    """χ² and the mass outside the claim's support are sums over a set of outcomes, whose order for strings changes
+    with Python's string hashing from run to run: summed in that order, the last digits of the bug rows' predicted
+    power moved between runs.  Integer keys give a fixed set order (ascending) with the large term first, where a
+    plain sum absorbs the 30 small ones: the result must be the exact sum of the terms, rounded once."""
+    from fractions import Fraction
+
+    from verify.audit.sensitive import divergence
+
+    claim = {0: 0.5, **{i: 1e-3 for i in range(1, 31)}}
+    bug = {0: 0.0, **{i: 1e-3 + 1e-10 for i in range(1, 31)}, 31: 0.25, **{i: 1e-18 for i in range(32, 62)}}
+    chi2, outside, df = divergence(bug, claim)
+    exact_chi2 = sum(Fraction((bug[o] - p) ** 2 / p) for o, p in claim.items())
+    exact_outside = sum(Fraction(v) for o, v in bug.items() if o not in claim)
+    assert (chi2, outside, df) == (float(exact_chi2), float(exact_outside), 30)
+    assert chi2 != 0.5 and outside != 0.25  # what the plain sums in this order give

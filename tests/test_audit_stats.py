@@ -12,7 +12,7 @@ from verify.audit import laws
 from verify.audit.adapters import from_stream, from_vector, load, normalize
 from verify.audit.discrete_laws import prefix_products
 from verify.audit.fit import candidates
-from verify.audit.gof import chi2_sf, g_test, pooled_cells
+from verify.audit.gof import chi2_sf, g_test, pooled_cells, total_variation
 from verify.audit.laws import Candidate, Law, _density, grid_letter_laws, letter_laws, release_cells, release_edges, reused_cdf
 from verify.audit.loss import clopper_pearson, empirical_loss, log_ratio_interval
 from verify.audit.pairs import PairKind, select_pairs
@@ -331,3 +331,17 @@ def test_normalize_and_load_refuse_bad_input():
                        ("verify.audit.examples:nope", "no attribute"), ("verify.audit.examples:FIXTURES", "not callable")):
         with pytest.raises(InputError, match=rule):
             load(spec)
+
+
+def test_total_variation_is_the_correctly_rounded_sum_whatever_the_order_of_the_outcomes():
+    """½ Σ |frequency − probability| over a set of outcomes, whose order for strings changes with Python's string
+    hashing from run to run (the fit's reported distance moved in its last digit between runs).  Integer keys give
+    a fixed set order (ascending) with a large term first, where a plain sum absorbs the 30 small ones: the result
+    must be half the exact sum of the terms, rounded once."""
+    from fractions import Fraction
+
+    law = {0: 0.75, **{i: 1e-17 for i in range(1, 31)}}
+    counts = {0: 1, 31: 3}  # frequencies 1/4 and 3/4 over four runs
+    exact = sum(Fraction(abs(counts.get(o, 0) / 4 - law.get(o, 0.0))) for o in set(law) | set(counts)) / 2
+    assert total_variation(counts, law) == float(exact) == 0.6250000000000001
+    assert total_variation({"A": 3, "B": 1}, {"A": 0.5, "B": 0.5}) == 0.25

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from mpmath import mp
 
-from verify.audit.gof import g_test
+from verify.audit.gof import g_test, total_variation
 from verify.audit.laws import (
     Candidate,
     Law,
@@ -315,7 +315,7 @@ def _goodness(cand: Candidate, observations: Sequence[Observation], level: float
         total = sum(counts.values())
         if not total or not any(v > 0 for v in law.values()):
             continue
-        tv = max(tv, 0.5 * sum(abs(counts.get(o, 0) / total - law.get(o, 0.0)) for o in set(law) | set(counts)))
+        tv = max(tv, total_variation(counts, law))
         if g_test(counts, law).p_value < level:
             rejected += 1
     return rejected, len(observations), tv

@@ -112,6 +112,14 @@ def pooled_cells(expected: np.ndarray, min_expected: float = MIN_EXPECTED) -> li
     return big
 
 
+def total_variation(counts: Mapping[str, int], law: Mapping[str, float]) -> float:
+    """½ Σ_o |counts[o]/n − law[o]| over the outcomes of either (n = Σ counts): the total variation between the
+    sampled frequencies and ``law``.  Summed with `math.fsum` (correctly rounded), so the value does not depend on
+    the order a set of outcome strings comes in, which changes with Python's string hashing from run to run."""
+    total = sum(counts.values())
+    return 0.5 * math.fsum(abs(counts.get(o, 0) / total - law.get(o, 0.0)) for o in set(law) | set(counts))
+
+
 def g_test(counts: Mapping[str, int], law: Mapping[str, float], min_expected: float = MIN_EXPECTED) -> GofResult:
     """The G-test of ``counts`` (outcome -> runs) against ``law`` (outcome -> exact probability)."""
     n = int(sum(counts.values()))

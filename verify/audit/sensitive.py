@@ -114,16 +114,18 @@ def grid_rows(mech: SparseVector, k: int, scale: float) -> list[tuple[float, ...
 
 
 def divergence(bug: dict[str, float], claim: dict[str, float]) -> tuple[float, float, int]:
-    """(χ²(bug‖claim) over the claim's support, the bug's mass outside it, the claim's support size - 1)."""
-    chi2 = 0.0
-    outside = 0.0
+    """(χ²(bug‖claim) over the claim's support, the bug's mass outside it, the claim's support size - 1).  Both sums
+    are correctly rounded (`math.fsum`), so they do not depend on the order the outcomes come in (a set of strings,
+    whose order changes with Python's string hashing from run to run)."""
+    chi2: list[float] = []
+    outside: list[float] = []
     for o in set(bug) | set(claim):
         p, pb = claim.get(o, 0.0), bug.get(o, 0.0)
         if p > 0:
-            chi2 += (pb - p) ** 2 / p
+            chi2.append((pb - p) ** 2 / p)
         else:
-            outside += pb
-    return chi2, outside, max(sum(1 for v in claim.values() if v > 0) - 1, 1)
+            outside.append(pb)
+    return math.fsum(chi2), math.fsum(outside), max(sum(1 for v in claim.values() if v > 0) - 1, 1)
 
 
 def runs_needed(chi2: float, outside: float, df: int, level: float, test_power: float) -> float:
