@@ -248,15 +248,31 @@ def test_only_continuous_or_only_discrete_rows_start_one_pool():
 
 def test_the_workers_are_forked_with_the_parents_objects_frozen_and_the_parent_unfrozen_after():
     """`gc.freeze` around the fork: the workers' collections skip (and do not write to) what they share with the
-    parent; the parent's own collections are as before once the workers are forked."""
+    parent; the parent's own collections are as before once the workers are forked.  The test session freezes
+    what it imported (tests/conftest.py): undone here first, so that the parent starts as the command line's does,
+    and done again after."""
     import gc
 
-    assert gc.get_freeze_count() == 0
-    with TableRun(FEW[:2], max_queries=1, workers=2) as run:
+    gc.unfreeze()
+    try:
         assert gc.get_freeze_count() == 0
-        frozen = run._pool.apply(gc.get_freeze_count)
+        with TableRun(FEW[:2], max_queries=1, workers=2) as run:
+            assert gc.get_freeze_count() == 0
+            frozen = run._pool.apply(gc.get_freeze_count)
+            assert len(dict(run)) == 2
+        assert frozen > 10_000
+    finally:
+        gc.freeze()
+
+
+def test_a_parent_that_had_frozen_objects_keeps_them_frozen_after_the_fork():
+    """A caller's own freeze (a test session's) is not undone by the fork's: `gc.unfreeze` would undo both."""
+    import gc
+
+    gc.freeze()
+    with TableRun(FEW[:2], max_queries=1, workers=2) as run:
         assert len(dict(run)) == 2
-    assert frozen > 10_000
+    assert gc.get_freeze_count() > 10_000
 
 
 def test_a_failed_row_is_raised_by_the_iteration_and_the_workers_stopped(monkeypatch):

@@ -238,13 +238,17 @@ def _relay(conn: Any, count: int, done: queue.Queue) -> None:
 def _forked(start: Callable[[], Any]) -> Any:
     """``start()``, which forks (a pool's workers, or a process), with this process's objects frozen around the fork
     (`gc.freeze`, undone here after it: the workers' collections neither walk them nor write to their pages, which the
-    workers share with this process until written) and Ctrl-C delivered after it (`sigint_deferred`)."""
+    workers share with this process until written) and Ctrl-C delivered after it (`sigint_deferred`).  A process
+    that had frozen objects itself (a test session freezes what it imported) keeps them frozen: `gc.unfreeze` cannot
+    undo only this freeze, and undoing the caller's would make its every later full collection walk them again."""
+    frozen_before = gc.get_freeze_count() > 0
     gc.freeze()
     try:
         with sigint_deferred():
             return start()
     finally:
-        gc.unfreeze()
+        if not frozen_before:
+            gc.unfreeze()
 
 
 def bundles(tasks: Sequence[RowTask]) -> list[list[tuple[int, RowTask]]]:
