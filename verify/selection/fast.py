@@ -52,6 +52,19 @@ def _panels(s: np.ndarray, b: float, lo: float) -> np.ndarray:
     return np.array(out)
 
 
+#: Elements of one block of `panel_matrix_index_logs`'s matrix (8 MB of float64 per temporary).
+_BLOCK_ELEMENTS = 1 << 20
+
+
+def _column_blocks(k: int, width: int) -> list[slice]:
+    """Slices of ``range(k)`` of ``width`` columns (``width`` >= 2), the last one widened rather than left one column
+    wide: a one-column block would be reduced along its contiguous axis, by another summation order."""
+    starts = list(range(0, k, width))
+    if len(starts) > 1 and k - starts[-1] == 1:
+        starts.pop()
+    return [slice(a, b) for a, b in zip(starts, [*starts[1:], k])]
+
+
 def panel_matrix_index_logs(mech: ReportNoisyMax, s: np.ndarray, b: float, rule: int) -> np.ndarray:
     """log Pr[i] for every i by the (nodes × k) matrix of log F on the panels (``rule`` nodes per panel): the path of
     two-sided laws other than Laplace, the Laplace one-pass path's fallback, and that path's baseline in
@@ -63,11 +76,18 @@ def panel_matrix_index_logs(mech: ReportNoisyMax, s: np.ndarray, b: float, rule:
     left, width = edges[:-1], np.diff(edges)
     z = (left[:, None] + width[:, None] * u[None, :]).ravel()
     logw = np.log((width[:, None] * v[None, :]).ravel())
-    d = z[:, None] - s[None, :]
-    log_f = law.log_cdf(d, b)
-    log_g = log_f.sum(axis=1)
-    terms = law.log_pdf(d, b) + (log_g[:, None] - log_f) + logw[:, None]
-    out = logsumexp(terms, axis=0)
+    # in blocks of at most `_BLOCK_ELEMENTS` (each element, row sum and column's logsumexp as on the whole matrix: the
+    # same bits), so that no nodes × k temporary is made: at k = 1000 the whole-matrix version peaked at 1.1 GB of
+    # pages new to the process, several seconds of page faults
+    log_g = np.empty(len(z))
+    rows = max(1, _BLOCK_ELEMENTS // len(s))
+    for a in range(0, len(z), rows):
+        log_g[a:a + rows] = law.log_cdf(z[a:a + rows, None] - s[None, :], b).sum(axis=1)
+    out = np.empty(len(s))
+    for cols in _column_blocks(len(s), max(2, _BLOCK_ELEMENTS // len(z))):
+        d = z[:, None] - s[None, cols]
+        terms = law.log_pdf(d, b) + (log_g[:, None] - law.log_cdf(d, b)) + logw[:, None]
+        out[cols] = logsumexp(terms, axis=0)
     if law.two_sided:  # the Laplace-type lower tail below min s, exact
         k = len(s)
         tail = k * math.log(float(law.lower_weight)) - math.log(k) + (k * float(s.min()) - float(s.sum())) / b
